@@ -1,0 +1,206 @@
+// Package rules holds the rule-table model: one JSON file per guideline
+// recommendation table, one row per printed table row, each row encoded as
+// one or more executable rules (conditions → actions).
+//
+// Field names of entity objects follow the reference system
+// (entity_original, entity_standardized_list, logic_structured, …) so its
+// files load unchanged; see Table.UnmarshalJSON for the accepted layouts.
+package rules
+
+// Roles an entity may take; the graph label follows the role.
+const (
+	RoleClinicalCondition = "ClinicalCondition"
+	RoleClinicalParameter = "ClinicalParameter"
+	RoleMedication        = "Medication"
+	RoleProcedure         = "Procedure"
+	RoleQualifierValue    = "Qualifier Value"
+)
+
+// Roles lists every valid role, in schema order.
+var Roles = []string{RoleClinicalCondition, RoleClinicalParameter, RoleMedication, RoleProcedure, RoleQualifierValue}
+
+// Operators. Numeric operators need a threshold and a unit.
+const (
+	OpPresent = "PRESENT"
+	OpAbsent  = "ABSENT"
+	OpLT      = "<"
+	OpLE      = "<="
+	OpGT      = ">"
+	OpGE      = ">="
+	OpEQ      = "="
+	OpNE      = "!="
+)
+
+// Operators lists every operator in canonical (normalised) spelling.
+var Operators = []string{OpPresent, OpAbsent, OpLT, OpLE, OpGT, OpGE, OpEQ, OpNE}
+
+// Unitless is the explicit marker for a numeric threshold without a unit
+// (FFR 0.8, a score, a count of segments).
+const Unitless = "unitless"
+
+// Logic types of a condition's group.
+const (
+	LogicAND = "AND"
+	LogicOR  = "OR"
+)
+
+// Directions of an action.
+const (
+	DirectionPositive = "POSITIVE"
+	DirectionNegative = "NEGATIVE"
+)
+
+// Classes of recommendation and levels of evidence.
+var (
+	Classes = []string{"I", "IIa", "IIb", "III"}
+	Levels  = []string{"A", "B", "C"}
+)
+
+// Workflow kinds: conditions that depend on the care setting rather than the
+// patient. Rows holding one are kept and evaluated, but evaluation harnesses
+// may exclude them with the kind as the reason.
+var WorkflowKinds = []string{"availability", "expertise", "shared-decision", "clinical-judgement", "setting"}
+
+// Table is one rule-table file: one guideline recommendation table.
+type Table struct {
+	// Guideline identifies the guideline pack the table belongs to.
+	Guideline Guideline `json:"guideline"`
+	// Table is the table number as printed ("Recommendation Table 8" → 8).
+	Table int `json:"table" jsonschema:"minimum=1"`
+	// Topic is a short paraphrase of the table's subject.
+	Topic string `json:"topic"`
+	// Population is the population the whole table addresses.
+	Population string `json:"population,omitempty"`
+	// Source points to the printed table.
+	Source Source `json:"source"`
+	// Footnotes keeps footnote definitions (paraphrased) that rows refer to.
+	Footnotes []Footnote `json:"footnotes,omitempty"`
+	// Rows in the guideline's printed order; Row.Row numbers them from 0.
+	Rows []Row `json:"rows"`
+
+	// File is the file name the table was loaded from (not serialised).
+	File string `json:"-"`
+}
+
+// Guideline identifies a guideline pack and version.
+type Guideline struct {
+	ID      string `json:"id" jsonschema:"pattern=^[A-Za-z0-9_.-]+$"`
+	Version string `json:"version"`
+	Title   string `json:"title,omitempty"`
+	Year    int    `json:"year,omitempty"`
+	DOI     string `json:"doi,omitempty"`
+}
+
+// Source is the bibliographic pointer of a table.
+type Source struct {
+	DOI   string `json:"doi"`
+	Table string `json:"table"`
+	Pages string `json:"pages,omitempty"`
+}
+
+// Footnote is one footnote definition of a table, in our words.
+type Footnote struct {
+	Mark    string `json:"mark"`
+	Meaning string `json:"meaning"`
+}
+
+// Row is one printed table row.
+type Row struct {
+	// Row is the zero-based index in the guideline's order.
+	Row int `json:"row" jsonschema:"minimum=0"`
+	// Section is the sub-heading printed inside the table, if any.
+	Section string `json:"section,omitempty"`
+	// Text is the recommendation paraphrase (never the guideline's wording).
+	Text string `json:"text"`
+	// Class of recommendation: I, IIa, IIb or III.
+	Class string `json:"class" jsonschema:"enum=I,enum=IIa,enum=IIb,enum=III"`
+	// Level of evidence: A, B or C.
+	Level string `json:"level" jsonschema:"enum=A,enum=B,enum=C"`
+	// Direction is NEGATIVE for rows advising against something.
+	Direction string `json:"direction,omitempty" jsonschema:"enum=POSITIVE,enum=NEGATIVE"`
+	// Input summarises the row's conditions in free text.
+	Input string `json:"input"`
+	// Recommendation summarises the row's action in free text.
+	Recommendation string `json:"recommendation"`
+	// Workflow, when set, says why the row depends on the care setting
+	// (availability, expertise, shared decision); the conditions carrying it
+	// are marked with Entity.Workflow.
+	Workflow string `json:"workflow,omitempty"`
+	// Rules is the structured encoding. Layout A: each rule holds its own
+	// actions. Layout B: rules hold conditions only and Actions holds the
+	// row-level actions shared by every rule.
+	Rules []Rule `json:"rules"`
+	// Actions is the row-level action list of layout B.
+	Actions []Entity `json:"actions,omitempty"`
+}
+
+// Rule is one executable rule: all condition groups must hold.
+type Rule struct {
+	Conditions []Entity `json:"conditions"`
+	Actions    []Entity `json:"actions,omitempty"`
+}
+
+// Entity is a condition or an action.
+type Entity struct {
+	// EntityOriginal is the wording in the (paraphrased) guideline row.
+	EntityOriginal string `json:"entity_original"`
+	// EntityStandardizedList holds the concept(s) the wording stands for.
+	// The first candidate names the concept; SnomedID is filled only where
+	// the code and its preferred term are certain.
+	EntityStandardizedList []Standardized `json:"entity_standardized_list"`
+	// Context is the surrounding guideline phrase (or a footnote definition).
+	Context string `json:"context,omitempty"`
+	// Role decides the graph label.
+	Role string `json:"role" jsonschema:"enum=ClinicalCondition,enum=ClinicalParameter,enum=Medication,enum=Procedure,enum=Qualifier Value"`
+	// Workflow marks a condition that depends on the care setting.
+	Workflow string `json:"workflow,omitempty" jsonschema:"enum=availability,enum=expertise,enum=shared-decision,enum=clinical-judgement,enum=setting"`
+	// LogicStructured is the operator and grouping (conditions) or the
+	// strength, level and direction (actions).
+	LogicStructured Logic `json:"logic_structured"`
+}
+
+// Standardized is one concept candidate.
+type Standardized struct {
+	Candidate string `json:"entity_standardized_candidate"`
+	SnomedID  string `json:"snomed_id,omitempty" jsonschema:"pattern=^[0-9]{6,18}$"`
+}
+
+// Logic is the logic_structured object.
+type Logic struct {
+	Operator   string    `json:"operator,omitempty"`
+	Threshold  Threshold `json:"threshold,omitempty"`
+	Unit       string    `json:"unit,omitempty"`
+	LogicType  string    `json:"logic_type,omitempty"`
+	LogicGroup string    `json:"logic_group,omitempty"`
+	Strength   string    `json:"strength,omitempty"`
+	Level      string    `json:"level,omitempty"`
+	Direction  string    `json:"direction,omitempty"`
+}
+
+// Concept returns the entity's concept name: the first standardized
+// candidate, else the wording.
+func (e Entity) Concept() string {
+	if len(e.EntityStandardizedList) > 0 && e.EntityStandardizedList[0].Candidate != "" {
+		return e.EntityStandardizedList[0].Candidate
+	}
+	return e.EntityOriginal
+}
+
+// SnomedID returns the first candidate's SNOMED CT id, or "".
+func (e Entity) SnomedID() string {
+	for _, s := range e.EntityStandardizedList {
+		if s.SnomedID != "" {
+			return s.SnomedID
+		}
+	}
+	return ""
+}
+
+// IsNumeric reports whether the operator is a numeric comparison.
+func IsNumeric(op string) bool {
+	switch op {
+	case OpLT, OpLE, OpGT, OpGE, OpEQ, OpNE:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,148 @@
+package rules
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Pack is a loaded guideline: every table, in table order.
+type Pack struct {
+	Guideline Guideline
+	Tables    []*Table
+}
+
+// RuleRef is one rule of the pack with its ids and the row it came from.
+type RuleRef struct {
+	ID      string // <guideline>::<row id>::rule_<k>
+	RowID   string // <file>::row_<n>
+	K       int
+	Table   *Table
+	Row     *Row
+	Rule    *Rule
+	Actions []Entity
+}
+
+// Condition is one condition occurrence with its decision id.
+type Condition struct {
+	DecisionID string
+	RuleID     string
+	Group      Group
+	Step       int // 1-based position in the group
+	Entity     Entity
+	Index      int // index in Rule.Conditions
+}
+
+// Rules lists every rule of the pack in table, row and rule order.
+func (p *Pack) Rules() []RuleRef {
+	var out []RuleRef
+	for _, t := range p.Tables {
+		for ri := range t.Rows {
+			row := &t.Rows[ri]
+			rowID := RowID(t.File, row.Row)
+			for k := range row.Rules {
+				out = append(out, RuleRef{
+					ID:      RuleID(p.Guideline.ID, rowID, k),
+					RowID:   rowID,
+					K:       k,
+					Table:   t,
+					Row:     row,
+					Rule:    &row.Rules[k],
+					Actions: row.RuleActions(k),
+				})
+			}
+		}
+	}
+	return out
+}
+
+// Conditions lists a rule's conditions with their decision ids.
+func (r RuleRef) Conditions() []Condition {
+	var out []Condition
+	for _, g := range r.Rule.Groups() {
+		for s, idx := range g.Members {
+			out = append(out, Condition{
+				DecisionID: DecisionID(r.ID, g.Index, s+1),
+				RuleID:     r.ID,
+				Group:      g,
+				Step:       s + 1,
+				Entity:     r.Rule.Conditions[idx],
+				Index:      idx,
+			})
+		}
+	}
+	return out
+}
+
+// Row looks a row up by row id.
+func (p *Pack) Row(rowID string) (*Table, *Row, bool) {
+	file, n, err := ParseRowID(rowID)
+	if err != nil {
+		return nil, nil, false
+	}
+	for _, t := range p.Tables {
+		if t.File != file {
+			continue
+		}
+		for i := range t.Rows {
+			if t.Rows[i].Row == n {
+				return t, &t.Rows[i], true
+			}
+		}
+	}
+	return nil, nil, false
+}
+
+// LoadFS parses every *.json file directly in dir of fsys (files starting
+// with "_" or "." are skipped) without validating them; use
+// preflight.Check for the full check. Parse errors of all files are
+// collected, so one run names every broken file.
+func LoadFS(fsys fs.FS, dir string) (*Pack, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("read rule directory %s: %w", dir, err)
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, ".json") || strings.HasPrefix(n, "_") || strings.HasPrefix(n, ".") {
+			continue
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return nil, fmt.Errorf("rule directory %s holds no *.json rule-table files", dir)
+	}
+	var diags Diagnostics
+	p := &Pack{}
+	for _, n := range names {
+		data, err := fs.ReadFile(fsys, path.Join(dir, n))
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", n, err)
+		}
+		t, err := Parse(n, data)
+		if err != nil {
+			if d, ok := err.(*Diagnostic); ok {
+				d.Row, d.Rule = -1, -1
+				diags = append(diags, d)
+				continue
+			}
+			return nil, err
+		}
+		p.Tables = append(p.Tables, t)
+	}
+	if len(diags) > 0 {
+		return nil, diags
+	}
+	sort.SliceStable(p.Tables, func(i, j int) bool {
+		if p.Tables[i].Table != p.Tables[j].Table {
+			return p.Tables[i].Table < p.Tables[j].Table
+		}
+		return p.Tables[i].File < p.Tables[j].File
+	})
+	p.Guideline = p.Tables[0].Guideline
+	return p, nil
+}
