@@ -162,19 +162,19 @@ type Entity struct {
 // Standardized is one concept candidate.
 type Standardized struct {
 	Candidate string `json:"entity_standardized_candidate"`
-	SnomedID  string `json:"snomed_id,omitempty" jsonschema:"pattern=^[0-9]{6,18}$"`
+	SnomedID  string `json:"snomed_id,omitempty" jsonschema:"pattern=^[0-9]+$"`
 }
 
 // Logic is the logic_structured object.
 type Logic struct {
-	Operator   string    `json:"operator,omitempty"`
+	Operator   string    `json:"operator,omitempty" jsonschema:"enum=PRESENT,enum=ABSENT,enum=<,enum=<=,enum=>,enum=>=,enum==,enum=!=,enum=≤,enum=≥,enum=≠"`
 	Threshold  Threshold `json:"threshold,omitempty"`
 	Unit       string    `json:"unit,omitempty"`
-	LogicType  string    `json:"logic_type,omitempty"`
+	LogicType  string    `json:"logic_type,omitempty" jsonschema:"enum=AND,enum=OR"`
 	LogicGroup string    `json:"logic_group,omitempty"`
-	Strength   string    `json:"strength,omitempty"`
-	Level      string    `json:"level,omitempty"`
-	Direction  string    `json:"direction,omitempty"`
+	Strength   string    `json:"strength,omitempty" jsonschema:"enum=I,enum=IIa,enum=IIb,enum=III"`
+	Level      string    `json:"level,omitempty" jsonschema:"enum=A,enum=B,enum=C"`
+	Direction  string    `json:"direction,omitempty" jsonschema:"enum=POSITIVE,enum=NEGATIVE"`
 }
 
 // Concept returns the entity's concept name: the first standardized
