@@ -18,7 +18,7 @@ func Validate(p *Pack) Diagnostics {
 		if prev, dup := tableFiles[t.Table]; dup {
 			ds = append(ds, &Diagnostic{Code: CodeDuplicateFile, File: t.File, Row: -1, Rule: -1, Pointer: "/table",
 				Message: fmt.Sprintf("table %d is also defined in %s", t.Table, prev),
-				Fix: "each table number belongs to exactly one file; remove or renumber one of them"})
+				Fix:     "each table number belongs to exactly one file; remove or renumber one of them"})
 		} else {
 			tableFiles[t.Table] = t.File
 		}
