@@ -15,6 +15,8 @@ import (
 
 	"github.com/invopop/jsonschema"
 	sjs "github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	"github.com/executablekg/execkg/rules"
 )
@@ -114,7 +116,7 @@ func collect(ve *sjs.ValidationError, out *[]Violation) {
 		if len(ve.InstanceLocation) > 0 {
 			ptr = "/" + strings.Join(escape(ve.InstanceLocation), "/")
 		}
-		*out = append(*out, Violation{Pointer: ptr, Message: ve.ErrorKind.LocalizedString(nil)})
+		*out = append(*out, Violation{Pointer: ptr, Message: ve.ErrorKind.LocalizedString(message.NewPrinter(language.English))})
 		return
 	}
 	for _, c := range ve.Causes {

@@ -86,8 +86,28 @@ func Check(fsys fs.FS, dir string) (*Report, error) {
 			rep.Pack = p
 		}
 	}
+	rep.Diagnostics = preferSemantic(rep.Diagnostics)
 	rep.Diagnostics.Sort()
 	return rep, nil
+}
+
+// preferSemantic drops schema violations at a pointer that a semantic check
+// also reports: its message and fix are the more specific of the two.
+func preferSemantic(ds rules.Diagnostics) rules.Diagnostics {
+	semantic := map[string]bool{}
+	for _, d := range ds {
+		if d.Code != rules.CodeSchema {
+			semantic[d.File+"#"+d.Pointer] = true
+		}
+	}
+	out := ds[:0]
+	for _, d := range ds {
+		if d.Code == rules.CodeSchema && semantic[d.File+"#"+d.Pointer] {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // schemaCheck validates the file as written when it uses our layout, so
