@@ -1,0 +1,129 @@
+// Package textnorm holds the text normalisation shared by both grounding
+// channels, so a finding and a rule's wording meet in the same spelling
+// before any matching: lower case, folded accents and superscripts, British
+// spellings mapped to American ones, punctuation turned into spaces.
+package textnorm
+
+import (
+	"strings"
+	"unicode"
+)
+
+// fold maps characters that clinicians type in several ways to one form.
+var fold = map[rune]string{
+	'²': "2", '³': "3", '¹': "1", '⁰': "0",
+	'é': "e", 'è': "e", 'ê': "e", 'ë': "e", 'á': "a", 'à': "a", 'â': "a", 'ä': "a",
+	'í': "i", 'ï': "i", 'î': "i", 'ó': "o", 'ö': "o", 'ô': "o", 'ú': "u", 'ü': "u", 'û': "u",
+	'ç': "c", 'ñ': "n", 'µ': "u", 'μ': "u", 'ß': "ss", 'æ': "e", 'œ': "e",
+	'–': "-", '—': "-", '‐': "-", '‑': "-", '−': "-",
+	'’': "'", '‘': "'", '´': "'", '`': "'",
+	'≥': ">=", '≤': "<=", '≠': "!=", '×': "x",
+}
+
+// Fold lower-cases s and folds accents, superscripts, dashes and quotes; it
+// keeps punctuation, so QueryText can still see units and comparators.
+func Fold(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if f, ok := fold[unicode.ToLower(r)]; ok {
+			b.WriteString(f)
+			continue
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// Normalize returns the matching form of s: Fold, British spellings
+// (ischaemia, oedema, haemorrhage, dyspnoea) mapped to American ones,
+// possessives dropped, every character that is not a letter or digit turned
+// into a space, white space collapsed. Both index texts and queries go
+// through it, so a spelling mapping can only merge words, never split them.
+func Normalize(s string) string {
+	s = Fold(s)
+	s = strings.ReplaceAll(s, "'s ", " ")
+	if strings.HasSuffix(s, "'s") {
+		s = s[:len(s)-2]
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	words := strings.Fields(b.String())
+	for i, w := range words {
+		words[i] = americanise(w)
+	}
+	return strings.Join(words, " ")
+}
+
+// americanise maps the British digraphs ae/oe to e inside a word (anaemia,
+// oesophagus, coeliac, dyspnoea). Short words and a digraph at the word's end
+// (toe) are left alone, and so is "aer" (aerobic).
+func americanise(w string) string {
+	if len(w) < 5 || (!strings.Contains(w, "ae") && !strings.Contains(w, "oe")) {
+		return w
+	}
+	var b strings.Builder
+	for i := 0; i < len(w); i++ {
+		if i+2 < len(w) && (w[i] == 'a' || w[i] == 'o') && w[i+1] == 'e' && !strings.HasPrefix(w[i:], "aer") {
+			b.WriteByte('e')
+			i++
+			continue
+		}
+		b.WriteByte(w[i])
+	}
+	return b.String()
+}
+
+// Tokens splits a normalised text into words.
+func Tokens(s string) []string { return strings.Fields(Normalize(s)) }
+
+// StopWords are function words with no bearing on which concept a phrase
+// names. The list is short on purpose: before/after, above/below and
+// more/less change clinical meaning and stay.
+var StopWords = map[string]bool{
+	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true,
+	"by": true, "for": true, "from": true, "in": true, "is": true, "it": true, "of": true,
+	"on": true, "or": true, "that": true, "the": true, "their": true, "this": true,
+	"to": true, "was": true, "were": true, "with": true, "has": true, "had": true,
+	"have": true, "its": true, "who": true, "which": true, "into": true,
+}
+
+// StopWordList returns StopWords as a slice, in no particular order (for
+// analyzers that take a list).
+func StopWordList() []string {
+	out := make([]string, 0, len(StopWords))
+	for w := range StopWords {
+		out = append(out, w)
+	}
+	return out
+}
+
+// GenericWords are content words that occur in many unrelated concept names
+// ("rate" in heart rate and glomerular filtration rate, "risk" in bleeding
+// and surgical risk). A match on one of them alone says nothing about which
+// concept is meant; the full-text guard and the built-in embedder down-weight
+// them.
+var GenericWords = map[string]bool{
+	"rate": true, "risk": true, "disease": true, "diseases": true, "patient": true,
+	"patients": true, "individual": true, "individuals": true, "person": true, "people": true,
+	"history": true, "level": true, "levels": true, "test": true, "tests": true,
+	"testing": true, "score": true, "therapy": true, "treatment": true, "condition": true,
+	"conditions": true, "finding": true, "findings": true, "value": true, "status": true,
+	"sign": true, "signs": true, "symptom": true, "symptoms": true, "syndrome": true,
+	"factor": true, "factors": true, "type": true, "class": true, "severe": true,
+	"chronic": true, "acute": true, "suspected": true, "known": true, "high": true,
+	"low": true, "use": true, "presence": true, "evidence": true, "clinical": true,
+	"function": true, "result": true, "results": true, "moderate": true,
+	"significant": true, "increased": true, "reduced": true, "normal": true,
+	"abnormal": true, "prior": true, "previous": true, "other": true, "any": true,
+	"documented": true, "established": true, "stable": true, "new": true, "onset": true,
+	"failure": true, "heart": true, "cardiac": true, "coronary": true,
+	"artery": true, "arteries": true, "vessel": true, "vessels": true,
+}
