@@ -1,0 +1,151 @@
+package engine
+
+// Result is one answered case: the JSON record written per case by
+// `execkg ask` and `execkg batch`. PredictedRowIDs is the system's answer;
+// everything else is its justification.
+type Result struct {
+	CaseID          string           `json:"case_id"`
+	Question        string           `json:"question,omitempty"`
+	PredictedRowIDs []string         `json:"predicted_row_ids"`
+	Recommendations []Recommendation `json:"recommendations"`
+	Findings        []Finding        `json:"extracted_findings"`
+	Evidence        []EvidenceItem   `json:"evidence"`
+	RetrievedRowIDs []string         `json:"retrieved_row_ids"`
+	RetrievedRules  []string         `json:"retrieved_rule_ids"`
+	NearMisses      []NearMiss       `json:"near_misses,omitempty"`
+	// Error is set when the case failed (strict LLM mode); a failed case
+	// counts as empty output in evaluation.
+	Error string `json:"error,omitempty"`
+	// Trace is the full trace, present with --debug / WithTrace.
+	Trace *Trace `json:"trace,omitempty"`
+}
+
+// Recommendation is one fired rule with its provenance.
+type Recommendation struct {
+	RowID      string      `json:"row_id"`
+	RuleID     string      `json:"rule_id"`
+	Text       string      `json:"text"`
+	Class      string      `json:"class"`
+	Level      string      `json:"level"`
+	Direction  string      `json:"direction"`
+	Section    string      `json:"section,omitempty"`
+	Source     Source      `json:"source"`
+	Actions    []Action    `json:"actions"`
+	FiredBy    []FiredCond `json:"fired_by"`
+	Workflow   string      `json:"workflow,omitempty"`
+	Guideline  string      `json:"guideline"`
+	TableTopic string      `json:"table_topic,omitempty"`
+}
+
+// Source points back to the guideline row.
+type Source struct {
+	Guideline string `json:"guideline"`
+	Version   string `json:"version"`
+	DOI       string `json:"doi"`
+	Table     string `json:"table"`
+	Row       int    `json:"row"`
+}
+
+// Action is one recommended (or contraindicated) concept.
+type Action struct {
+	Relation string `json:"relation"` // RECOMMENDS_USAGE | RECOMMENDS_PROCEDURE | CONTRAINDICATES
+	Concept  string `json:"concept"`
+	Wording  string `json:"wording"`
+	Role     string `json:"role"`
+	Context  string `json:"context,omitempty"`
+}
+
+// FiredCond is a condition that held, with the evidence that matched it.
+type FiredCond struct {
+	DecisionID string         `json:"decision_id"`
+	Concept    string         `json:"concept"`
+	Operator   string         `json:"operator"`
+	Threshold  string         `json:"threshold,omitempty"`
+	Unit       string         `json:"unit,omitempty"`
+	Truth      string         `json:"truth"`
+	Reason     string         `json:"reason"`
+	Evidence   []EvidenceItem `json:"evidence,omitempty"`
+}
+
+// Finding is one extracted patient finding (step i).
+type Finding struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+	// Start/End locate the finding in the case text (byte offsets; -1 when
+	// the extractor reworded it).
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// EvidenceItem is structured evidence for one finding–anchor pair (step iv).
+type EvidenceItem struct {
+	FindingID           string   `json:"finding_id"`
+	OriginalText        string   `json:"original_text"`
+	StandardizedConcept string   `json:"standardized_concept"`
+	ConceptKey          string   `json:"concept_key"`
+	Present             bool     `json:"present"`
+	Value               *float64 `json:"value,omitempty"`
+	Unit                string   `json:"unit,omitempty"`
+	Comparator          string   `json:"comparator,omitempty"`
+}
+
+// NearMiss is a retrieved rule that is unknown only for lack of findings.
+type NearMiss struct {
+	RowID   string   `json:"row_id"`
+	RuleID  string   `json:"rule_id"`
+	Text    string   `json:"text"`
+	Class   string   `json:"class"`
+	Missing []string `json:"missing"`
+}
+
+// Trace is the full justification of a result.
+type Trace struct {
+	Anchors     []FindingAnchors `json:"anchors"`
+	Rules       []RuleTrace      `json:"rule_evaluations"`
+	Rejected    []Rejection      `json:"rejected_evidence"`
+	Checks      string           `json:"checks"`
+	ClosedWorld bool             `json:"closed_world"`
+	TopK        int              `json:"topk"`
+}
+
+// FindingAnchors are the concept anchors of one finding (step ii).
+type FindingAnchors struct {
+	FindingID string       `json:"finding_id"`
+	Query     string       `json:"query"`
+	Anchors   []AnchorInfo `json:"anchors"`
+}
+
+// AnchorInfo is one anchor as kept in the trace.
+type AnchorInfo struct {
+	Rank       int      `json:"rank"`
+	ConceptKey string   `json:"concept_key"`
+	Concept    string   `json:"concept"`
+	Score      float64  `json:"score"`
+	Channels   []string `json:"channels"`
+	Hits       []Hit    `json:"hits"`
+}
+
+// Hit is one DecisionNode found by a channel.
+type Hit struct {
+	DecisionID string  `json:"decision_id"`
+	Channel    string  `json:"channel"`
+	Rank       int     `json:"rank"`
+	Score      float64 `json:"score"`
+}
+
+// RuleTrace is one evaluated rule (step vi).
+type RuleTrace struct {
+	RuleID     string      `json:"rule_id"`
+	RowID      string      `json:"row_id"`
+	Truth      string      `json:"truth"`
+	Conditions []FiredCond `json:"conditions"`
+	Missing    []string    `json:"missing,omitempty"`
+}
+
+// Rejection is evidence that step (v) kept from supporting a condition.
+type Rejection struct {
+	DecisionID string `json:"decision_id"`
+	FindingID  string `json:"finding_id"`
+	Check      string `json:"check"`
+	Reason     string `json:"reason"`
+}
