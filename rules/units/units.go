@@ -96,6 +96,19 @@ var lookup = func() map[string]string {
 	return m
 }()
 
+// exact maps spellings exactly as listed, a fast path that skips folding
+// for the common case of a unit written the canonical way.
+var exact = func() map[string]string {
+	m := map[string]string{}
+	for canon, as := range aliases {
+		m[canon] = canon
+		for _, a := range as {
+			m[a] = canon
+		}
+	}
+	return m
+}()
+
 // folder rewrites spelling variants that carry no meaning. Applied to the
 // lower-cased unit before spaces are removed.
 var folder = strings.NewReplacer(
@@ -126,6 +139,9 @@ func clean(u string) string { return strings.Join(strings.Fields(u), " ") }
 // returned cleaned (trimmed, spaces collapsed); use Known to tell the two
 // apart. The empty unit is Unitless.
 func Canonical(u string) string {
+	if c, ok := exact[u]; ok {
+		return c
+	}
 	if c, ok := lookup[key(u)]; ok {
 		return c
 	}
@@ -134,6 +150,9 @@ func Canonical(u string) string {
 
 // Known reports whether u is a spelling of a unit in the table.
 func Known(u string) bool {
+	if _, ok := exact[u]; ok {
+		return true
+	}
 	_, ok := lookup[key(u)]
 	return ok
 }

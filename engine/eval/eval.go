@@ -1,0 +1,587 @@
+// Package eval is step (vi) of the query pipeline: it decides, in
+// three-valued (Kleene) logic, whether a rule's conditions hold for the
+// evidence found in a patient case.
+//
+// The evaluator works on its own Rule/Cond types, not on the graph or the
+// rule-table model, so the embedded store, Neo4j and generated pack tests
+// can all feed it (FromRuleRef converts a pack rule).
+//
+// Differences from the reference system, on purpose:
+//   - unknown is kept apart from false: a finding the case does not mention
+//     leaves a PRESENT condition unknown, not false, and the result says what
+//     would have to be stated (RuleResult.Missing);
+//   - units are compared after canonicalisation and conversion (rules/units),
+//     so "mL/min/1.73 m²" and "mL/min/1.73 m^2" are one unit, and units that
+//     cannot be compared give unknown with a reason, never a silent false;
+//   - values stated as bounds ("LVEF < 35%") are intervals.
+//
+// ABSENT under Options.ClosedWorld reproduces the reference system (an
+// unmentioned finding counts as absent).
+package eval
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/executablekg/execkg/rules"
+	"github.com/executablekg/execkg/rules/units"
+)
+
+// Cond is one condition of a rule, decoupled from storage.
+type Cond struct {
+	DecisionID string `json:"decision_id"`
+	GroupKey   string `json:"group_key"`
+	GroupType  string `json:"group_type"` // AND or OR
+	ConceptKey string `json:"concept_key"`
+	Concept    string `json:"concept"`
+	Wording    string `json:"wording,omitempty"`
+	Context    string `json:"context,omitempty"`
+	Role       string `json:"role,omitempty"`
+	Operator   string `json:"operator"`
+	Threshold  string `json:"threshold,omitempty"`
+	Unit       string `json:"unit,omitempty"`
+}
+
+// Rule is one executable rule: all groups must hold.
+type Rule struct {
+	ID    string `json:"id"`
+	RowID string `json:"row_id"`
+	Conds []Cond `json:"conditions"`
+}
+
+// FromRuleRef converts a pack rule, keeping its decision ids and groups.
+func FromRuleRef(r rules.RuleRef) Rule {
+	out := Rule{ID: r.ID, RowID: r.RowID}
+	if r.Rule == nil {
+		return out
+	}
+	cs := r.Conditions()
+	out.Conds = make([]Cond, 0, len(cs))
+	for _, c := range cs {
+		e := c.Entity
+		out.Conds = append(out.Conds, Cond{
+			DecisionID: c.DecisionID,
+			GroupKey:   c.Group.Key,
+			GroupType:  c.Group.Type,
+			ConceptKey: rules.ConceptKey(e),
+			Concept:    e.Concept(),
+			Wording:    e.EntityOriginal,
+			Context:    e.Context,
+			Role:       e.Role,
+			Operator:   rules.NormalizeOperator(e.LogicStructured.Operator),
+			Threshold:  string(e.LogicStructured.Threshold),
+			Unit:       e.LogicStructured.Unit,
+		})
+	}
+	return out
+}
+
+// Evidence is one structured patient finding (output of step iv that
+// passed step v).
+type Evidence struct {
+	ID         string `json:"id,omitempty"`
+	ConceptKey string `json:"concept_key,omitempty"`
+	Concept    string `json:"concept,omitempty"`
+	Text       string `json:"text,omitempty"`
+	// Present is true when the finding is affirmed and false when the case
+	// states it is absent. A stated Value counts as affirmed either way.
+	Present bool     `json:"present"`
+	Value   *float64 `json:"value,omitempty"`
+	Unit    string   `json:"unit,omitempty"`
+	// Comparator is "=" (default) or, for a value stated as a bound
+	// ("LVEF < 35%"), one of "<", "<=", ">", ">=".
+	Comparator string `json:"comparator,omitempty"`
+}
+
+// UnmarshalJSON also accepts the reference formatter's field names
+// (original_text, standardized_concept) and a value written as a string
+// ("90", "0,8"), which is how LLMs tend to return it.
+func (e *Evidence) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		ID           string          `json:"id"`
+		ConceptKey   string          `json:"concept_key"`
+		Concept      string          `json:"concept"`
+		Standardized string          `json:"standardized_concept"`
+		Text         string          `json:"text"`
+		OriginalText string          `json:"original_text"`
+		Present      bool            `json:"present"`
+		Value        json.RawMessage `json:"value"`
+		Unit         string          `json:"unit"`
+		Comparator   string          `json:"comparator"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*e = Evidence{ID: raw.ID, ConceptKey: raw.ConceptKey, Concept: raw.Concept, Text: raw.Text,
+		Present: raw.Present, Unit: raw.Unit, Comparator: raw.Comparator}
+	if e.Concept == "" {
+		e.Concept = raw.Standardized
+	}
+	if e.Text == "" {
+		e.Text = raw.OriginalText
+	}
+	v := bytes.TrimSpace(raw.Value)
+	if len(v) == 0 || string(v) == "null" || string(v) == `""` {
+		return nil
+	}
+	var th rules.Threshold
+	if err := th.UnmarshalJSON(v); err != nil {
+		return fmt.Errorf("evidence %q: value: %w", e.Text, err)
+	}
+	f, err := th.Float()
+	if err != nil {
+		return fmt.Errorf("evidence %q: value %s is not a number; give a number such as 30 or \"0.8\"", e.Text, v)
+	}
+	e.Value = &f
+	return nil
+}
+
+// Key is the concept key evidence is matched on: ConceptKey, or when that
+// is empty the normalised concept name ("name:<concept>").
+func (e Evidence) Key() string {
+	if e.ConceptKey != "" {
+		return e.ConceptKey
+	}
+	if e.Concept != "" {
+		return "name:" + rules.NormalizeName(e.Concept)
+	}
+	return ""
+}
+
+func (c Cond) key() string {
+	if c.ConceptKey != "" {
+		return c.ConceptKey
+	}
+	return "name:" + rules.NormalizeName(c.Concept)
+}
+
+// Options control open- versus closed-world reading.
+type Options struct {
+	// ClosedWorld reads a finding the case does not mention as absent:
+	// PRESENT becomes false and ABSENT true, as in the reference system.
+	// Open world (the default) leaves both unknown.
+	ClosedWorld bool
+	// AllowFraction lets a unitless value between 0 and 1 meet a percent
+	// threshold (LVEF 0.35 → 35 %).
+	AllowFraction bool
+}
+
+// RuleResult is the evaluation of one rule with its full trace.
+type RuleResult struct {
+	RuleID     string            `json:"rule_id"`
+	RowID      string            `json:"row_id"`
+	Truth      Truth             `json:"truth"`
+	Groups     []GroupResult     `json:"groups"`
+	Conditions []ConditionResult `json:"conditions"`
+	// Missing lists, for an unknown rule, what the case would have to
+	// state for the rule to be decided; empty when the rule is decided.
+	Missing []string `json:"missing,omitempty"`
+}
+
+// Fired reports whether the rule holds: only True fires.
+func (r RuleResult) Fired() bool { return r.Truth == True }
+
+// GroupResult is one logic group's value.
+type GroupResult struct {
+	Key   string `json:"key"`
+	Type  string `json:"type"`
+	Truth Truth  `json:"truth"`
+}
+
+// ConditionResult is one condition's value, why, and the evidence matched.
+type ConditionResult struct {
+	DecisionID string     `json:"decision_id"`
+	GroupKey   string     `json:"group_key"`
+	ConceptKey string     `json:"concept_key"`
+	Concept    string     `json:"concept"`
+	Wording    string     `json:"wording,omitempty"`
+	Operator   string     `json:"operator"`
+	Threshold  string     `json:"threshold,omitempty"`
+	Unit       string     `json:"unit,omitempty"`
+	Truth      Truth      `json:"truth"`
+	Reason     string     `json:"reason"`
+	Evidence   []Evidence `json:"evidence,omitempty"`
+}
+
+// EvaluateRule evaluates every condition, combines each group (AND group:
+// Kleene AND of its members; OR group: Kleene OR) and the groups (Kleene
+// AND). A rule without conditions is unknown: firing it would recommend
+// something for every patient because of an encoding error.
+func EvaluateRule(rule Rule, ev []Evidence, opt Options) RuleResult {
+	res := RuleResult{RuleID: rule.ID, RowID: rule.RowID, Truth: Unknown}
+	if len(rule.Conds) == 0 {
+		return res
+	}
+	keys := make([]string, len(ev))
+	for i := range ev {
+		keys[i] = ev[i].Key()
+	}
+	res.Conditions = make([]ConditionResult, len(rule.Conds))
+	for i, c := range rule.Conds {
+		res.Conditions[i] = evaluate(c, ev, keys, opt)
+	}
+
+	// Groups in order of first appearance; a handful per rule, so a
+	// linear search beats a map.
+	gidx := make([]int, len(rule.Conds))
+	for i, c := range rule.Conds {
+		k := groupKey(c)
+		g := -1
+		for j := range res.Groups {
+			if res.Groups[j].Key == k {
+				g = j
+				break
+			}
+		}
+		if g < 0 {
+			g = len(res.Groups)
+			res.Groups = append(res.Groups, GroupResult{Key: k, Type: rules.LogicAND})
+		}
+		// One OR member makes the group OR, as rules.Rule.Groups does.
+		if strings.EqualFold(c.GroupType, rules.LogicOR) {
+			res.Groups[g].Type = rules.LogicOR
+		}
+		gidx[i] = g
+	}
+	for g := range res.Groups {
+		var t Truth
+		if res.Groups[g].Type == rules.LogicOR {
+			t = False
+			for i := range rule.Conds {
+				if gidx[i] == g {
+					t = Or(t, res.Conditions[i].Truth)
+				}
+			}
+		} else {
+			t = True
+			for i := range rule.Conds {
+				if gidx[i] == g {
+					t = And(t, res.Conditions[i].Truth)
+				}
+			}
+		}
+		res.Groups[g].Truth = t
+	}
+	res.Truth = True
+	for _, g := range res.Groups {
+		res.Truth = And(res.Truth, g.Truth)
+	}
+	if res.Truth == Unknown {
+		res.Missing = missing(rule, res, gidx)
+	}
+	return res
+}
+
+// groupKey mirrors rules.GroupKey for conditions without an explicit group.
+func groupKey(c Cond) string {
+	if k := strings.TrimSpace(c.GroupKey); k != "" {
+		return k
+	}
+	if strings.EqualFold(c.GroupType, rules.LogicOR) {
+		return "or"
+	}
+	return "and"
+}
+
+// missing lists what would decide an unknown rule. Only unknown groups
+// matter (a false group would have made the rule false), and within them
+// only unknown members: in an AND group each is needed, in an OR group
+// any one of them would do.
+func missing(rule Rule, res RuleResult, gidx []int) []string {
+	var out []string
+	for g, gr := range res.Groups {
+		if gr.Truth != Unknown {
+			continue
+		}
+		var need []string
+		for i, c := range rule.Conds {
+			if gidx[i] == g && res.Conditions[i].Truth == Unknown {
+				need = append(need, Need(c))
+			}
+		}
+		if gr.Type == rules.LogicOR && len(need) > 1 {
+			out = append(out, "one of: "+strings.Join(need, "; "))
+			continue
+		}
+		out = append(out, need...)
+	}
+	return out
+}
+
+// Need says in words what the case must state for c to hold:
+// "left ventricular ejection fraction <= 35 %", "diabetes mellitus present".
+func Need(c Cond) string {
+	name := c.Concept
+	if name == "" {
+		name = c.Wording
+	}
+	if name == "" {
+		name = c.ConceptKey
+	}
+	switch op := rules.NormalizeOperator(c.Operator); op {
+	case rules.OpPresent:
+		return name + " present"
+	case rules.OpAbsent:
+		return name + " absent"
+	default:
+		return strings.TrimSpace(name + " " + op + " " + withUnit(c.Threshold, c.Unit))
+	}
+}
+
+// EvaluateCond evaluates one condition against all evidence.
+func EvaluateCond(c Cond, ev []Evidence, opt Options) ConditionResult {
+	keys := make([]string, len(ev))
+	for i := range ev {
+		keys[i] = ev[i].Key()
+	}
+	return evaluate(c, ev, keys, opt)
+}
+
+// evaluate combines the verdicts of all matching evidence: any true wins,
+// else any false, else unknown. Several items match when a case mentions
+// a finding twice or when several of an entity's candidate concepts map to
+// this one; all passed step (v), so one that satisfies the condition is a
+// statement of the case that makes it hold, as "matching evidence exists"
+// did in the reference system. Preferring false would let a wrong
+// candidate veto a correct one.
+func evaluate(c Cond, ev []Evidence, keys []string, opt Options) ConditionResult {
+	op := rules.NormalizeOperator(c.Operator)
+	r := ConditionResult{DecisionID: c.DecisionID, GroupKey: c.GroupKey, ConceptKey: c.ConceptKey, Concept: c.Concept,
+		Wording: c.Wording, Operator: op, Threshold: c.Threshold, Unit: c.Unit}
+	ck := c.key()
+	var falseWhy string
+	var unknowns []string
+	decided, hasFalse := false, false
+	for i := range ev {
+		if keys[i] != ck {
+			continue
+		}
+		r.Evidence = append(r.Evidence, ev[i])
+		if decided {
+			continue // keep collecting matched evidence for the trace
+		}
+		t, why := judge(c, op, ev[i], opt)
+		switch t {
+		case True:
+			r.Truth, r.Reason, decided = True, why, true
+		case False:
+			if !hasFalse {
+				falseWhy, hasFalse = why, true
+			}
+		default:
+			unknowns = append(unknowns, why)
+		}
+	}
+	if decided {
+		return r
+	}
+	switch {
+	case hasFalse:
+		r.Truth, r.Reason = False, falseWhy
+	case len(unknowns) > 0:
+		r.Truth, r.Reason = Unknown, strings.Join(unknowns, "; ")
+	default:
+		r.Truth, r.Reason = notMentioned(op, opt)
+	}
+	return r
+}
+
+func notMentioned(op string, opt Options) (Truth, string) {
+	if !opt.ClosedWorld {
+		return Unknown, "not mentioned"
+	}
+	switch op {
+	case rules.OpPresent:
+		return False, "not mentioned (closed world: counts as not present)"
+	case rules.OpAbsent:
+		return True, "not mentioned (closed world: counts as absent)"
+	}
+	// A closed world says nothing about a value nobody measured.
+	return Unknown, "not mentioned (no value to compare)"
+}
+
+// judge evaluates one condition against one matching evidence item.
+func judge(c Cond, op string, e Evidence, opt Options) (Truth, string) {
+	affirmed := e.Present || e.Value != nil
+	q := quote(e)
+	switch op {
+	case rules.OpPresent:
+		if affirmed {
+			if e.Value != nil {
+				return True, fmt.Sprintf("matched %s: a stated value counts as present", q)
+			}
+			return True, "matched " + q
+		}
+		return False, "stated absent: " + q
+	case rules.OpAbsent:
+		if affirmed {
+			return False, "stated present: " + q
+		}
+		return True, "stated absent: " + q
+	case rules.OpLT, rules.OpLE, rules.OpGT, rules.OpGE, rules.OpEQ, rules.OpNE:
+		return judgeNumeric(c, op, e, opt)
+	}
+	return Unknown, fmt.Sprintf("operator %q is not one of %s; fix the rule encoding", c.Operator, strings.Join(rules.Operators, ", "))
+}
+
+func judgeNumeric(c Cond, op string, e Evidence, opt Options) (Truth, string) {
+	q := quote(e)
+	if e.Value == nil {
+		if !e.Present {
+			return Unknown, "stated absent: " + q + ", no value to compare"
+		}
+		return Unknown, "matched " + q + ": value not stated"
+	}
+	v := *e.Value
+	if math.IsNaN(v) {
+		return Unknown, "matched " + q + ": value is not a number"
+	}
+	th, err := rules.Threshold(c.Threshold).Float()
+	if err != nil {
+		return Unknown, fmt.Sprintf("threshold %q is not a number; fix the rule encoding", c.Threshold)
+	}
+	cmp := rules.NormalizeOperator(e.Comparator)
+	if cmp == "" {
+		cmp = rules.OpEQ
+	}
+	switch cmp {
+	case rules.OpEQ, rules.OpLT, rules.OpLE, rules.OpGT, rules.OpGE:
+	default:
+		return Unknown, fmt.Sprintf("matched %s: comparator %q does not bound the value (want =, <, <=, > or >=)", q, e.Comparator)
+	}
+	cu := units.Canonical(c.Unit)
+	eu := units.Canonical(e.Unit)
+	conv, err := units.ConvertWith(v, e.Unit, c.Unit, c.Concept+" "+c.Wording, units.Options{AllowFraction: opt.AllowFraction})
+	if err != nil {
+		return Unknown, fmt.Sprintf("matched %s: unit %s vs %s not comparable", q, unitName(eu), unitName(cu))
+	}
+	stated := bound(cmp, withUnit(num(v), eu))
+	if !units.Same(e.Unit, c.Unit) {
+		stated += " = " + bound(cmp, withUnit(num(conv), cu))
+	}
+	want := op + " " + withUnit(c.Threshold, cu)
+	iv := intervalOf(cmp, conv)
+	t := relate(iv, op, th)
+	point := cmp == rules.OpEQ
+	var why string
+	switch {
+	case t == True && point:
+		why = fmt.Sprintf("%s %s", stated, want)
+	case t == False && point:
+		why = fmt.Sprintf("%s, not %s", stated, want)
+	case t == True:
+		why = fmt.Sprintf("%s lies within %s", stated, want)
+	case t == False:
+		why = fmt.Sprintf("%s lies outside %s", stated, want)
+	default:
+		why = fmt.Sprintf("%s may or may not be %s", stated, want)
+	}
+	return t, "matched " + q + ": " + why
+}
+
+// interval is the set of values evidence allows; infinities for open ends.
+type interval struct {
+	lo, hi         float64
+	loOpen, hiOpen bool
+}
+
+func intervalOf(cmp string, v float64) interval {
+	inf := math.Inf(1)
+	switch cmp {
+	case rules.OpLT:
+		return interval{lo: -inf, hi: v, loOpen: true, hiOpen: true}
+	case rules.OpLE:
+		return interval{lo: -inf, hi: v, loOpen: true}
+	case rules.OpGT:
+		return interval{lo: v, hi: inf, loOpen: true, hiOpen: true}
+	case rules.OpGE:
+		return interval{lo: v, hi: inf, hiOpen: true}
+	}
+	return interval{lo: v, hi: v}
+}
+
+func (iv interval) contains(t float64) bool {
+	aboveLo := iv.lo < t || (iv.lo == t && !iv.loOpen)
+	belowHi := t < iv.hi || (t == iv.hi && !iv.hiOpen)
+	return aboveLo && belowHi
+}
+
+func (iv interval) isPoint() bool { return iv.lo == iv.hi && !iv.loOpen && !iv.hiOpen }
+
+// relate says whether every value of iv satisfies "x op t" (true), none
+// does (false), or some do (unknown).
+func relate(iv interval, op string, t float64) Truth {
+	var all, none bool
+	switch op {
+	case rules.OpLT:
+		all = iv.hi < t || (iv.hi == t && iv.hiOpen)
+		none = iv.lo >= t
+	case rules.OpLE:
+		all = iv.hi <= t
+		none = iv.lo > t || (iv.lo == t && iv.loOpen)
+	case rules.OpGT:
+		all = iv.lo > t || (iv.lo == t && iv.loOpen)
+		none = iv.hi <= t
+	case rules.OpGE:
+		all = iv.lo >= t
+		none = iv.hi < t || (iv.hi == t && iv.hiOpen)
+	case rules.OpEQ:
+		all = iv.isPoint() && iv.lo == t
+		none = !iv.contains(t)
+	case rules.OpNE:
+		all = !iv.contains(t)
+		none = iv.isPoint() && iv.lo == t
+	default:
+		return Unknown
+	}
+	switch {
+	case all:
+		return True
+	case none:
+		return False
+	}
+	return Unknown
+}
+
+func quote(e Evidence) string {
+	s := e.Text
+	if s == "" {
+		s = e.Concept
+	}
+	if s == "" {
+		s = e.ID
+	}
+	return "'" + s + "'"
+}
+
+// num prints a value without float noise and with at most 4 decimals.
+func num(v float64) string {
+	return strconv.FormatFloat(math.Round(v*1e4)/1e4, 'f', -1, 64)
+}
+
+func bound(cmp, s string) string {
+	if cmp == rules.OpEQ {
+		return s
+	}
+	return cmp + " " + s
+}
+
+func unitName(u string) string {
+	if u == "" {
+		return units.Unitless
+	}
+	return u
+}
+
+// withUnit appends a unit to a number; unitless values stand alone.
+func withUnit(n, unit string) string {
+	u := units.Canonical(unit)
+	if u == units.Unitless || u == "" {
+		return n
+	}
+	return n + " " + u
+}
