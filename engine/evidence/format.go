@@ -1,0 +1,127 @@
+package evidence
+
+import (
+	"context"
+
+	"github.com/executablekg/execkg/rules/units"
+)
+
+// Anchor is what the formatter needs to know about a concept anchor: its
+// concept and the units its numeric conditions use.
+type Anchor struct {
+	ConceptKey string
+	Concept    string
+	// Units of the anchor's numeric conditions (canonical); empty when the
+	// concept is only tested for presence.
+	Units []string
+}
+
+// Item is one piece of structured evidence (the reference system's
+// {original_text, standardized_concept, present, value, unit, comparator}).
+type Item struct {
+	FindingID  string
+	Text       string
+	ConceptKey string
+	Concept    string
+	Present    bool
+	Value      *float64
+	Unit       string
+	Comparator string
+	// Note says how the item was read when it needed a decision, e.g.
+	// "unit assumed from the guideline condition".
+	Note string
+}
+
+// Format turns one finding–anchor pair into evidence. negated says whether
+// the finding's clause in the case text is under a negation cue; a negated
+// mention yields evidence of absence, never affirmative evidence.
+//
+// For a concept with numeric conditions the formatter picks the numbers of
+// the mention whose unit is the anchor's unit (or converts to it); a bare
+// number takes the anchor's unit when the anchor uses exactly one; a
+// mention with no number is presence without a value, which the evaluator
+// reads as unknown for thresholds.
+func Format(findingID, text string, a Anchor, negated bool) []Item {
+	base := Item{FindingID: findingID, Text: text, ConceptKey: a.ConceptKey, Concept: a.Concept, Present: !negated}
+	if negated || len(a.Units) == 0 {
+		return []Item{base}
+	}
+	ms := ParseMeasures(text)
+	var picked []Item
+	for _, m := range ms {
+		if u, ok := compatible(m, a); ok {
+			it := base
+			v := m.Value
+			it.Value, it.Unit, it.Comparator = &v, u, m.Comparator
+			if m.Canon == "" {
+				it.Note = "unit not written; assumed " + u + " from the guideline condition"
+			}
+			picked = append(picked, it)
+		}
+	}
+	if len(picked) > 0 {
+		return picked
+	}
+	// A number in a unit we cannot compare is kept as written: the
+	// evaluator then reports the two units instead of a silent false.
+	for _, m := range ms {
+		if m.Canon != "" {
+			it := base
+			v := m.Value
+			it.Value, it.Unit, it.Comparator = &v, m.Canon, m.Comparator
+			return []Item{it}
+		}
+	}
+	return []Item{base}
+}
+
+func compatible(m Measure, a Anchor) (string, bool) {
+	if m.Canon == "" {
+		if len(a.Units) == 1 {
+			return a.Units[0], true
+		}
+		return "", false
+	}
+	for _, u := range a.Units {
+		if units.Same(m.Canon, u) {
+			return m.Canon, true
+		}
+		if _, err := units.Convert(m.Value, m.Canon, u, a.Concept); err == nil {
+			return m.Canon, true
+		}
+	}
+	return "", false
+}
+
+// Pair is one finding–anchor pair of a case.
+type Pair struct {
+	FindingID string
+	Text      string // the finding as extracted
+	Anchor    Anchor
+	// Negated: the finding's clause in the case text is under a negation
+	// cue (from the consistency check's analysis).
+	Negated bool
+}
+
+// Formatter is step (iv) for a whole case: one call serves every pair, so
+// an LLM formatter makes one request per case, not one per pair.
+type Formatter interface {
+	FormatCase(ctx context.Context, caseText string, pairs []Pair) ([]Item, error)
+	Name() string
+}
+
+// Deterministic is the default formatter: number, unit and comparator
+// parsed from the mention, presence from the negation analysis.
+type Deterministic struct{}
+
+// Name identifies the formatter in caches and traces.
+func (Deterministic) Name() string { return "deterministic-v1" }
+
+// FormatCase formats every pair with Format.
+func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]Item, error) {
+	var out []Item
+	for _, p := range pairs {
+		out = append(out, Format(p.FindingID, p.Text, p.Anchor, p.Negated)...)
+	}
+	return out, nil
+}

@@ -1,0 +1,47 @@
+package evidence
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestFormat(t *testing.T) {
+	egfr := Anchor{ConceptKey: "name:estimated glomerular filtration rate", Concept: "estimated glomerular filtration rate", Units: []string{"mL/min/1.73 m2"}}
+	ldl := Anchor{ConceptKey: "name:low-density lipoprotein cholesterol", Concept: "low-density lipoprotein cholesterol", Units: []string{"mmol/L"}}
+	dm := Anchor{ConceptKey: "name:diabetes mellitus", Concept: "diabetes mellitus"}
+
+	it := Format("f1", "eGFR of 24 mL/min/1.73 m²", egfr, false)
+	require.Len(t, it, 1)
+	assert.True(t, it[0].Present)
+	assert.Equal(t, 24.0, *it[0].Value)
+	assert.Equal(t, "mL/min/1.73 m2", it[0].Unit)
+
+	// A bare number takes the anchor's only unit, and says so.
+	it = Format("f1", "eGFR 28", egfr, false)
+	require.Len(t, it, 1)
+	assert.Equal(t, "mL/min/1.73 m2", it[0].Unit)
+	assert.Contains(t, it[0].Note, "assumed")
+
+	// mg/dL converts to the anchor's mmol/L, so it is kept as written.
+	it = Format("f1", "LDL-C 70 mg/dL", ldl, false)
+	require.Len(t, it, 1)
+	assert.Equal(t, "mg/dL", it[0].Unit)
+
+	// Negated mention: absence, never a value.
+	it = Format("f1", "no diabetes", dm, true)
+	require.Len(t, it, 1)
+	assert.False(t, it[0].Present)
+	assert.Nil(t, it[0].Value)
+
+	// Mention without a number on a numeric concept: presence only.
+	it = Format("f1", "reduced eGFR", egfr, false)
+	require.Len(t, it, 1)
+	assert.Nil(t, it[0].Value)
+
+	// Incomparable unit is kept so the evaluator can say why.
+	it = Format("f1", "eGFR 40 mL/min", egfr, false)
+	require.Len(t, it, 1)
+	assert.Equal(t, "mL/min", it[0].Unit)
+}

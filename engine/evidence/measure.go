@@ -1,0 +1,179 @@
+// Package evidence is step (iv): a finding and one of its concept anchors
+// become structured evidence {concept, present, value, unit, comparator}.
+// The deterministic formatter parses number, unit and comparator from the
+// patient's own words; it never invents a value.
+package evidence
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/executablekg/execkg/rules/units"
+)
+
+// Measure is one number read from a mention, with its unit as written
+// (Unit) and canonical (Canon), and a comparator when the value is stated
+// as a bound ("LVEF < 35%", "eGFR below 30").
+type Measure struct {
+	Value      float64
+	Unit       string
+	Canon      string
+	Comparator string
+	Start, End int
+}
+
+// Units recognised after a number, longest first so "mL/min/1.73 m²" is
+// not read as "mL". Spellings are folded by units.Canonical afterwards.
+var unitPatterns = []string{
+	`ml\s*/\s*min(?:ute)?\s*(?:/|per)\s*1[.,]73\s*(?:m\s*(?:²|\^?2)|sq\.?\s*m)`,
+	`ml\s*/\s*min`,
+	`kg\s*/\s*m\s*(?:²|\^?2)`,
+	`mmol\s*/\s*mol`, `mmol\s*/\s*l`, `mg\s*/\s*dl`, `µmol\s*/\s*l`, `umol\s*/\s*l`, `mg\s*/\s*l`, `g\s*/\s*dl`, `g\s*/\s*l`,
+	`ng\s*/\s*l`, `ng\s*/\s*ml`, `pg\s*/\s*ml`,
+	`min(?:utes?|s)?\s*/\s*(?:week|wk)`, `minutes?\s+(?:per|a)\s+week`,
+	`beats?\s*/\s*min(?:ute)?`, `bpm`,
+	`mm\s*hg`, `mv`, `msec`, `ms`, `mm`, `cm`, `kg`, `mg`,
+	`%`, `percent`, `per\s*cent`,
+	`years?[\s-]*old`, `years?`, `yrs?`, `y/?o\b`,
+	`points?`,
+}
+
+var (
+	numRe    = regexp.MustCompile(`[-−–]?\d+(?:[.,]\d+)?`)
+	unitRe   = regexp.MustCompile(`(?i)^\s*(?:-\s*)?(` + strings.Join(unitPatterns, "|") + `)`)
+	romanRe  = regexp.MustCompile(`(?i)\b(?:nyha|class|grade|stage)\s*(?:class\s*)?(i{1,3}|iv)\b(?:\s*[-–/]\s*(i{1,3}|iv)\b)?`)
+	ofTotal  = regexp.MustCompile(`^\s*(?:out of|of|/)\s*\d+`)
+	rangeSep = regexp.MustCompile(`^\s*(?:-|–|to)\s*$`)
+)
+
+// comparator words, checked right before the number (longest first).
+var cmpWords = []struct {
+	re *regexp.Regexp
+	op string
+}{
+	{regexp.MustCompile(`(?i)(?:≤|<=|=<|at most|no more than|not more than|up to|maximum of|max\.?)\s*$`), "<="},
+	{regexp.MustCompile(`(?i)(?:≥|>=|=>|at least|no less than|not less than|minimum of|min\.?)\s*$`), ">="},
+	{regexp.MustCompile(`(?i)(?:<|less than|lower than|below|under|fewer than|reduced to below)\s*$`), "<"},
+	{regexp.MustCompile(`(?i)(?:>|more than|greater than|higher than|above|over|exceeding|exceeds|in excess of)\s*$`), ">"},
+}
+
+// ParseMeasures reads every number of a mention with the unit after it.
+// The "1.73" of an eGFR unit and the "16" of "3 of 16 segments" are not
+// read as values.
+func ParseMeasures(text string) []Measure {
+	var out []Measure
+	lower := strings.ToLower(text)
+	consumed := 0
+	for _, m := range numRe.FindAllStringIndex(text, -1) {
+		if m[0] < consumed {
+			continue
+		}
+		// Skip digits glued to letters (e.g. "CYP2C19", "SGLT2", "T2DM").
+		if m[0] > 0 && isLetter(text[m[0]-1]) && !strings.ContainsRune("-−–", rune(text[m[0]])) {
+			continue
+		}
+		if m[1] < len(text) && isLetter(text[m[1]]) && !startsUnit(lower[m[1]:]) {
+			continue
+		}
+		raw := strings.NewReplacer("−", "-", "–", "-", ",", ".").Replace(text[m[0]:m[1]])
+		// A leading hyphen after a word or number is a dash, not a minus
+		// ("II-III", "30-35%").
+		start := m[0]
+		if strings.HasPrefix(raw, "-") && m[0] > 0 && !isSpace(text[m[0]-1]) {
+			raw = raw[1:]
+			start = m[0] + len(text[m[0]:m[1]]) - len(raw)
+		}
+		v, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			continue
+		}
+		me := Measure{Value: v, Start: start, End: m[1]}
+		rest := text[m[1]:]
+		if u := unitRe.FindStringSubmatchIndex(rest); u != nil {
+			me.Unit = strings.TrimSpace(rest[u[2]:u[3]])
+			me.End = m[1] + u[1]
+		}
+		me.Canon = canonUnit(me.Unit)
+		me.Comparator = comparatorBefore(text[:m[0]])
+		// "3 of 16 segments": the total is not a value of its own.
+		if t := ofTotal.FindStringIndex(lower[me.End:]); t != nil {
+			consumed = me.End + t[1]
+		}
+		if me.End > consumed {
+			consumed = me.End
+		}
+		out = append(out, me)
+	}
+	// Ranges "30-35%" / "30 to 35 %": the first number takes the unit of
+	// the second and both become bounds.
+	for i := 0; i+1 < len(out); i++ {
+		a, b := &out[i], &out[i+1]
+		if a.Unit == "" && b.Unit != "" && a.Comparator == "" && rangeSep.MatchString(text[a.End:b.Start]) {
+			a.Unit, a.Canon = b.Unit, b.Canon
+			a.Comparator, b.Comparator = ">=", "<="
+		}
+	}
+	// Roman numerals of a class ("NYHA class III", "NYHA II-III").
+	for _, m := range romanRe.FindAllStringSubmatchIndex(text, -1) {
+		lo := roman(text[m[2]:m[3]])
+		if m[4] >= 0 {
+			hi := roman(text[m[4]:m[5]])
+			out = append(out, Measure{Value: float64(lo), Canon: units.Unitless, Comparator: ">=", Start: m[2], End: m[3]},
+				Measure{Value: float64(hi), Canon: units.Unitless, Comparator: "<=", Start: m[4], End: m[5]})
+			continue
+		}
+		out = append(out, Measure{Value: float64(lo), Canon: units.Unitless, Start: m[2], End: m[3]})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out
+}
+
+func canonUnit(u string) string {
+	if u == "" {
+		return ""
+	}
+	l := strings.ToLower(u)
+	if strings.Contains(l, "old") || l == "yo" || l == "y/o" {
+		return units.Years
+	}
+	if strings.HasPrefix(l, "point") {
+		return units.Unitless
+	}
+	if strings.Contains(l, "per week") || strings.Contains(l, "a week") {
+		return units.MinPerWeek
+	}
+	return units.Canonical(u)
+}
+
+func comparatorBefore(prefix string) string {
+	p := strings.TrimRight(prefix, " ")
+	// Allow "of" between the word and the number: "at least of"? no; but
+	// "an EF of less than 35%" puts the comparator right before.
+	for _, c := range cmpWords {
+		if c.re.MatchString(p) {
+			return c.op
+		}
+	}
+	return ""
+}
+
+func startsUnit(s string) bool { return unitRe.MatchString(s) }
+
+func roman(s string) int {
+	switch strings.ToLower(s) {
+	case "i":
+		return 1
+	case "ii":
+		return 2
+	case "iii":
+		return 3
+	case "iv":
+		return 4
+	}
+	return 0
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isSpace(c byte) bool  { return c == ' ' || c == '\t' || c == '\n' }

@@ -1,0 +1,197 @@
+// Package extract is step (i): a patient case in free text → findings.
+// The deterministic default splits at clause boundaries and keeps the
+// patient's wording; the LLM extractor (ollama.go) asks a model for the
+// same list under a JSON Schema.
+package extract
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Finding is one patient finding with its place in the case text.
+type Finding struct {
+	ID    string `json:"id"`
+	Text  string `json:"text"`
+	Start int    `json:"start"` // byte offset in the case text, -1 if reworded
+	End   int    `json:"end"`
+}
+
+// Extractor turns a case into findings.
+type Extractor interface {
+	Extract(ctx context.Context, text string) ([]Finding, error)
+	Name() string
+}
+
+// Clauses is the deterministic extractor: it splits at commas, semicolons,
+// sentence ends and joining words ("and", "with", "but", "who", …), keeps a
+// measurement with its value and unit ("an LVEF of 37%" stays whole), drops
+// the "Patient with" lead-in and leading articles, and never rewords.
+type Clauses struct{}
+
+// Name identifies the extractor in caches and traces.
+func (Clauses) Name() string { return "clauses-v1" }
+
+// Joining words that separate findings. "or" is deliberately absent:
+// "documented or suspected ANOCA" is one finding.
+var joiners = []string{" and ", " with ", " but ", " plus ", " who ", " whose ", " which ", " whereas ", " while ", " as well as ", " in addition to ", " along with ", " together with "}
+
+// lead-ins dropped from the first finding of a sentence.
+var leadIn = regexp.MustCompile(`(?i)^(?:the\s+|this\s+)?(?:patient|pt|individual|person|subject|case)s?\b\s*(?:is\s+|was\s+|has\s+|had\s+|presents\s+|presenting\s+)?(?:with\b|having\b|who has\b|who had\b)?\s*`)
+
+// "known" is not dropped: it marks established disease for step (v).
+var article = regexp.MustCompile(`(?i)^(?:a|an|the|has|had|having|is|was)\s+`)
+
+// Extract splits text into findings.
+func (Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
+	var out []Finding
+	for _, sp := range splitSpans(text) {
+		s, e := trimSpan(text, sp[0], sp[1])
+		if s >= e {
+			continue
+		}
+		// Drop the lead-in ("Patient with …", "A 67-year-old man with" keeps
+		// the age: only a bare noun is dropped).
+		if m := leadIn.FindStringIndex(text[s:e]); m != nil && m[1] > 0 && m[1] < e-s {
+			s += m[1]
+		} else if m != nil && m[1] == e-s {
+			continue // the whole span was a lead-in
+		}
+		for {
+			m := article.FindStringIndex(text[s:e])
+			if m == nil || m[1] >= e-s {
+				break
+			}
+			s += m[1]
+		}
+		s, e = trimSpan(text, s, e)
+		if s >= e || !hasLetterOrDigit(text[s:e]) {
+			continue
+		}
+		out = append(out, Finding{Text: text[s:e], Start: s, End: e})
+	}
+	for i := range out {
+		out[i].ID = findingID(i)
+	}
+	return out, nil
+}
+
+func findingID(i int) string {
+	const digits = "0123456789"
+	if i < 10 {
+		return "f" + string(digits[i])
+	}
+	return "f" + itoa(i)
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for i > 0 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+		i /= 10
+	}
+	return string(b)
+}
+
+// splitSpans returns [start,end) byte spans of candidate findings.
+func splitSpans(text string) [][2]int {
+	var cuts [][2]int // [cutStart, cutEnd): separator text to drop
+	lower := strings.ToLower(text)
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch c {
+		case ',', ';', ':', '\n':
+			// "1,5" is a decimal comma, not a boundary.
+			if c == ',' && i > 0 && i+1 < len(text) && isDigit(text[i-1]) && isDigit(text[i+1]) {
+				continue
+			}
+			cuts = append(cuts, [2]int{i, i + 1})
+		case '.', '!', '?':
+			// Sentence end only when followed by space/end, and not inside a
+			// number or an abbreviation like "i.e." / "e.g.".
+			if i+1 < len(text) && !unicode.IsSpace(rune(text[i+1])) {
+				continue
+			}
+			if c == '.' && i > 0 && isAbbrevEnd(text, i) {
+				continue
+			}
+			cuts = append(cuts, [2]int{i, i + 1})
+		}
+	}
+	for _, j := range joiners {
+		from := 0
+		for {
+			k := strings.Index(lower[from:], j)
+			if k < 0 {
+				break
+			}
+			k += from
+			cuts = append(cuts, [2]int{k, k + len(j)})
+			from = k + len(j)
+		}
+	}
+	// Sort and merge cuts.
+	for i := 1; i < len(cuts); i++ {
+		for j := i; j > 0 && cuts[j][0] < cuts[j-1][0]; j-- {
+			cuts[j], cuts[j-1] = cuts[j-1], cuts[j]
+		}
+	}
+	var spans [][2]int
+	pos := 0
+	for _, c := range cuts {
+		if c[0] < pos {
+			if c[1] > pos {
+				pos = c[1]
+			}
+			continue
+		}
+		spans = append(spans, [2]int{pos, c[0]})
+		pos = c[1]
+	}
+	spans = append(spans, [2]int{pos, len(text)})
+	return spans
+}
+
+func isAbbrevEnd(text string, i int) bool {
+	// "e.g." "i.e." "vs." "approx." "pt." "Dr." "b.i.d."
+	start := i
+	for start > 0 && !unicode.IsSpace(rune(text[start-1])) {
+		start--
+	}
+	w := strings.TrimLeft(strings.ToLower(text[start:i+1]), "([")
+	switch w {
+	case "e.g.", "i.e.", "vs.", "approx.", "dr.", "pt.", "b.i.d.", "t.i.d.", "o.d.", "etc.", "cf.", "no.", "hx.", "h/o.":
+		return true
+	}
+	return false
+}
+
+func trimSpan(text string, s, e int) (int, int) {
+	for s < e && (unicode.IsSpace(rune(text[s])) || strings.ContainsRune(`"'(`, rune(text[s]))) {
+		s++
+	}
+	for e > s && (unicode.IsSpace(rune(text[e-1])) || strings.ContainsRune(`"').`, rune(text[e-1]))) {
+		e--
+	}
+	// Keep a closing parenthesis that closes one inside the span.
+	if e < len(text) && text[e] == ')' && strings.Count(text[s:e], "(") > strings.Count(text[s:e], ")") {
+		e++
+	}
+	return s, e
+}
+
+func hasLetterOrDigit(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
