@@ -1,0 +1,399 @@
+// Package fulltext is the full-text channel of grounding: a Bleve index
+// over grounding phrases, queried per finding with the whole phrase
+// (boosted) OR its single words, ranked by BM25, with a guard against hits
+// that share only one common or generic word with the finding.
+//
+// Analyzer. Texts are first normalised in Go (textnorm.Normalize: case,
+// accents, ² → 2, British → American spelling), then Bleve's unicode
+// tokenizer, lower-casing, a short stop list (textnorm.StopWords) and the
+// Snowball English stemmer. Stemming merges the inflections clinicians mix
+// freely (diabetes/diabetic, obese/obesity, arrhythmia/arrhythmias); the
+// short stop list keeps before/after, above/below and more/less, which
+// Snowball's own list drops but which change clinical meaning.
+package fulltext
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/stop"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/analysis/tokenmap"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/executablekg/execkg/grounding/textnorm"
+)
+
+const (
+	analyzerName = "execkg_en"
+	field        = "t"
+	// analyzerVersion is part of an on-disk index's fingerprint: change it
+	// when the analysis changes, so stale indexes are rebuilt.
+	analyzerVersion = "execkg_en-v1"
+	fingerprintKey  = "execkg_fingerprint"
+)
+
+// Defaults of SearchOptions.
+const (
+	DefaultK           = 50
+	DefaultPhraseBoost = 4
+	DefaultMinCoverage = 0.5
+)
+
+// Options configure an index.
+type Options struct {
+	// Path stores the index on disk there ("" keeps it in memory). An
+	// existing index at Path is reused when it holds exactly these texts and
+	// rebuilt otherwise.
+	Path string
+}
+
+// Index is a full-text index over texts addressed by position.
+type Index struct {
+	bi       bleve.Index
+	analyzer analysis.Analyzer
+	terms    [][]string // analysed terms of each text, in order
+	termSet  []map[string]bool
+	df       map[string]int
+	generic  map[string]bool // analysed forms of textnorm.GenericWords
+	// Reused reports that an on-disk index was reused rather than built.
+	Reused bool
+}
+
+func newMapping() (*mapping.IndexMappingImpl, error) {
+	im := bleve.NewIndexMapping()
+	stops := make([]any, 0, len(textnorm.StopWords))
+	for _, w := range textnorm.StopWordList() {
+		stops = append(stops, w)
+	}
+	if err := im.AddCustomTokenMap("execkg_stopwords", map[string]any{"type": tokenmap.Name, "tokens": stops}); err != nil {
+		return nil, err
+	}
+	if err := im.AddCustomTokenFilter("execkg_stop", map[string]any{"type": stop.Name, "stop_token_map": "execkg_stopwords"}); err != nil {
+		return nil, err
+	}
+	if err := im.AddCustomAnalyzer(analyzerName, map[string]any{
+		"type":          custom.Name,
+		"tokenizer":     unicode.Name,
+		"token_filters": []any{lowercase.Name, "execkg_stop", en.SnowballStemmerName},
+	}); err != nil {
+		return nil, err
+	}
+	fm := bleve.NewTextFieldMapping()
+	fm.Analyzer = analyzerName
+	fm.Store = false
+	fm.IncludeInAll = false
+	fm.IncludeTermVectors = true // phrase queries need positions
+	dm := bleve.NewDocumentStaticMapping()
+	dm.AddFieldMappingsAt(field, fm)
+	im.DefaultMapping = dm
+	im.DefaultAnalyzer = analyzerName
+	im.ScoringModel = index.BM25Scoring
+	return im, nil
+}
+
+// New indexes texts (text i gets id i).
+func New(texts []string, opts Options) (*Index, error) {
+	im, err := newMapping()
+	if err != nil {
+		return nil, fmt.Errorf("full-text mapping: %w", err)
+	}
+	norm := make([]string, len(texts))
+	h := sha256.New()
+	h.Write([]byte(analyzerVersion))
+	for i, t := range texts {
+		norm[i] = textnorm.Normalize(t)
+		h.Write([]byte{0})
+		h.Write([]byte(norm[i]))
+	}
+	fp := hex.EncodeToString(h.Sum(nil))
+
+	ix := &Index{}
+	if opts.Path == "" {
+		ix.bi, err = bleve.NewMemOnly(im)
+		if err != nil {
+			return nil, fmt.Errorf("full-text index in memory: %w", err)
+		}
+	} else {
+		ix.bi, ix.Reused, err = openOrCreate(opts.Path, im, fp)
+		if err != nil {
+			return nil, err
+		}
+	}
+	ix.analyzer = ix.bi.Mapping().AnalyzerNamed(analyzerName)
+	if ix.analyzer == nil {
+		ix.bi.Close()
+		return nil, fmt.Errorf("full-text index: analyzer %s missing from the mapping", analyzerName)
+	}
+	if !ix.Reused {
+		b := ix.bi.NewBatch()
+		for i, t := range norm {
+			if err := b.Index(strconv.Itoa(i), map[string]any{field: t}); err != nil {
+				ix.bi.Close()
+				return nil, fmt.Errorf("full-text index: text %d: %w", i, err)
+			}
+		}
+		if err := ix.bi.Batch(b); err != nil {
+			ix.bi.Close()
+			return nil, fmt.Errorf("full-text index: %w", err)
+		}
+		if opts.Path != "" {
+			if err := ix.bi.SetInternal([]byte(fingerprintKey), []byte(fp)); err != nil {
+				ix.bi.Close()
+				return nil, fmt.Errorf("full-text index %s: %w", opts.Path, err)
+			}
+		}
+	}
+	ix.df = map[string]int{}
+	for _, t := range norm {
+		terms := ix.analyze(t)
+		set := map[string]bool{}
+		for _, x := range terms {
+			if !set[x] {
+				set[x] = true
+				ix.df[x]++
+			}
+		}
+		ix.terms = append(ix.terms, terms)
+		ix.termSet = append(ix.termSet, set)
+	}
+	ix.generic = map[string]bool{}
+	for w := range textnorm.GenericWords {
+		for _, x := range ix.analyze(w) {
+			ix.generic[x] = true
+		}
+	}
+	return ix, nil
+}
+
+// openOrCreate reuses the index at path when its fingerprint matches,
+// rebuilds a stale one, and refuses to delete a directory that is not a
+// Bleve index.
+func openOrCreate(path string, im mapping.IndexMapping, fp string) (bleve.Index, bool, error) {
+	if _, err := os.Stat(path); err == nil {
+		if bi, err := bleve.Open(path); err == nil {
+			got, _ := bi.GetInternal([]byte(fingerprintKey))
+			if string(got) == fp {
+				return bi, true, nil
+			}
+			bi.Close()
+		}
+		if _, err := os.Stat(filepath.Join(path, "index_meta.json")); err != nil {
+			entries, _ := os.ReadDir(path)
+			if len(entries) > 0 {
+				return nil, false, fmt.Errorf("full-text index path %s exists and is not a Bleve index; refusing to delete it: choose another path or remove it", path)
+			}
+		}
+		if err := os.RemoveAll(path); err != nil {
+			return nil, false, fmt.Errorf("full-text index %s is stale and cannot be removed: %w", path, err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, false, fmt.Errorf("full-text index %s: %w", path, err)
+	}
+	bi, err := bleve.New(path, im)
+	if err != nil {
+		return nil, false, fmt.Errorf("full-text index: create %s: %w", path, err)
+	}
+	return bi, false, nil
+}
+
+// Close releases the index.
+func (ix *Index) Close() error { return ix.bi.Close() }
+
+// Len is the number of indexed texts.
+func (ix *Index) Len() int { return len(ix.terms) }
+
+// analyze runs the index analyzer over an already normalised text.
+func (ix *Index) analyze(text string) []string {
+	var out []string
+	for _, tok := range ix.analyzer.Analyze([]byte(text)) {
+		out = append(out, string(tok.Term))
+	}
+	return out
+}
+
+// Terms returns the analysed terms of a text as the index sees them.
+func (ix *Index) Terms(text string) []string { return ix.analyze(textnorm.Normalize(text)) }
+
+// SearchOptions configure one search.
+type SearchOptions struct {
+	// K is the number of hits returned (DefaultK when 0).
+	K int
+	// PhraseBoost weighs the whole-phrase query against the single words
+	// (DefaultPhraseBoost when 0).
+	PhraseBoost float64
+	// Guard drops hits that share only one word with the query when that
+	// word is generic (textnorm.GenericWords: rate, risk, disease, …) or
+	// carries less than MinCoverage of the query's IDF weight.
+	Guard bool
+	// MinCoverage is the guard's IDF share (DefaultMinCoverage when 0).
+	MinCoverage float64
+	// Exclude hides these texts from this search (leave-one-out
+	// evaluation); document frequencies still count them.
+	Exclude []int
+}
+
+// Hit is one matching text.
+type Hit struct {
+	ID    int
+	Score float64
+	// Phrase is true when the whole query phrase occurs in the text.
+	Phrase bool
+	// Matched are the query's analysed terms found in the text.
+	Matched []string
+}
+
+// Search queries with one or more variants of a finding's query text
+// (QueryText output, optionally with abbreviations expanded): each
+// variant's whole phrase (boosted) OR any of its words. Hits come best
+// first; with the guard, up to 3K candidates are fetched so that dropped
+// hits do not shorten the list.
+func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
+	if o.K <= 0 {
+		o.K = DefaultK
+	}
+	if o.PhraseBoost == 0 {
+		o.PhraseBoost = DefaultPhraseBoost
+	}
+	if o.MinCoverage == 0 {
+		o.MinCoverage = DefaultMinCoverage
+	}
+	var disj []query.Query
+	var qterms [][]string
+	for _, v := range variants {
+		n := textnorm.Normalize(v)
+		terms := ix.analyze(n)
+		if len(terms) == 0 {
+			continue
+		}
+		qterms = append(qterms, terms)
+		p := query.NewMatchPhraseQuery(n)
+		p.SetField(field)
+		p.SetBoost(o.PhraseBoost)
+		m := query.NewMatchQuery(n)
+		m.SetField(field)
+		disj = append(disj, p, m)
+	}
+	if len(disj) == 0 {
+		return nil, nil
+	}
+	var q query.Query = query.NewDisjunctionQuery(disj)
+	if len(o.Exclude) > 0 {
+		ids := make([]string, len(o.Exclude))
+		for i, id := range o.Exclude {
+			ids[i] = strconv.Itoa(id)
+		}
+		q = query.NewBooleanQuery([]query.Query{q}, nil, []query.Query{query.NewDocIDQuery(ids)})
+	}
+	size := o.K
+	if o.Guard {
+		size = 3 * o.K
+	}
+	req := bleve.NewSearchRequestOptions(q, size, 0, false)
+	res, err := ix.bi.Search(req)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search %q: %w", strings.Join(variants, " | "), err)
+	}
+	var out []Hit
+	for _, h := range res.Hits {
+		id, err := strconv.Atoi(h.ID)
+		if err != nil || id < 0 || id >= len(ix.terms) {
+			return nil, fmt.Errorf("full-text index returned unknown document %q; rebuild the index", h.ID)
+		}
+		hit := Hit{ID: id, Score: h.Score}
+		keep := !o.Guard
+		for _, qt := range qterms {
+			phrase, matched := ix.match(id, qt)
+			if phrase {
+				hit.Phrase = true
+			}
+			if len(matched) > len(hit.Matched) {
+				hit.Matched = matched
+			}
+			if o.Guard && ix.passes(phrase, matched, qt, o.MinCoverage) {
+				keep = true
+			}
+		}
+		if !keep {
+			continue
+		}
+		out = append(out, hit)
+		if len(out) == o.K {
+			break
+		}
+	}
+	return out, nil
+}
+
+// match reports whether the query terms occur as a contiguous run in text
+// id, and which distinct query terms occur at all.
+func (ix *Index) match(id int, qt []string) (bool, []string) {
+	seen := map[string]bool{}
+	var matched []string
+	for _, t := range qt {
+		if ix.termSet[id][t] && !seen[t] {
+			seen[t] = true
+			matched = append(matched, t)
+		}
+	}
+	doc := ix.terms[id]
+	for i := 0; i+len(qt) <= len(doc); i++ {
+		ok := true
+		for j, t := range qt {
+			if doc[i+j] != t {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true, matched
+		}
+	}
+	return false, matched
+}
+
+// passes is the single-word guard: a hit that shares exactly one word with
+// a query of two or more words is kept only if that word is not generic
+// and carries at least minCov of the query's IDF weight.
+func (ix *Index) passes(phrase bool, matched, qt []string, minCov float64) bool {
+	if phrase || len(matched) != 1 {
+		return phrase || len(matched) > 1
+	}
+	distinct := map[string]bool{}
+	for _, t := range qt {
+		distinct[t] = true
+	}
+	if len(distinct) < 2 {
+		return true
+	}
+	t := matched[0]
+	if ix.generic[t] {
+		return false
+	}
+	var total float64
+	for x := range distinct {
+		total += ix.idf(x)
+	}
+	return ix.idf(t)/total >= minCov
+}
+
+// idf is BM25's inverse document frequency over the indexed texts.
+func (ix *Index) idf(t string) float64 {
+	n, df := float64(len(ix.terms)), float64(ix.df[t])
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
+}
