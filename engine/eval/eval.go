@@ -168,6 +168,12 @@ type Options struct {
 	// AllowFraction lets a unitless value between 0 and 1 meet a percent
 	// threshold (LVEF 0.35 → 35 %).
 	AllowFraction bool
+	// Admit, when set, decides whether a matching evidence item may
+	// support the condition at all (step v, the consistency check, which
+	// compares the mention with each condition's own wording and context).
+	// A refused item is left out of the condition's evaluation; the caller
+	// records why.
+	Admit func(c Cond, e Evidence) bool
 }
 
 // RuleResult is the evaluation of one rule with its full trace.
@@ -358,6 +364,9 @@ func evaluate(c Cond, ev []Evidence, keys []string, opt Options) ConditionResult
 	decided, hasFalse := false, false
 	for i := range ev {
 		if keys[i] != ck {
+			continue
+		}
+		if opt.Admit != nil && !opt.Admit(c, ev[i]) {
 			continue
 		}
 		r.Evidence = append(r.Evidence, ev[i])
