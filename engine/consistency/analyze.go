@@ -1,0 +1,373 @@
+// Package consistency is step (v) of the query pipeline: before a piece of
+// evidence may support a rule condition, the mention it came from is found
+// again in the case text and its clause is read for negation, uncertainty
+// and qualifiers (ConText/NegEx style). The extractor and the formatter
+// can drop the one word that changes the meaning ("suspected", "no",
+// "chronic"); this step recovers it from the text.
+//
+// The cue lists (cues.go) are generic and name no disease.
+package consistency
+
+import (
+	"strings"
+)
+
+// Context is what a text says around a mention.
+type Context struct {
+	Target string `json:"target"`
+	// Found reports whether the mention was located in the text.
+	Found bool `json:"found"`
+	// Clause is the text of the clause(s) holding the mention.
+	Clause    string `json:"clause"`
+	Negated   bool   `json:"negated"`
+	Uncertain bool   `json:"uncertain"`
+	// Either is set when a phrase such as "documented or suspected"
+	// scopes over the mention: it is asserted and suspected at once.
+	Either bool `json:"either,omitempty"`
+	// Qualifiers found in the clause (chronic, acute, stable, severe, …).
+	Qualifiers []string `json:"qualifiers"`
+	// Cues that scope over the mention, in text order.
+	Cues []string `json:"cues"`
+}
+
+// Analyze locates target in text (case-insensitive; by token overlap,
+// spelling variants and acronyms when not verbatim) and reports its
+// clause, the cues scoping over it and the clause's qualifiers. Negation
+// and uncertainty are judged at the mention's head, its first word that
+// is not part of a cue, so "diabetes without complications" is not a
+// negated diabetes while "no history of MI" is a negated MI.
+func Analyze(text, target string) Context {
+	a := analyse(text, target)
+	if !a.found {
+		return Context{Target: target, Qualifiers: []string{}, Cues: []string{}}
+	}
+	return a.context(target, []int{a.head()})
+}
+
+// analysis is a tokenised text with its cues and a located mention.
+type analysis struct {
+	text       string
+	toks       []token
+	hits       []cueHit
+	found      bool
+	from, to   int // mention tokens, inclusive
+	cFrom, cTo int // clause tokens, inclusive
+}
+
+func analyse(text, target string) analysis {
+	a := analysis{text: text, toks: tokenize(text)}
+	a.hits = findCues(a.toks)
+	from, to, ok := locate(a.toks, tokenize(target))
+	if !ok {
+		return a
+	}
+	a.found, a.from, a.to = true, from, to
+	lo, hi := -1, -1
+	for i := from; i <= to; i++ {
+		if c := a.toks[i].clause; c >= 0 {
+			if lo < 0 || c < lo {
+				lo = c
+			}
+			if c > hi {
+				hi = c
+			}
+		}
+	}
+	a.cFrom, a.cTo = from, to
+	for i := range a.toks {
+		if a.toks[i].clause == lo {
+			a.cFrom = i
+			break
+		}
+	}
+	for i := len(a.toks) - 1; i >= 0; i-- {
+		if a.toks[i].clause == hi {
+			a.cTo = i
+			break
+		}
+	}
+	return a
+}
+
+// head is the first content word of the mention that is not a cue word.
+func (a analysis) head() int {
+	for i := a.from; i <= a.to; i++ {
+		if a.toks[i].content() && !inCue(a.hits, i) {
+			return i
+		}
+	}
+	for i := a.from; i <= a.to; i++ {
+		if a.toks[i].word && !inCue(a.hits, i) {
+			return i
+		}
+	}
+	return a.from
+}
+
+// under reports whether a cue of the kind scopes over any focus token,
+// and which cues do.
+func (a analysis) under(kind cueKind, focus []int) (bool, []string) {
+	var cs []string
+	for _, h := range a.hits {
+		if h.def.kind != kind {
+			continue
+		}
+		for _, i := range focus {
+			if h.covers(i) {
+				cs = append(cs, h.def.text)
+				break
+			}
+		}
+	}
+	return len(cs) > 0, cs
+}
+
+// context builds the public view, judging cues at the focus tokens.
+func (a analysis) context(target string, focus []int) Context {
+	c := Context{Target: target, Found: a.found, Qualifiers: []string{}, Cues: []string{}}
+	if !a.found {
+		return c
+	}
+	c.Clause = strings.TrimSpace(a.text[a.toks[a.cFrom].start:a.toks[a.cTo].end])
+	c.Qualifiers = a.qualifiers()
+	var neg, unc, either []string
+	c.Negated, neg = a.under(kindNegation, focus)
+	c.Uncertain, unc = a.under(kindUncertainty, focus)
+	c.Either, either = a.under(kindEither, focus)
+	// Cues in text order.
+	want := map[string]bool{}
+	for _, s := range append(append(neg, unc...), either...) {
+		want[s] = true
+	}
+	for _, h := range a.hits {
+		if want[h.def.text] {
+			c.Cues = append(c.Cues, h.def.text)
+			delete(want, h.def.text)
+		}
+	}
+	return c
+}
+
+// qualifiers lists the qualifiers of the clause, skipping cue words
+// ("known or suspected" is a certainty cue, not the qualifier "known").
+func (a analysis) qualifiers() []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for i := a.cFrom; i <= a.cTo; i++ {
+		if a.toks[i].boundary || inCue(a.hits, i) {
+			continue
+		}
+		if q, n := qualifierAt(a.toks, i); n > 0 {
+			if !seen[q] {
+				seen[q] = true
+				out = append(out, q)
+			}
+			i += n - 1
+		}
+	}
+	return out
+}
+
+// locate finds the target's tokens in the text: verbatim first (up to
+// case, spelling and punctuation), else the clause that covers most of the
+// target's content words, counting similar words and acronyms
+// ("CABG" for "coronary artery bypass graft" and back). At least 60% of
+// the content words must be covered, so a single shared word ("heart")
+// does not place a two-word mention ("heart failure") in the wrong clause.
+func locate(text, target []token) (from, to int, ok bool) {
+	if f, t, ok := verbatim(text, target); ok {
+		return f, t, true
+	}
+	var tc []int
+	for i, t := range target {
+		if t.content() {
+			tc = append(tc, i)
+		}
+	}
+	if len(tc) == 0 {
+		for i, t := range target {
+			if t.word {
+				tc = append(tc, i)
+			}
+		}
+	}
+	if len(tc) == 0 {
+		return 0, 0, false
+	}
+	need := (3*len(tc) + 4) / 5 // ceil(0.6 n)
+	best := 0
+	nClauses := 0
+	for _, t := range text {
+		if t.clause+1 > nClauses {
+			nClauses = t.clause + 1
+		}
+	}
+	for c := 0; c < nClauses; c++ {
+		lo, hi := -1, -1
+		for i, t := range text {
+			if t.clause == c {
+				if lo < 0 {
+					lo = i
+				}
+				hi = i
+			}
+		}
+		if lo < 0 {
+			continue
+		}
+		covered, matched := cover(text, lo, hi, target, tc)
+		if covered >= need && covered > best {
+			best = covered
+			from, to = matched[0], matched[0]
+			for _, m := range matched {
+				from, to = min(from, m), max(to, m)
+			}
+			ok = true
+		}
+	}
+	return from, to, ok
+}
+
+// verbatim matches the target's tokens as a contiguous run of the text's
+// tokens, ignoring punctuation on both sides.
+func verbatim(text, target []token) (int, int, bool) {
+	var tw []token
+	for _, t := range target {
+		if !(t.boundary && !t.word) {
+			tw = append(tw, t)
+		}
+	}
+	if len(tw) == 0 {
+		return 0, 0, false
+	}
+	for i := range text {
+		j, k := i, 0
+		for k < len(tw) && j < len(text) {
+			if text[j].boundary && !text[j].word {
+				if k == 0 {
+					break
+				}
+				j++
+				continue
+			}
+			if text[j].norm != tw[k].norm {
+				break
+			}
+			j++
+			k++
+		}
+		if k == len(tw) {
+			return i, j - 1, true
+		}
+	}
+	return 0, 0, false
+}
+
+// cover counts the target content tokens (indexes tc into target) matched
+// within text[lo..hi] and returns the matched text tokens.
+func cover(text []token, lo, hi int, target []token, tc []int) (int, []int) {
+	covered := make([]bool, len(tc))
+	var matched []int
+	for k, ti := range tc {
+		for x := lo; x <= hi; x++ {
+			if text[x].word && similar(text[x], target[ti]) {
+				covered[k] = true
+				matched = append(matched, x)
+			}
+		}
+	}
+	// An acronym in the text standing for a run of target words.
+	for x := lo; x <= hi; x++ {
+		if !acronymCandidate(text[x]) {
+			continue
+		}
+		for a := 0; a < len(tc); a++ {
+			for b := a + 1; b < len(tc); b++ {
+				if initials(target[tc[a]:tc[b]+1]) == text[x].low {
+					for k := a; k <= b; k++ {
+						covered[k] = true
+					}
+					matched = append(matched, x)
+				}
+			}
+		}
+	}
+	// An acronym in the target standing for a run of text words.
+	for k, ti := range tc {
+		if !acronymCandidate(target[ti]) {
+			continue
+		}
+		for x := lo; x <= hi; x++ {
+			for y := x + 1; y <= hi && y-x < 8; y++ {
+				if text[x].content() && text[y].content() && initials(text[x:y+1]) == target[ti].low {
+					covered[k] = true
+					matched = append(matched, x, y)
+				}
+			}
+		}
+	}
+	n := 0
+	for _, c := range covered {
+		if c {
+			n++
+		}
+	}
+	return n, matched
+}
+
+// linked returns the indexes in xs[lo..hi] of content words that stand
+// for a content word of ys: similar words, or acronyms either way.
+func linked(xs []token, lo, hi int, ys []token) []int {
+	var yc []int
+	for j, y := range ys {
+		if y.content() {
+			yc = append(yc, j)
+		}
+	}
+	mark := make([]bool, hi-lo+1)
+	for i := lo; i <= hi; i++ {
+		if !xs[i].content() {
+			continue
+		}
+		for _, j := range yc {
+			if similar(xs[i], ys[j]) {
+				mark[i-lo] = true
+				break
+			}
+		}
+		if mark[i-lo] || !acronymCandidate(xs[i]) {
+			continue
+		}
+		for a := 0; a < len(yc) && !mark[i-lo]; a++ {
+			for b := a + 1; b < len(yc); b++ {
+				if initials(ys[yc[a]:yc[b]+1]) == xs[i].low {
+					mark[i-lo] = true
+					break
+				}
+			}
+		}
+	}
+	for _, j := range yc {
+		if !acronymCandidate(ys[j]) {
+			continue
+		}
+		for x := lo; x <= hi; x++ {
+			for y := x + 1; y <= hi && y-x < 8; y++ {
+				if xs[x].content() && xs[y].content() && initials(xs[x:y+1]) == ys[j].low {
+					for k := x; k <= y; k++ {
+						if xs[k].content() {
+							mark[k-lo] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	var out []int
+	for k, m := range mark {
+		if m {
+			out = append(out, lo+k)
+		}
+	}
+	return out
+}

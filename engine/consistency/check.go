@@ -1,0 +1,303 @@
+package consistency
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/executablekg/execkg/rules"
+)
+
+// Check names.
+const (
+	CheckCertainty = "certainty"
+	CheckNegation  = "negation"
+	CheckQualifier = "qualifier"
+	CheckAbsence   = "absence"
+)
+
+// EnvFilters is the environment variable selecting the checks, as in the
+// reference system.
+const EnvFilters = "KG_FILTERS"
+
+// Checks selects which checks run.
+type Checks struct {
+	Certainty, Negation, Qualifier bool
+	// Absence makes an ABSENT condition need a stated absence. Evaluate
+	// such rules open-world (eval.Options{ClosedWorld: false}); otherwise
+	// an unmentioned finding still counts as absent.
+	Absence bool
+}
+
+// DefaultChecks are the checks of the paper run.
+var DefaultChecks = Checks{Certainty: true, Negation: true, Qualifier: true}
+
+// ParseChecks reads a comma (or space or plus) separated list:
+// "certainty,negation,qualifier" (also "default" or ""), "none", and
+// "absence" added to either list ("default,absence").
+func ParseChecks(s string) (Checks, error) {
+	fields := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ',' || r == '+' || r == ' ' || r == ';' })
+	if len(fields) == 0 {
+		return DefaultChecks, nil
+	}
+	var c Checks
+	none := false
+	for _, f := range fields {
+		switch f {
+		case CheckCertainty:
+			c.Certainty = true
+		case CheckNegation:
+			c.Negation = true
+		case CheckQualifier:
+			c.Qualifier = true
+		case CheckAbsence:
+			c.Absence = true
+		case "default":
+			c.Certainty, c.Negation, c.Qualifier = true, true, true
+		case "all":
+			c = Checks{true, true, true, true}
+		case "none":
+			none = true
+		default:
+			return Checks{}, fmt.Errorf("checks %q: unknown check %q; use a comma list of certainty, negation, qualifier, absence, or default, all, none", s, f)
+		}
+	}
+	if none {
+		if c != (Checks{}) {
+			return Checks{}, fmt.Errorf("checks %q: none cannot be combined with other checks", s)
+		}
+		return Checks{}, nil
+	}
+	return c, nil
+}
+
+// ChecksFromEnv reads KG_FILTERS; unset or empty gives the default.
+func ChecksFromEnv() (Checks, error) {
+	c, err := ParseChecks(os.Getenv(EnvFilters))
+	if err != nil {
+		return Checks{}, fmt.Errorf("%s: %w", EnvFilters, err)
+	}
+	return c, nil
+}
+
+// String lists the selected checks ("none" when empty); ParseChecks reads
+// it back.
+func (c Checks) String() string {
+	var out []string
+	if c.Certainty {
+		out = append(out, CheckCertainty)
+	}
+	if c.Negation {
+		out = append(out, CheckNegation)
+	}
+	if c.Qualifier {
+		out = append(out, CheckQualifier)
+	}
+	if c.Absence {
+		out = append(out, CheckAbsence)
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ",")
+}
+
+// Set makes *Checks a flag.Value.
+func (c *Checks) Set(s string) error {
+	v, err := ParseChecks(s)
+	if err != nil {
+		return err
+	}
+	*c = v
+	return nil
+}
+
+// Condition holds the fields of a rule condition the checks read.
+type Condition struct {
+	Concept  string `json:"concept"`
+	Wording  string `json:"wording,omitempty"`
+	Context  string `json:"context,omitempty"`
+	Operator string `json:"operator"`
+}
+
+// Verdict says whether a mention may support a condition and, if not,
+// which check blocked it and why.
+type Verdict struct {
+	Pass   bool   `json:"pass"`
+	Check  string `json:"check,omitempty"`
+	Reason string `json:"reason"`
+	// Context is the mention's context in the case, judged at the words
+	// it shares with the condition.
+	Context Context `json:"context"`
+}
+
+// Check decides whether mention (a finding extracted from caseText) may be
+// used as support for cond.
+//
+//   - negation: a mention a negation cue scopes over never supports a
+//     PRESENT or numeric condition, even if the extractor dropped the cue.
+//   - absence (optional): an ABSENT condition is supported only by a
+//     mention whose absence the case states.
+//   - certainty: an uncertainty cue scoping over the words the mention
+//     shares with the condition must be on both sides or on neither; a
+//     "documented or suspected" phrase on either side accepts both.
+//   - qualifier: every qualifier of the condition's wording or concept
+//     (chronic, acute, stable, severe, …) must occur in the mention's
+//     clause, so a more specific mention satisfies a general condition but
+//     not the reverse. Certainty words (established, known) are left to
+//     the certainty check, and numeric conditions are skipped: their
+//     threshold states the band that words like "moderate" restate.
+//
+// A mention not found in the case text is judged on its own wording.
+func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
+	a := analyse(caseText, mention)
+	inCase := a.found
+	note := ""
+	if !inCase {
+		a = analyse(mention, mention)
+		note = " (mention not found in the case text; judged on the mention alone)"
+	}
+	op := rules.NormalizeOperator(cond.Operator)
+	condToks := tokenize(cond.Wording + " ; " + cond.Concept)
+	focus := []int{a.head()}
+	if a.found {
+		if l := linked(a.toks, a.from, a.to, condToks); len(l) > 0 {
+			focus = l
+		}
+	}
+	ctx := a.context(mention, focus)
+	ctx.Found = inCase
+	v := Verdict{Pass: true, Context: ctx}
+	block := func(check, reason string) Verdict {
+		v.Pass, v.Check, v.Reason = false, check, check+": "+reason+note
+		return v
+	}
+	if !a.found {
+		// Cannot happen for a non-empty mention, but an empty one has no
+		// words to judge; let it through unjudged rather than invent.
+		v.Reason = "mention is empty; nothing to check"
+		return v
+	}
+	clause := quote(ctx.Clause)
+
+	if checks.Negation && op != rules.OpAbsent && ctx.Negated {
+		return block(CheckNegation, fmt.Sprintf("%s negates the mention in %s, so it cannot support %s %s",
+			quote(strings.Join(ctx.Cues, ", ")), clause, name(cond), op))
+	}
+	if checks.Absence && op == rules.OpAbsent && !ctx.Negated {
+		return block(CheckAbsence, fmt.Sprintf("the case does not state that %s is absent (%s); an ABSENT condition needs a stated absence",
+			name(cond), clause))
+	}
+	if checks.Certainty {
+		mentionToks := append(tokenize(mention), a.toks[a.from:a.to+1]...)
+		cu, ce, where := conditionCertainty(cond, mentionToks)
+		if !ctx.Either && !ce && ctx.Uncertain != cu {
+			if ctx.Uncertain {
+				return block(CheckCertainty, fmt.Sprintf("the case is uncertain (%s in %s) but the condition %s is not",
+					quote(strings.Join(ctx.Cues, ", ")), clause, quote(name(cond))))
+			}
+			return block(CheckCertainty, fmt.Sprintf("the condition is uncertain (%s) but the case states %s without doubt",
+				where, clause))
+		}
+	}
+	if checks.Qualifier && !rules.IsNumeric(op) {
+		if q, phrase := missingQualifier(cond, a); q != "" {
+			return block(CheckQualifier, fmt.Sprintf("the condition says %s (%s) but the case clause %s does not",
+				quote(q), quote(phrase), clause))
+		}
+	}
+	if checks == (Checks{}) {
+		v.Reason = "no checks selected"
+	} else {
+		v.Reason = "passed " + checks.String() + note
+	}
+	return v
+}
+
+// conditionCertainty reads the condition's wording, concept and context
+// for uncertainty over the words it shares with the mention. where names
+// the cue and phrase for the verdict.
+func conditionCertainty(cond Condition, mention []token) (uncertain, either bool, where string) {
+	judge := func(text, target string) {
+		if text == "" || target == "" || uncertain && either {
+			return
+		}
+		a := analyse(text, target)
+		var focus []int
+		if a.found {
+			focus = linked(a.toks, a.from, a.to, mention)
+			if len(focus) == 0 {
+				focus = []int{a.head()}
+			}
+		} else if len(a.toks) > 0 {
+			// Wording not in its context: look at context words the
+			// mention shares, and at nothing if there are none.
+			focus = linked(a.toks, 0, len(a.toks)-1, mention)
+		}
+		if e, _ := a.under(kindEither, focus); e {
+			either = true
+		}
+		if u, cs := a.under(kindUncertainty, focus); u && !uncertain {
+			uncertain = true
+			where = quote(strings.Join(cs, ", ")) + " in " + quote(text)
+		}
+	}
+	judge(cond.Wording, cond.Wording)
+	judge(cond.Concept, cond.Concept)
+	target := cond.Wording
+	if target == "" {
+		target = cond.Concept
+	}
+	judge(cond.Context, target)
+	return uncertain, either, where
+}
+
+// missingQualifier returns the first qualifier of the condition's wording
+// or concept that the mention's clause lacks, with the phrase it came from.
+func missingQualifier(cond Condition, a analysis) (string, string) {
+	have := map[string]bool{}
+	for _, q := range a.qualifiers() {
+		have[q] = true
+	}
+	for _, phrase := range []string{cond.Wording, cond.Concept} {
+		ts := tokenize(phrase)
+		for i := 0; i < len(ts); i++ {
+			q, n := qualifierAt(ts, i)
+			if n == 0 {
+				continue
+			}
+			if qualifiers[q] == qualCertainty || have[q] || acronymInClause(ts[i:], a) {
+				i += n - 1
+				continue
+			}
+			return q, phrase
+		}
+	}
+	return "", ""
+}
+
+// acronymInClause: the clause abbreviates a phrase starting with the
+// qualifier ("CCS" for "chronic coronary syndrome"), which states it.
+func acronymInClause(phrase []token, a analysis) bool {
+	for n := 2; n <= len(phrase) && n <= 8; n++ {
+		ini := initials(phrase[:n])
+		if len(ini) < 2 {
+			continue
+		}
+		for i := a.cFrom; i <= a.cTo; i++ {
+			if acronymCandidate(a.toks[i]) && a.toks[i].low == ini {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func name(c Condition) string {
+	if c.Concept != "" {
+		return c.Concept
+	}
+	return c.Wording
+}
+
+func quote(s string) string { return "'" + s + "'" }

@@ -1,0 +1,327 @@
+package consistency
+
+import (
+	"sort"
+	"strings"
+)
+
+// Cue lists in the style of NegEx/ConText. They are generic: no cue names
+// a disease, so they carry over to any guideline.
+
+type cueKind uint8
+
+const (
+	kindNegation cueKind = iota + 1
+	kindUncertainty
+	kindEither      // "documented or suspected": both certainties
+	kindPseudo      // looks like a cue but is not ("not only"); consumed, no scope
+	kindTermination // ends the scope of other cues ("except")
+)
+
+type direction uint8
+
+const (
+	forward  direction = 1 << iota // scopes over what follows ("no MI")
+	backward                       // scopes over what precedes ("MI was ruled out")
+	both     = forward | backward
+)
+
+type cueDef struct {
+	words []string // lower-case tokens
+	text  string
+	kind  cueKind
+	dir   direction
+}
+
+var negationForward = []string{
+	"no", "not", "without", "w/o", "denies", "denied", "denying", "deny",
+	"negative for", "absence of", "absent", "free of", "ruled out", "rules out",
+	"no history of", "no hx of", "no h/o", "no evidence of", "no sign of", "no signs of",
+	"no symptoms of", "no known", "no prior", "no previous", "never", "never had",
+	"nor", "neither", "lack of", "lacks", "lacking", "nil",
+	"no longer", "does not have", "did not have", "not known to have", "unremarkable for",
+	"fails to reveal", "failed to reveal", "no suspicion of", "no clinical suspicion of",
+}
+
+var negationBackward = []string{
+	"ruled out", "was ruled out", "is ruled out", "has been ruled out", "were ruled out",
+	"excluded", "was excluded", "is excluded", "has been excluded", "were excluded",
+	"absent", "is absent", "was absent", "not present", "is not present", "not seen",
+	"not detected", "not found", "not demonstrated", "denied", "resolved",
+}
+
+var uncertaintyForward = []string{
+	"suspected", "suspect", "suspicion of", "suspicious for", "suspicious of", "possible",
+	"possibly", "probable", "probably", "likely", "unlikely", "presumed", "presumably",
+	"presumptive", "putative", "suggestive of", "suggesting", "suggests", "suggest",
+	"rule out", "r/o", "to rule out", "to exclude", "evaluate for", "evaluation for",
+	"workup for", "work-up for", "concern for", "concerning for",
+	"questionable", "query", "?", "cannot exclude", "can't exclude", "cannot rule out",
+	"can not rule out", "could not exclude", "may have", "might have", "may be", "could be",
+	"differential diagnosis", "ddx", "uncertain", "equivocal", "doubtful", "question of",
+	"indeterminate", "not excluded", "not ruled out",
+}
+
+var uncertaintyBackward = []string{
+	"suspected", "is suspected", "was suspected", "are suspected", "possible", "is possible",
+	"likely", "is likely", "unlikely", "is unlikely", "probable", "is probable", "?",
+	"cannot be excluded", "can not be excluded", "could not be excluded", "cannot be ruled out",
+	"can not be ruled out", "could not be ruled out", "not excluded", "not ruled out",
+	"to be excluded", "to be ruled out", "questionable", "is questionable", "query",
+	"is not excluded", "is not ruled out", "remains possible", "not confirmed", "unconfirmed",
+}
+
+// eitherForward accept an assertion and a suspicion alike.
+var eitherForward = []string{
+	"documented or suspected", "suspected or documented", "known or suspected",
+	"suspected or known", "established or suspected", "suspected or established",
+	"confirmed or suspected", "suspected or confirmed", "proven or suspected",
+	"suspected or proven", "suspected or diagnosed", "diagnosed or suspected",
+}
+
+var pseudo = []string{
+	"not only", "no increase", "no change", "no significant change", "no interval change",
+	"not necessarily", "gram negative", "gram-negative", "without difficulty", "not cause",
+	"not drain", "not extend", "no suspicious change", "not certain if", "not certain whether",
+	"no further change", "not appear", "not been able", "not able to be",
+}
+
+var termination = []string{
+	"except", "except for", "apart from", "aside from", "other than", "besides",
+	"save for",
+}
+
+// cues is every definition, longest first so "no history of" wins over
+// "no" and "cannot be excluded" over "excluded".
+var cues = buildCues()
+
+func buildCues() []cueDef {
+	merged := map[string]*cueDef{}
+	add := func(list []string, kind cueKind, dir direction) {
+		for _, s := range list {
+			ws := make([]string, 0, 4)
+			for _, t := range tokenizeCue(s) {
+				ws = append(ws, t)
+			}
+			k := strings.Join(ws, " ")
+			if d, ok := merged[k]; ok {
+				if d.kind != kind {
+					// A phrase may be a cue of only one kind; uncertainty
+					// lists hold "not excluded", negation lists do not.
+					panic("consistency: cue " + k + " listed under two kinds")
+				}
+				d.dir |= dir
+				continue
+			}
+			merged[k] = &cueDef{words: ws, text: k, kind: kind, dir: dir}
+		}
+	}
+	add(negationForward, kindNegation, forward)
+	add(negationBackward, kindNegation, backward)
+	add(uncertaintyForward, kindUncertainty, forward)
+	add(uncertaintyBackward, kindUncertainty, backward)
+	add(eitherForward, kindEither, forward)
+	add(pseudo, kindPseudo, 0)
+	add(termination, kindTermination, 0)
+	out := make([]cueDef, 0, len(merged))
+	for _, d := range merged {
+		out = append(out, *d)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if len(out[i].words) != len(out[j].words) {
+			return len(out[i].words) > len(out[j].words)
+		}
+		return out[i].text < out[j].text
+	})
+	return out
+}
+
+func tokenizeCue(s string) []string {
+	var out []string
+	for _, t := range tokenize(s) {
+		out = append(out, t.low)
+	}
+	return out
+}
+
+// cueHit is one cue found in a text: tokens [first, last].
+type cueHit struct {
+	def         *cueDef
+	first, last int
+	dir         direction // resolved direction ("?" depends on spacing)
+	from, to    int       // scope: token range [from, to)
+}
+
+// window caps a cue's scope (in tokens), as NegEx does, so a cue early in
+// a long run-on clause does not reach findings far away.
+const window = 8
+
+// findCues matches cues left to right, longest first, never across a
+// clause boundary; matched tokens are consumed, so a pseudo-cue hides the
+// "not" inside it. Then each cue's scope is set.
+func findCues(ts []token) []cueHit {
+	var hits []cueHit
+	for i := 0; i < len(ts); {
+		if ts[i].boundary {
+			i++
+			continue
+		}
+		matched := false
+		for k := range cues {
+			d := &cues[k]
+			n := len(d.words)
+			if i+n > len(ts) {
+				continue
+			}
+			ok := true
+			for j := 0; j < n; j++ {
+				t := ts[i+j]
+				if t.boundary || t.low != d.words[j] {
+					ok = false
+					break
+				}
+			}
+			if !ok {
+				continue
+			}
+			h := cueHit{def: d, first: i, last: i + n - 1, dir: d.dir}
+			if d.text == "?" {
+				// "?ACS" looks forward, "ACS?" back, a free-standing "?"
+				// both ways within its clause.
+				next := i+1 < len(ts) && ts[i+1].word && ts[i+1].start == ts[i].end
+				prev := i > 0 && ts[i-1].word && ts[i-1].end == ts[i].start
+				switch {
+				case next:
+					h.dir = forward
+				case prev:
+					h.dir = backward
+				default:
+					h.dir = both
+				}
+			}
+			hits = append(hits, h)
+			i += n
+			matched = true
+			break
+		}
+		if !matched {
+			i++
+		}
+	}
+	for k := range hits {
+		setScope(ts, hits, k)
+	}
+	return hits
+}
+
+// setScope: forward cues reach from just after their first word (so "no
+// history of MI" covers "history of MI") to the clause end, a termination
+// cue or the window; backward cues reach back to the clause start, a
+// termination cue or the window.
+func setScope(ts []token, hits []cueHit, k int) {
+	h := &hits[k]
+	switch h.def.kind {
+	case kindPseudo, kindTermination:
+		h.from, h.to = h.first, h.first
+		return
+	}
+	c := ts[h.first].clause
+	from, to := h.first, h.first
+	if h.dir&forward != 0 {
+		end := h.last + 1
+		for end < len(ts) && ts[end].clause == c && end-h.last <= window && !terminates(hits, end) {
+			end++
+		}
+		from, to = h.first+1, end
+	}
+	if h.dir&backward != 0 {
+		start := h.first
+		for start > 0 && ts[start-1].clause == c && h.first-start < window && !terminatesBefore(hits, start-1) {
+			start--
+		}
+		from = start
+		if h.dir&forward == 0 {
+			to = h.first
+		}
+	}
+	h.from, h.to = from, to
+}
+
+// terminates reports whether a termination cue starts at token i.
+func terminates(hits []cueHit, i int) bool {
+	for _, h := range hits {
+		if h.def.kind == kindTermination && h.first == i {
+			return true
+		}
+	}
+	return false
+}
+
+// terminatesBefore reports whether token i ends a termination cue.
+func terminatesBefore(hits []cueHit, i int) bool {
+	for _, h := range hits {
+		if h.def.kind == kindTermination && h.last == i {
+			return true
+		}
+	}
+	return false
+}
+
+// covers reports whether the hit's scope includes token i.
+func (h cueHit) covers(i int) bool { return i >= h.from && i < h.to }
+
+// inCue reports whether token i belongs to some cue's own words.
+func inCue(hits []cueHit, i int) bool {
+	for _, h := range hits {
+		if i >= h.first && i <= h.last {
+			return true
+		}
+	}
+	return false
+}
+
+// Qualifiers recognised in clauses and condition wording.
+type qualKind uint8
+
+const (
+	qualCourse    qualKind = iota + 1 // chronic, acute, stable, refractory, …
+	qualSeverity                      // mild, moderate, severe
+	qualCertainty                     // established, documented, known, …
+)
+
+var qualifiers = map[string]qualKind{
+	"chronic": qualCourse, "acute": qualCourse, "subacute": qualCourse, "hyperacute": qualCourse,
+	"stable": qualCourse, "unstable": qualCourse, "decompensated": qualCourse, "compensated": qualCourse,
+	"recurrent": qualCourse, "refractory": qualCourse, "persistent": qualCourse, "paroxysmal": qualCourse,
+	"permanent": qualCourse, "new-onset": qualCourse, "long-standing": qualCourse, "intermittent": qualCourse,
+	"severe": qualSeverity, "mild": qualSeverity, "moderate": qualSeverity,
+	"established": qualCertainty, "documented": qualCertainty, "known": qualCertainty,
+	"confirmed": qualCertainty, "proven": qualCertainty,
+}
+
+// qualifierPairs spell a qualifier in two words.
+var qualifierPairs = map[[2]string]string{
+	{"new", "onset"}: "new-onset", {"long", "standing"}: "long-standing",
+}
+
+var qualifierSpellings = map[string]string{"longstanding": "long-standing", "newonset": "new-onset"}
+
+// qualifierAt returns the qualifier starting at token i and its length.
+func qualifierAt(ts []token, i int) (string, int) {
+	if !ts[i].word {
+		return "", 0
+	}
+	if i+1 < len(ts) {
+		if q, ok := qualifierPairs[[2]string{ts[i].low, ts[i+1].low}]; ok {
+			return q, 2
+		}
+	}
+	w := ts[i].low
+	if q, ok := qualifierSpellings[w]; ok {
+		w = q
+	}
+	if _, ok := qualifiers[w]; ok {
+		return w, 1
+	}
+	return "", 0
+}

@@ -1,0 +1,195 @@
+package consistency
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// token is one word or symbol of a text with its byte offsets.
+type token struct {
+	low        string // lower-cased as written
+	norm       string // spelling-normalised, for fuzzy matching
+	start, end int    // byte offsets in the text
+	word       bool   // letters/digits (false for "?", "%", "<", …)
+	boundary   bool   // ends a clause: punctuation or a clause word
+	clause     int    // clause number; -1 on boundaries
+}
+
+// tokenize splits text into words and symbols. Words keep internal
+// hyphens, slashes and apostrophes ("ST-segment", "r/o", "can't") and
+// decimal points or commas between digits ("1.73", "1,73"), so a cue such
+// as "r/o" stays one token and a number never ends a clause.
+func tokenize(text string) []token {
+	var out []token
+	i := 0
+	for i < len(text) {
+		r, w := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case isWordRune(r):
+			j := i + w
+			for j < len(text) {
+				r2, w2 := utf8.DecodeRuneInString(text[j:])
+				if isWordRune(r2) {
+					j += w2
+					continue
+				}
+				if j+w2 < len(text) {
+					next, _ := utf8.DecodeRuneInString(text[j+w2:])
+					prev, _ := utf8.DecodeLastRuneInString(text[:j])
+					joiner := r2 == '-' || r2 == '/' || r2 == '\'' || r2 == '’'
+					decimal := (r2 == '.' || r2 == ',') && unicode.IsDigit(prev) && unicode.IsDigit(next)
+					if (joiner && isWordRune(next)) || decimal {
+						j += w2
+						continue
+					}
+				}
+				break
+			}
+			out = append(out, newToken(text[i:j], i, j, true))
+			i = j
+		case r == ',' || r == ';' || r == ':' || r == '.' || r == '!' || r == '\n' || r == '\r' || r == '•':
+			t := newToken(text[i:i+w], i, i+w, false)
+			t.boundary = true
+			out = append(out, t)
+			i += w
+		case r == '?' || r == '%' || r == '<' || r == '>' || r == '=' || r == '≤' || r == '≥':
+			out = append(out, newToken(text[i:i+w], i, i+w, false))
+			i += w
+		default:
+			i += w // spaces, brackets, quotes
+		}
+	}
+	markClauses(out)
+	return out
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) } // IsNumber keeps "m²" whole
+
+func newToken(s string, start, end int, word bool) token {
+	low := strings.ToLower(s)
+	return token{low: low, norm: normalize(low), start: start, end: end, word: word}
+}
+
+// spelling folds British and American spellings and plurals together so
+// "ischaemia" meets "ischemia" and "stenoses" is close to "stenosis".
+var spelling = strings.NewReplacer("ae", "e", "oe", "e", "’", "'")
+
+func normalize(low string) string {
+	s := spelling.Replace(low)
+	s = strings.TrimSuffix(s, "'s")
+	if len(s) > 4 && strings.HasSuffix(s, "s") && !strings.HasSuffix(s, "ss") && !strings.HasSuffix(s, "us") && !strings.HasSuffix(s, "is") {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// clauseWords end a clause. "or" is deliberately absent: "no diabetes or
+// hypertension" negates both, and "documented or suspected" stays whole.
+var clauseWords = map[string]bool{
+	"and": true, "with": true, "but": true, "which": true, "however": true, "although": true,
+	"though": true, "whereas": true, "where": true, "when": true, "while": true, "whilst": true,
+	"who": true, "whose": true, "whom": true, "because": true, "yet": true, "plus": true,
+}
+
+// clausePairs are two-word clause boundaries.
+var clausePairs = [][2]string{{"due", "to"}, {"secondary", "to"}, {"because", "of"}, {"as", "well"}}
+
+// markClauses numbers the clauses and marks boundary words.
+func markClauses(ts []token) {
+	for i := range ts {
+		if ts[i].word && clauseWords[ts[i].low] {
+			ts[i].boundary = true
+		}
+		for _, p := range clausePairs {
+			if i+1 < len(ts) && ts[i].low == p[0] && ts[i+1].low == p[1] {
+				ts[i].boundary, ts[i+1].boundary = true, true
+			}
+		}
+	}
+	c, open := 0, false
+	for i := range ts {
+		if ts[i].boundary {
+			ts[i].clause = -1
+			if open {
+				c++
+				open = false
+			}
+			continue
+		}
+		ts[i].clause = c
+		open = true
+	}
+}
+
+// stopwords carry no content for locating a mention.
+var stopwords = map[string]bool{
+	"a": true, "an": true, "the": true, "of": true, "in": true, "on": true, "at": true, "to": true,
+	"for": true, "with": true, "and": true, "or": true, "by": true, "from": true, "as": true,
+	"is": true, "was": true, "are": true, "were": true, "be": true, "been": true, "has": true,
+	"have": true, "had": true, "patient": true, "patients": true, "pt": true, "individual": true,
+	"individuals": true, "who": true, "that": true, "this": true, "his": true, "her": true,
+	"their": true, "no": true, "not": true, "its": true, "than": true, "per": true,
+}
+
+func (t token) content() bool { return t.word && !stopwords[t.low] }
+
+// similar reports whether two tokens are the same word up to spelling,
+// plural or a shared stem ("vasospasm"/"vasospastic",
+// "ischaemic"/"ischemia"); numbers must be equal.
+func similar(a, b token) bool {
+	if a.norm == b.norm {
+		return true
+	}
+	fa, ea := strconv.ParseFloat(a.low, 64)
+	fb, eb := strconv.ParseFloat(b.low, 64)
+	if ea == nil || eb == nil {
+		return ea == nil && eb == nil && fa == fb
+	}
+	n := commonPrefix(a.norm, b.norm)
+	short := min(len(a.norm), len(b.norm))
+	return n >= 5 && 4*n >= 3*short
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// initials of a run of words, skipping stopwords and splitting hyphenated
+// words ("non-obstructive" gives "no"), so "ischaemia with non-obstructive
+// coronary arteries" gives "inoca" and "type 2 diabetes mellitus" "t2dm".
+func initials(ts []token) string {
+	var b strings.Builder
+	for _, t := range ts {
+		if !t.word || stopwords[t.low] {
+			continue
+		}
+		for _, part := range strings.FieldsFunc(t.low, func(r rune) bool { return r == '-' || r == '/' }) {
+			r, _ := utf8.DecodeRuneInString(part)
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// acronymCandidate: a short word of letters (and digits) that could stand
+// for the initials of a phrase. Case is not required: notes write "cabg".
+func acronymCandidate(t token) bool {
+	if !t.word || len(t.low) < 2 || len(t.low) > 8 {
+		return false
+	}
+	letters := 0
+	for _, r := range t.low {
+		if unicode.IsLetter(r) {
+			letters++
+		} else if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return letters >= 2
+}
