@@ -95,6 +95,16 @@ var termination = []string{
 // "no" and "cannot be excluded" over "excluded".
 var cues = buildCues()
 
+// cuesByFirst indexes cues by their first word (longest first within), so
+// matching tries only the cues that can start at a token.
+var cuesByFirst = func() map[string][]int {
+	m := map[string][]int{}
+	for i, d := range cues {
+		m[d.words[0]] = append(m[d.words[0]], i)
+	}
+	return m
+}()
+
 func buildCues() []cueDef {
 	merged := map[string]*cueDef{}
 	add := func(list []string, kind cueKind, dir direction) {
@@ -167,7 +177,7 @@ func findCues(ts []token) []cueHit {
 			continue
 		}
 		matched := false
-		for k := range cues {
+		for _, k := range cuesByFirst[ts[i].low] {
 			d := &cues[k]
 			n := len(d.words)
 			if i+n > len(ts) {
