@@ -141,6 +141,14 @@ func (m *Memory) Load(ctx context.Context, pack *rules.Pack, opt BuildOptions) (
 	return st, nil
 }
 
+// UsePack makes reads refer to another pack already in the store.
+func (m *Memory) UsePack(id, version string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.scope = scope{id, version}
+	m.bundles, m.byKey = nil, nil
+}
+
 // readScope returns the pack reads refer to: the loaded one, else the only
 // pack in the graph.
 func (m *Memory) readScope() (scope, error) {

@@ -421,6 +421,9 @@ func float64s(v []float32) []float64 {
 	return out
 }
 
+// UsePack makes reads refer to another pack in the graph.
+func (s *Neo4j) UsePack(id, version string) { s.scope = scope{id, version} }
+
 // readScope returns the pack reads refer to: the loaded or configured one,
 // else the only pack in the graph.
 func (s *Neo4j) readScope(ctx context.Context) (scope, error) {
