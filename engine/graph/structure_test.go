@@ -58,8 +58,8 @@ func miniRules() []wantRule {
 			actions: []wantAction{oac, rehab}, recType: TypePrescription, direction: "POSITIVE",
 		},
 		{ // two OR groups: every branch of the first leads to every branch of the second
-			id: miniRule("table_02.json", 0, 1),
-			leads: [][2]string{{"g1::s1", "g2::s1"}, {"g1::s1", "g2::s2"}, {"g1::s2", "g2::s1"}, {"g1::s2", "g2::s2"}},
+			id:      miniRule("table_02.json", 0, 1),
+			leads:   [][2]string{{"g1::s1", "g2::s1"}, {"g1::s1", "g2::s2"}, {"g1::s2", "g2::s1"}, {"g1::s2", "g2::s2"}},
 			results: []string{"g2::s1", "g2::s2"}, decisions: 4,
 			actions: []wantAction{oac, rehab}, recType: TypePrescription, direction: "POSITIVE",
 		},
