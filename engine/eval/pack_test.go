@@ -1,0 +1,245 @@
+package eval
+
+import (
+	"math"
+	"testing"
+
+	"github.com/executablekg/execkg/rules"
+	"github.com/executablekg/execkg/rules/packs"
+	"github.com/executablekg/execkg/rules/units"
+)
+
+// These tests run the evaluator over every rule of the built-in pack, so
+// an encoding the evaluator cannot read (unknown unit, unparseable
+// threshold) or a rule shape it mishandles shows up here.
+
+func packRules(t *testing.T) []Rule {
+	t.Helper()
+	p, err := packs.Default()
+	if err != nil {
+		t.Fatalf("load built-in pack: %v", err)
+	}
+	var out []Rule
+	for _, r := range p.Rules() {
+		out = append(out, FromRuleRef(r))
+	}
+	if len(out) == 0 {
+		t.Fatal("built-in pack has no rules")
+	}
+	return out
+}
+
+func TestPackNumericConditionsReadable(t *testing.T) {
+	for _, r := range packRules(t) {
+		for _, c := range r.Conds {
+			if !rules.IsNumeric(c.Operator) {
+				continue
+			}
+			if !units.Known(c.Unit) {
+				t.Errorf("%s: unit %q is unknown to rules/units; use a spelling from ENCODING.md or add it there", c.DecisionID, c.Unit)
+			}
+			if _, err := rules.Threshold(c.Threshold).Float(); err != nil {
+				t.Errorf("%s: threshold %q: %v", c.DecisionID, c.Threshold, err)
+			}
+		}
+	}
+}
+
+// With no evidence, open world leaves every rule unknown and says what is
+// missing; closed world fires exactly the rules whose every group can be
+// met by absences alone.
+func TestPackEmptyCase(t *testing.T) {
+	for _, r := range packRules(t) {
+		open := EvaluateRule(r, nil, Options{})
+		if open.Truth != Unknown || len(open.Missing) == 0 {
+			t.Errorf("%s open world, no evidence: truth %v, missing %q; want unknown with missing findings", r.ID, open.Truth, open.Missing)
+		}
+		closed := EvaluateRule(r, nil, Options{ClosedWorld: true})
+		want := absencesAlone(r)
+		if closed.Fired() != want {
+			t.Errorf("%s closed world, no evidence: fired %v, want %v", r.ID, closed.Fired(), want)
+		}
+	}
+}
+
+// absencesAlone: every AND group holds only ABSENT conditions and every OR
+// group has one.
+func absencesAlone(r Rule) bool {
+	type g struct{ or, all, any bool }
+	groups := map[string]*g{}
+	for _, c := range r.Conds {
+		k := groupKey(c)
+		if groups[k] == nil {
+			groups[k] = &g{all: true}
+		}
+		abs := c.Operator == rules.OpAbsent
+		groups[k].all = groups[k].all && abs
+		groups[k].any = groups[k].any || abs
+		groups[k].or = groups[k].or || c.GroupType == rules.LogicOR
+	}
+	for _, gr := range groups {
+		if (gr.or && !gr.any) || (!gr.or && !gr.all) {
+			return false
+		}
+	}
+	return true
+}
+
+// variant spells a unit differently, so satisfying evidence also tests
+// canonicalisation.
+var variant = map[string]string{
+	"%": "percent", "mL/min/1.73 m2": "mL/min/1.73 m²", "mmol/L": "mmol/l", "kg/m2": "kg/m^2",
+	"years": "yrs", "ms": "msec", "unitless": "",
+}
+
+// For every rule, build evidence that meets it (all AND members, the
+// first member of each OR group) and check it fires; then state the
+// absence of one required finding and check it no longer fires.
+func TestPackSatisfiable(t *testing.T) {
+	fired := 0
+	for _, r := range packRules(t) {
+		chosen := chooseConds(r)
+		ev, ok := satisfy(chosen)
+		if !ok {
+			t.Logf("%s: chosen conditions contradict each other; not generated", r.ID)
+			continue
+		}
+		res := EvaluateRule(r, ev, Options{})
+		if !res.Fired() {
+			t.Errorf("%s: satisfying evidence does not fire: %s", r.ID, trace(res))
+			continue
+		}
+		fired++
+		// Flip the first chosen PRESENT condition of an AND group.
+		for _, c := range chosen {
+			if c.Operator != rules.OpPresent || c.GroupType == rules.LogicOR {
+				continue
+			}
+			flipped := make([]Evidence, 0, len(ev))
+			for _, e := range ev {
+				if e.ConceptKey == c.ConceptKey {
+					e.Present = false
+				}
+				flipped = append(flipped, e)
+			}
+			if res := EvaluateRule(r, flipped, Options{}); res.Truth != False {
+				t.Errorf("%s: stating %q absent gives %v, want false", r.ID, c.Concept, res.Truth)
+			}
+			break
+		}
+	}
+	if fired == 0 {
+		t.Fatal("no rule of the pack could be fired")
+	}
+	t.Logf("%d rules fired on generated evidence", fired)
+}
+
+func chooseConds(r Rule) []Cond {
+	var out []Cond
+	orSeen := map[string]bool{}
+	for _, c := range r.Conds {
+		k := groupKey(c)
+		if c.GroupType == rules.LogicOR {
+			if orSeen[k] {
+				continue
+			}
+			orSeen[k] = true
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// satisfy builds one evidence item per concept; numeric conditions on one
+// concept share a value inside all their bounds.
+func satisfy(cs []Cond) ([]Evidence, bool) {
+	type bounds struct {
+		lo, hi         float64
+		loOpen, hiOpen bool
+		eq             *float64
+		ne             []float64
+		unit, concept  string
+		present, value bool
+		absent         bool
+	}
+	by := map[string]*bounds{}
+	var order []string
+	for _, c := range cs {
+		b := by[c.ConceptKey]
+		if b == nil {
+			b = &bounds{lo: math.Inf(-1), hi: math.Inf(1), concept: c.Concept}
+			by[c.ConceptKey] = b
+			order = append(order, c.ConceptKey)
+		}
+		switch c.Operator {
+		case rules.OpPresent:
+			b.present = true
+			continue
+		case rules.OpAbsent:
+			b.absent = true
+			continue
+		}
+		th, err := rules.Threshold(c.Threshold).Float()
+		if err != nil {
+			return nil, false
+		}
+		b.value, b.unit = true, c.Unit
+		switch c.Operator {
+		case rules.OpLT, rules.OpLE:
+			if th < b.hi || (th == b.hi && c.Operator == rules.OpLT) {
+				b.hi, b.hiOpen = th, c.Operator == rules.OpLT
+			}
+		case rules.OpGT, rules.OpGE:
+			if th > b.lo || (th == b.lo && c.Operator == rules.OpGT) {
+				b.lo, b.loOpen = th, c.Operator == rules.OpGT
+			}
+		case rules.OpEQ:
+			v := th
+			b.eq = &v
+		case rules.OpNE:
+			b.ne = append(b.ne, th)
+		}
+	}
+	var ev []Evidence
+	for _, k := range order {
+		b := by[k]
+		if b.absent && (b.present || b.value) {
+			return nil, false
+		}
+		e := Evidence{ConceptKey: k, Concept: b.concept, Text: b.concept, Present: !b.absent}
+		if b.value {
+			var v float64
+			switch {
+			case b.eq != nil:
+				v = *b.eq
+			case !math.IsInf(b.lo, 0) && !math.IsInf(b.hi, 0):
+				v = (b.lo + b.hi) / 2
+			case !math.IsInf(b.lo, 0):
+				v = b.lo + 1
+			case !math.IsInf(b.hi, 0):
+				v = b.hi - math.Max(1, math.Abs(b.hi)/10)
+				if b.hi > 0 && v <= 0 {
+					v = b.hi / 2
+				}
+			default:
+				v = 1
+				for _, n := range b.ne {
+					if v == n {
+						v++
+					}
+				}
+			}
+			iv := interval{lo: b.lo, hi: b.hi, loOpen: b.loOpen, hiOpen: b.hiOpen}
+			if !iv.contains(v) {
+				return nil, false
+			}
+			u := b.unit
+			if alt, ok := variant[units.Canonical(u)]; ok {
+				u = alt
+			}
+			e.Value, e.Unit = &v, u
+		}
+		ev = append(ev, e)
+	}
+	return ev, true
+}
