@@ -1,0 +1,275 @@
+package packs_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/rules"
+	"github.com/executablekg/execkg/rules/packs"
+)
+
+// These tests are generated from the pack, over every rule of every row:
+// facts stating exactly a rule's conditions make it fire; dropping any one
+// AND condition leaves it unfired; each OR member alone suffices; a value
+// just outside a threshold makes it not fire, a value on an inclusive edge
+// fires. They exercise the encoding and the step (vi) evaluator together.
+
+// scenario is a set of conditions the facts must satisfy.
+type scenario []eval.Cond
+
+// facts builds evidence that satisfies every condition of s, one item per
+// concept (ranges on one concept get one value inside all bounds). edge,
+// when set, names a decision id whose inclusive threshold the value sits
+// on exactly; outside names one whose threshold the value just misses.
+func facts(t *testing.T, s scenario, edge, outside string) []eval.Evidence {
+	t.Helper()
+	type band struct {
+		lo, hi         float64
+		loOpen, hiOpen bool
+		unit           string
+		ne             []float64
+		eq             *float64
+	}
+	byKey := map[string]*band{}
+	var order []string
+	var out []eval.Evidence
+	for _, c := range s {
+		op := c.Operator
+		switch op {
+		case rules.OpPresent:
+			out = append(out, eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: true, Text: c.Wording})
+			continue
+		case rules.OpAbsent:
+			out = append(out, eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: false, Text: "no " + c.Wording})
+			continue
+		}
+		th, err := rules.Threshold(c.Threshold).Float()
+		require.NoError(t, err, c.DecisionID)
+		b := byKey[c.ConceptKey]
+		if b == nil {
+			b = &band{lo: math.Inf(-1), hi: math.Inf(1), unit: c.Unit}
+			byKey[c.ConceptKey] = b
+			order = append(order, c.ConceptKey)
+		}
+		switch op {
+		case rules.OpGT:
+			if th >= b.lo {
+				b.lo, b.loOpen = th, true
+			}
+		case rules.OpGE:
+			if th > b.lo {
+				b.lo, b.loOpen = th, false
+			}
+		case rules.OpLT:
+			if th <= b.hi {
+				b.hi, b.hiOpen = th, true
+			}
+		case rules.OpLE:
+			if th < b.hi {
+				b.hi, b.hiOpen = th, false
+			}
+		case rules.OpEQ:
+			v := th
+			b.eq = &v
+		case rules.OpNE:
+			b.ne = append(b.ne, th)
+		}
+	}
+	for _, k := range order {
+		b := byKey[k]
+		var v float64
+		step := 1.0
+		switch {
+		case b.eq != nil:
+			v = *b.eq
+		case !math.IsInf(b.lo, 0) && !math.IsInf(b.hi, 0):
+			step = math.Min(1, (b.hi-b.lo)/4)
+			v = (b.lo + b.hi) / 2
+		case !math.IsInf(b.lo, 0):
+			v = b.lo + 1
+		case !math.IsInf(b.hi, 0):
+			v = b.hi - 1
+		default:
+			v = 1
+		}
+		if !math.IsInf(b.lo, 0) && !math.IsInf(b.hi, 0) && b.hi-b.lo < 2 {
+			step = (b.hi - b.lo) / 4
+		}
+		for _, c := range s {
+			if c.ConceptKey != k {
+				continue
+			}
+			th, _ := rules.Threshold(c.Threshold).Float()
+			if c.DecisionID == edge {
+				v = th
+			}
+			if c.DecisionID == outside {
+				switch c.Operator {
+				case rules.OpGT, rules.OpGE:
+					v = th - step
+					if c.Operator == rules.OpGT {
+						v = th // on an exclusive edge: just outside
+					}
+				case rules.OpLT, rules.OpLE:
+					v = th + step
+					if c.Operator == rules.OpLT {
+						v = th
+					}
+				case rules.OpEQ:
+					v = th + step
+				case rules.OpNE:
+					v = th
+				}
+			}
+		}
+		for _, n := range b.ne {
+			if v == n && outside == "" {
+				v += step
+			}
+		}
+		val := v
+		out = append(out, eval.Evidence{ConceptKey: k, Present: true, Value: &val, Unit: b.unit, Text: fmt.Sprintf("%g %s", v, b.unit)})
+	}
+	return out
+}
+
+// groupsOf splits a rule's conditions by group key, in order.
+func groupsOf(r eval.Rule) (keys []string, members map[string][]eval.Cond, types map[string]string) {
+	members, types = map[string][]eval.Cond{}, map[string]string{}
+	for _, c := range r.Conds {
+		if _, ok := members[c.GroupKey]; !ok {
+			keys = append(keys, c.GroupKey)
+		}
+		members[c.GroupKey] = append(members[c.GroupKey], c)
+		types[c.GroupKey] = c.GroupType
+	}
+	return
+}
+
+// base satisfies every AND condition and the first member of each OR
+// group; orPick overrides the member chosen for one OR group.
+func base(r eval.Rule, orPick map[string]int, drop string) scenario {
+	keys, members, types := groupsOf(r)
+	var s scenario
+	for _, k := range keys {
+		if types[k] == rules.LogicOR {
+			s = append(s, members[k][orPick[k]])
+			continue
+		}
+		for _, c := range members[k] {
+			if c.DecisionID != drop {
+				s = append(s, c)
+			}
+		}
+	}
+	return s
+}
+
+func TestEveryRuleFiresOnItsConditions(t *testing.T) {
+	p, err := packs.Default()
+	require.NoError(t, err)
+	refs := p.Rules()
+	require.Len(t, refs, ruleCount(p))
+	checked := map[string]int{}
+	for _, ref := range refs {
+		r := eval.FromRuleRef(ref)
+		t.Run(ref.ID, func(t *testing.T) {
+			res := eval.EvaluateRule(r, facts(t, base(r, nil, ""), "", ""), eval.Options{})
+			require.Equal(t, eval.True, res.Truth, "facts stating the rule's conditions must fire it: %+v", res.Conditions)
+			checked["fires"]++
+
+			keys, members, types := groupsOf(r)
+			for _, k := range keys {
+				if types[k] == rules.LogicOR {
+					// Each OR member alone suffices.
+					for i := range members[k] {
+						s := base(r, map[string]int{k: i}, "")
+						res := eval.EvaluateRule(r, facts(t, s, "", ""), eval.Options{})
+						require.Equal(t, eval.True, res.Truth, "OR member %s alone must suffice", members[k][i].DecisionID)
+						checked["or-member"]++
+					}
+					continue
+				}
+				for _, c := range members[k] {
+					// Dropping one AND condition: not fired (unknown). A bound
+					// of a range shares its concept's fact with the other
+					// bound; "just outside" below covers it.
+					if sharesConcept(r, c) {
+						continue
+					}
+					res := eval.EvaluateRule(r, facts(t, base(r, nil, c.DecisionID), "", ""), eval.Options{})
+					require.NotEqual(t, eval.True, res.Truth, "rule fired without AND condition %s", c.DecisionID)
+					checked["and-drop"]++
+				}
+			}
+			// Thresholds: just outside → not fired; on an inclusive edge → fired.
+			for _, k := range keys {
+				for i, c := range members[k] {
+					if !rules.IsNumeric(c.Operator) {
+						continue
+					}
+					pick := map[string]int{}
+					if types[k] == rules.LogicOR {
+						pick[k] = i
+					}
+					s := base(r, pick, "")
+					res := eval.EvaluateRule(r, facts(t, s, "", c.DecisionID), eval.Options{})
+					require.NotEqual(t, eval.True, res.Truth, "value just outside %s %s %s fired the rule", c.Concept, c.Operator, c.Threshold)
+					checked["outside"]++
+					if c.Operator == rules.OpLE || c.Operator == rules.OpGE || c.Operator == rules.OpEQ {
+						res := eval.EvaluateRule(r, facts(t, s, c.DecisionID, ""), eval.Options{})
+						require.Equal(t, eval.True, res.Truth, "value on the edge of %s %s %s must fire", c.Concept, c.Operator, c.Threshold)
+						checked["edge"]++
+					}
+				}
+			}
+		})
+	}
+	t.Logf("generated checks: %v", checked)
+	require.Positive(t, checked["outside"])
+	require.Positive(t, checked["or-member"])
+}
+
+func sharesConcept(r eval.Rule, c eval.Cond) bool {
+	for _, o := range r.Conds {
+		if o.DecisionID != c.DecisionID && o.ConceptKey == c.ConceptKey {
+			return true
+		}
+	}
+	return false
+}
+
+func ruleCount(p *rules.Pack) int {
+	n := 0
+	for _, t := range p.Tables {
+		for _, r := range t.Rows {
+			n += len(r.Rules)
+		}
+	}
+	return n
+}
+
+// The pack itself: 31 tables, 196 rows in catalogue order, the published
+// class split, one concept per wording and one name per code.
+func TestPackShape(t *testing.T) {
+	p, err := packs.Default()
+	require.NoError(t, err)
+	s := rules.ComputeStats(p)
+	require.Equal(t, 31, s.Tables)
+	require.Equal(t, 196, s.Rows)
+	require.Equal(t, rules.PublishedClassSplit, s.ClassSplit)
+	require.Equal(t, map[string]int{"A": 54, "B": 93, "C": 49}, s.LevelSplit)
+	require.Equal(t, map[string]int{"POSITIVE": 186, "NEGATIVE": 10}, s.DirectionSplit)
+	for i, tb := range p.Tables {
+		require.Equal(t, i+1, tb.Table)
+		require.Equal(t, fmt.Sprintf("table_%02d.json", i+1), tb.File)
+	}
+	// One concept per finding and one concept per code.
+	for _, d := range rules.Validate(p) {
+		t.Error(d.Error())
+	}
+}
