@@ -230,17 +230,8 @@ RETURN d.decision_id AS id, d.grounding_hash AS hash, d.grounding_embedder AS mo
 		}
 	}
 	if opt.ClearGraph {
-		for {
-			res, err := s.query(ctx, `MATCH (n) WHERE n.pack_id = $pack AND n.pack_version = $version
-WITH n LIMIT 2000 DETACH DELETE n RETURN count(*) AS n`, params(map[string]any{}), true)
-			if err != nil {
-				return st, err
-			}
-			n := pInt(res.Records[0].AsMap(), "n")
-			st.Cleared += n
-			if n == 0 {
-				break
-			}
+		if st.Cleared, err = s.deletePack(ctx, sc); err != nil {
+			return st, err
 		}
 	}
 
@@ -380,6 +371,24 @@ RETURN elementId(n) AS id, %s AS key`, identExpr("n")), params(map[string]any{})
 	s.scope = sc
 	st.Duration = time.Since(t0)
 	return st, nil
+}
+
+// deletePack deletes every node (and its relationships) of one pack version,
+// in batches so a large pack does not need one huge transaction.
+func (s *Neo4j) deletePack(ctx context.Context, sc scope) (int, error) {
+	total := 0
+	for {
+		res, err := s.query(ctx, `MATCH (n) WHERE n.pack_id = $pack AND n.pack_version = $version
+WITH n LIMIT 2000 DETACH DELETE n RETURN count(*) AS n`, map[string]any{"pack": sc.pack, "version": sc.version}, true)
+		if err != nil {
+			return total, err
+		}
+		n := pInt(res.Records[0].AsMap(), "n")
+		total += n
+		if n == 0 {
+			return total, nil
+		}
+	}
 }
 
 // checkVectorIndex fails when the vector index exists with another
