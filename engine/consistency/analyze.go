@@ -131,7 +131,10 @@ func (a analysis) context(target string, focus []int) Context {
 	c.Clause = strings.TrimSpace(a.text[a.toks[a.cFrom].start:a.toks[a.cTo].end])
 	c.Qualifiers = a.qualifiers()
 	var neg, unc, either []string
-	c.Negated, neg = a.under(kindNegation, focus)
+	// Negation is judged at the first focus word only: in "symptoms do
+	// not respond to therapy" the "not" reaches "therapy", but the
+	// finding, "symptoms", is asserted.
+	c.Negated, neg = a.under(kindNegation, focus[:1])
 	c.Uncertain, unc = a.under(kindUncertainty, focus)
 	c.Either, either = a.under(kindEither, focus)
 	// Cues in text order.
@@ -148,16 +151,23 @@ func (a analysis) context(target string, focus []int) Context {
 	return c
 }
 
-// qualifiers lists the qualifiers of the clause, skipping cue words
-// ("known or suspected" is a certainty cue, not the qualifier "known").
-func (a analysis) qualifiers() []string {
+// qualifiers lists the qualifiers of the clause. Cue words are skipped
+// ("known or suspected" is a certainty cue, not the qualifier "known"),
+// except as the start of a longer qualifier phrase ("not respond").
+func (a analysis) qualifiers() []string { return a.qualifiersIn(a.cFrom, a.cTo) }
+
+// qualifiersIn lists the qualifiers of tokens from..to.
+func (a analysis) qualifiersIn(from, to int) []string {
 	out := []string{}
 	seen := map[string]bool{}
-	for i := a.cFrom; i <= a.cTo; i++ {
-		if a.toks[i].boundary || inCue(a.hits, i) {
+	for i := from; i <= to; i++ {
+		if a.toks[i].boundary {
 			continue
 		}
-		if q, n := qualifierAt(a.toks, i); n > 0 {
+		if q, n := qualifierAt(a.toks, i, true); n > 0 {
+			if c := cueAt(a.hits, i); c != nil && (n == 1 || c.def.kind != kindNegation) {
+				continue
+			}
 			if !seen[q] {
 				seen[q] = true
 				out = append(out, q)

@@ -180,7 +180,8 @@ func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
 	}
 	clause := quote(ctx.Clause)
 
-	if checks.Negation && op != rules.OpAbsent && ctx.Negated {
+	mentionToks := append(tokenize(mention), a.toks[a.from:a.to+1]...)
+	if checks.Negation && op != rules.OpAbsent && ctx.Negated && !conditionNegated(cond, mentionToks) {
 		return block(CheckNegation, fmt.Sprintf("%s negates the mention in %s, so it cannot support %s %s",
 			quote(strings.Join(ctx.Cues, ", ")), clause, name(cond), op))
 	}
@@ -189,7 +190,6 @@ func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
 			name(cond), clause))
 	}
 	if checks.Certainty {
-		mentionToks := append(tokenize(mention), a.toks[a.from:a.to+1]...)
 		cu, ce, where := conditionCertainty(cond, mentionToks)
 		if !ctx.Either && !ce && ctx.Uncertain != cu {
 			if ctx.Uncertain {
@@ -201,7 +201,15 @@ func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
 		}
 	}
 	if checks.Qualifier && !rules.IsNumeric(op) {
-		if q, phrase := missingQualifier(cond, a); q != "" {
+		if op == rules.OpAbsent && ctx.Negated {
+			// A stated absence reads the other way round: "no heart
+			// failure" shows chronic heart failure is absent, but "no
+			// chronic heart failure" does not show heart failure is.
+			if q := extraQualifier(cond, a); q != "" {
+				return block(CheckQualifier, fmt.Sprintf("the case negates only the %s form (%s), which does not show that %s is absent",
+					quote(q), clause, name(cond)))
+			}
+		} else if q, phrase := missingQualifier(cond, a); q != "" {
 			return block(CheckQualifier, fmt.Sprintf("the condition says %s (%s) but the case clause %s does not",
 				quote(q), quote(phrase), clause))
 		}
@@ -252,6 +260,52 @@ func conditionCertainty(cond Condition, mention []token) (uncertain, either bool
 	return uncertain, either, where
 }
 
+// conditionNegated reports whether the condition's own wording or concept
+// is negative over the words it shares with the mention ("no imaging test
+// is available", "not amenable to PCI"): then a negated mention matches
+// it rather than contradicting it.
+func conditionNegated(cond Condition, mention []token) bool {
+	for _, phrase := range []string{cond.Wording, cond.Concept} {
+		if strings.TrimSpace(phrase) == "" {
+			continue
+		}
+		a := analyse(phrase, phrase)
+		if !a.found {
+			continue
+		}
+		focus := linked(a.toks, a.from, a.to, mention)
+		if len(focus) == 0 {
+			focus = []int{a.head()}
+		}
+		if neg, _ := a.under(kindNegation, focus[:1]); neg {
+			return true
+		}
+	}
+	return false
+}
+
+// extraQualifier returns a course or severity qualifier that the negated
+// mention carries (in its clause up to the mention's end) and the
+// condition does not.
+func extraQualifier(cond Condition, a analysis) string {
+	want := map[string]bool{}
+	for _, phrase := range []string{cond.Wording, cond.Concept} {
+		ts := tokenize(phrase)
+		for i := 0; i < len(ts); i++ {
+			if q, n := qualifierAt(ts, i, false); n > 0 {
+				want[q] = true
+				i += n - 1
+			}
+		}
+	}
+	for _, q := range a.qualifiersIn(a.cFrom, a.to) {
+		if qualifiers[q] != qualCertainty && !want[q] {
+			return q
+		}
+	}
+	return ""
+}
+
 // missingQualifier returns the first qualifier of the condition's wording
 // or concept that the mention's clause lacks, with the phrase it came from.
 func missingQualifier(cond Condition, a analysis) (string, string) {
@@ -262,7 +316,7 @@ func missingQualifier(cond Condition, a analysis) (string, string) {
 	for _, phrase := range []string{cond.Wording, cond.Concept} {
 		ts := tokenize(phrase)
 		for i := 0; i < len(ts); i++ {
-			q, n := qualifierAt(ts, i)
+			q, n := qualifierAt(ts, i, false)
 			if n == 0 {
 				continue
 			}

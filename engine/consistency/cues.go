@@ -58,16 +58,20 @@ var uncertaintyForward = []string{
 	"workup for", "work-up for", "concern for", "concerning for",
 	"questionable", "query", "?", "cannot exclude", "can't exclude", "cannot rule out",
 	"can not rule out", "could not exclude", "may have", "might have", "may be", "could be",
-	"differential diagnosis", "ddx", "uncertain", "equivocal", "doubtful", "question of",
-	"indeterminate", "not excluded", "not ruled out",
+	"differential diagnosis", "ddx", "uncertain", "unclear", "equivocal", "doubtful", "question of",
+	"indeterminate", "not excluded", "not ruled out", "points to", "point to", "pointing to",
 }
 
+// uncertaintyBackward: bare "possible", "likely" or "probable" after a
+// finding usually modify the next phrase ("fatigue as a possible angina
+// equivalent"), so only their "is …" forms look back.
 var uncertaintyBackward = []string{
-	"suspected", "is suspected", "was suspected", "are suspected", "possible", "is possible",
-	"likely", "is likely", "unlikely", "is unlikely", "probable", "is probable", "?",
+	"suspected", "is suspected", "was suspected", "are suspected", "is possible",
+	"is likely", "is unlikely", "is probable", "?", "uncertain", "is uncertain", "remains uncertain",
+	"unclear", "is unclear", "remains unclear",
 	"cannot be excluded", "can not be excluded", "could not be excluded", "cannot be ruled out",
 	"can not be ruled out", "could not be ruled out", "not excluded", "not ruled out",
-	"to be excluded", "to be ruled out", "questionable", "is questionable", "query",
+	"to be excluded", "to be ruled out", "is questionable",
 	"is not excluded", "is not ruled out", "remains possible", "not confirmed", "unconfirmed",
 }
 
@@ -84,6 +88,10 @@ var pseudo = []string{
 	"not necessarily", "gram negative", "gram-negative", "without difficulty", "not cause",
 	"not drain", "not extend", "no suspicious change", "not certain if", "not certain whether",
 	"no further change", "not appear", "not been able", "not able to be",
+	// Recommendation wording that guideline contexts carry: "may be"
+	// here qualifies the action, not a finding.
+	"may be considered", "may be used", "may be offered", "may be performed", "may be useful",
+	"may be appropriate", "may be reasonable", "may be indicated",
 }
 
 var termination = []string{
@@ -197,7 +205,7 @@ func findCues(ts []token) []cueHit {
 			h := cueHit{def: d, first: i, last: i + n - 1, dir: d.dir}
 			if d.text == "?" {
 				// "?ACS" looks forward, "ACS?" back, a free-standing "?"
-				// both ways within its clause.
+				// forward when a finding follows, else back.
 				next := i+1 < len(ts) && ts[i+1].word && ts[i+1].start == ts[i].end
 				prev := i > 0 && ts[i-1].word && ts[i-1].end == ts[i].start
 				switch {
@@ -206,8 +214,11 @@ func findCues(ts []token) []cueHit {
 				case prev:
 					h.dir = backward
 				default:
-					h.dir = both
+					h.dir = resolveBoth(ts, i+1)
 				}
+			}
+			if d.dir == both && d.text != "?" { // "?" resolved above
+				h.dir = resolveBoth(ts, i+n)
 			}
 			hits = append(hits, h)
 			i += n
@@ -280,6 +291,31 @@ func terminatesBefore(hits []cueHit, i int) bool {
 // covers reports whether the hit's scope includes token i.
 func (h cueHit) covers(i int) bool { return i >= h.from && i < h.to }
 
+// followers may follow a finding's cue without being the finding
+// ("CCS suspected given typical angina").
+var followers = map[string]bool{"given": true, "clinically": true, "based": true, "today": true, "previously": true, "initially": true}
+
+// resolveBoth picks the direction of a cue listed both ways ("suspected",
+// "denied", "ruled out"): followed by a finding word it looks forward
+// ("suspected CCS"), else back ("CCS suspected", "CCTA may be considered
+// in suspected CCS" keeps CCTA out of the scope).
+func resolveBoth(ts []token, next int) direction {
+	if next < len(ts) && !ts[next].boundary && ts[next].content() && !followers[ts[next].low] {
+		return forward
+	}
+	return backward
+}
+
+// cueAt returns the cue whose own words include token i, or nil.
+func cueAt(hits []cueHit, i int) *cueHit {
+	for k := range hits {
+		if i >= hits[k].first && i <= hits[k].last {
+			return &hits[k]
+		}
+	}
+	return nil
+}
+
 // inCue reports whether token i belongs to some cue's own words.
 func inCue(hits []cueHit, i int) bool {
 	for _, h := range hits {
@@ -309,29 +345,66 @@ var qualifiers = map[string]qualKind{
 	"confirmed": qualCertainty, "proven": qualCertainty,
 }
 
-// qualifierPairs spell a qualifier in two words.
-var qualifierPairs = map[[2]string]string{
-	{"new", "onset"}: "new-onset", {"long", "standing"}: "long-standing",
+// qualifierSpellings write a qualifier word differently; they count on
+// both sides.
+var qualifierSpellings = map[string]string{
+	"new onset": "new-onset", "newonset": "new-onset",
+	"long standing": "long-standing", "longstanding": "long-standing",
+	"chronically": "chronic",
 }
 
-var qualifierSpellings = map[string]string{"longstanding": "long-standing", "newonset": "new-onset"}
+// qualifierDescriptions describe a qualifier in other words ("de novo" is
+// new-onset, "despite therapy" and "insufficient response" a refractory
+// course). They satisfy a condition's qualifier in the case text but do
+// not add one to a condition, whose wording may paraphrase ("persists
+// despite therapy") what its concept names once ("refractory").
+var qualifierDescriptions = map[string]string{
+	"new": "new-onset", "de novo": "new-onset",
+	"despite": "refractory", "resistant": "refractory", "uncontrolled": "refractory",
+	"insufficient response": "refractory", "inadequate response": "refractory",
+	"responds insufficiently": "refractory", "respond insufficiently": "refractory",
+	"not respond": "refractory", "not responding": "refractory", "not controlled": "refractory",
+	"not adequately controlled": "refractory", "poorly controlled": "refractory",
+	"persist": "persistent", "persists": "persistent", "persisting": "persistent", "persisted": "persistent",
+	"recurring": "recurrent", "recurrence": "recurrent", "recurrences": "recurrent",
+}
 
-// qualifierAt returns the qualifier starting at token i and its length.
-func qualifierAt(ts []token, i int) (string, int) {
+// maxQualifierWords is the longest phrase in qualifierPhrases.
+const maxQualifierWords = 3
+
+// qualifierAt returns the qualifier starting at token i and its length in
+// tokens, trying longer phrases first. Descriptions count only when
+// described is set (case text, not condition wording).
+func qualifierAt(ts []token, i int, described bool) (string, int) {
 	if !ts[i].word {
 		return "", 0
 	}
-	if i+1 < len(ts) {
-		if q, ok := qualifierPairs[[2]string{ts[i].low, ts[i+1].low}]; ok {
-			return q, 2
+	for n := maxQualifierWords; n >= 1; n-- {
+		if i+n > len(ts) {
+			continue
 		}
-	}
-	w := ts[i].low
-	if q, ok := qualifierSpellings[w]; ok {
-		w = q
-	}
-	if _, ok := qualifiers[w]; ok {
-		return w, 1
+		words := make([]string, 0, n)
+		ok := true
+		for j := i; j < i+n; j++ {
+			if !ts[j].word || ts[j].boundary && j > i {
+				ok = false
+				break
+			}
+			words = append(words, ts[j].low)
+		}
+		if !ok {
+			continue
+		}
+		w := strings.Join(words, " ")
+		if q, found := qualifierSpellings[w]; found {
+			return q, n
+		}
+		if q, found := qualifierDescriptions[w]; found && described {
+			return q, n
+		}
+		if _, found := qualifiers[w]; found && n == 1 {
+			return w, 1
+		}
 	}
 	return "", 0
 }

@@ -90,7 +90,7 @@ func normalize(low string) string {
 var clauseWords = map[string]bool{
 	"and": true, "with": true, "but": true, "which": true, "however": true, "although": true,
 	"though": true, "whereas": true, "where": true, "when": true, "while": true, "whilst": true,
-	"who": true, "whose": true, "whom": true, "because": true, "yet": true, "plus": true,
+	"who": true, "whose": true, "whom": true, "because": true, "yet": true, "plus": true, "that": true,
 }
 
 // clausePairs are two-word clause boundaries.
