@@ -369,14 +369,29 @@ var qualifierDescriptions = map[string]string{
 	"recurring": "recurrent", "recurrence": "recurrent", "recurrences": "recurrent",
 }
 
-// maxQualifierWords is the longest phrase in qualifierPhrases.
+// maxQualifierWords is the longest qualifier phrase.
 const maxQualifierWords = 3
+
+// qualifierStarts holds every first word of a qualifier or phrase, so
+// most tokens are rejected without building phrases.
+var qualifierStarts = func() map[string]bool {
+	m := map[string]bool{}
+	for _, tab := range []map[string]string{qualifierSpellings, qualifierDescriptions} {
+		for k := range tab {
+			m[strings.Fields(k)[0]] = true
+		}
+	}
+	for k := range qualifiers {
+		m[k] = true
+	}
+	return m
+}()
 
 // qualifierAt returns the qualifier starting at token i and its length in
 // tokens, trying longer phrases first. Descriptions count only when
 // described is set (case text, not condition wording).
 func qualifierAt(ts []token, i int, described bool) (string, int) {
-	if !ts[i].word {
+	if !ts[i].word || !qualifierStarts[ts[i].low] {
 		return "", 0
 	}
 	for n := maxQualifierWords; n >= 1; n-- {
