@@ -132,21 +132,32 @@ type Verdict struct {
 }
 
 // Check decides whether mention (a finding extracted from caseText) may be
-// used as support for cond.
+// used as evidence for cond. Cues are judged at the words the mention
+// shares with the condition (similar words or acronyms), negation at the
+// first of them.
 //
 //   - negation: a mention a negation cue scopes over never supports a
-//     PRESENT or numeric condition, even if the extractor dropped the cue.
+//     PRESENT or numeric condition, even if the extractor dropped the cue,
+//     unless the condition's own wording is negative in the same way
+//     ("not amenable to PCI").
 //   - absence (optional): an ABSENT condition is supported only by a
-//     mention whose absence the case states.
-//   - certainty: an uncertainty cue scoping over the words the mention
-//     shares with the condition must be on both sides or on neither; a
-//     "documented or suspected" phrase on either side accepts both.
+//     mention whose absence the case states; an affirmed mention is then
+//     blocked too, so evaluate open-world and the condition stays unknown.
+//   - certainty: an uncertainty cue scoping over the shared words must be
+//     on both sides or on neither (condition side: wording, concept or
+//     context); a "documented or suspected" phrase on either side accepts
+//     both.
 //   - qualifier: every qualifier of the condition's wording or concept
 //     (chronic, acute, stable, severe, …) must occur in the mention's
-//     clause, so a more specific mention satisfies a general condition but
-//     not the reverse. Certainty words (established, known) are left to
-//     the certainty check, and numeric conditions are skipped: their
-//     threshold states the band that words like "moderate" restate.
+//     clause, spelled out or described ("despite therapy" for refractory)
+//     or abbreviated ("CCS" states "chronic"), so a more specific mention
+//     satisfies a general condition but not the reverse. For a stated
+//     absence against an ABSENT condition the direction flips: "no heart
+//     failure" supports "chronic heart failure absent", "no chronic heart
+//     failure" does not support "heart failure absent". Certainty words
+//     (established, known) are left to the certainty check, and numeric
+//     conditions are skipped: their threshold states the band that words
+//     like "moderate" restate.
 //
 // A mention not found in the case text is judged on its own wording.
 func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
