@@ -94,7 +94,7 @@ type gen struct {
 	covered map[string]bool
 	seeded  map[int]bool
 	stated  map[string]int // near vignettes stating each concept
-	numbers int // numeric findings so far, for the edge rhythm
+	numbers int            // numeric findings so far, for the edge rhythm
 }
 
 // checkClauses names every usable concept without wording at once, so one
