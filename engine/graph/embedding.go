@@ -10,6 +10,7 @@ import (
 type embedState struct {
 	hash, embedder string
 	has            bool
+	dim            int
 }
 
 // embedPlan says, per decision id, which vector to write: a new one, the
@@ -36,6 +37,10 @@ func planEmbeddings(ctx context.Context, pl *plan, existing map[string]embedStat
 		model = opt.Embedder.Name()
 		ep.model = model
 	}
+	want := 0
+	if opt.Embedder != nil {
+		want = opt.Embedder.Dim()
+	}
 	need := map[string][]string{} // text -> decision ids
 	var texts []string
 	for _, n := range pl.nodes {
@@ -52,7 +57,7 @@ func planEmbeddings(ctx context.Context, pl *plan, existing map[string]embedStat
 			} else if ex.has {
 				st.EmbeddingsDropped++
 			}
-		case !opt.RefreshAll && ex.has && ex.hash == hash && ex.embedder == model:
+		case !opt.RefreshAll && ex.has && ex.hash == hash && ex.embedder == model && (want == 0 || ex.dim == want):
 			ep.keep[n.id] = true
 			st.EmbeddingsKept++
 		default:
@@ -66,7 +71,6 @@ func planEmbeddings(ctx context.Context, pl *plan, existing map[string]embedStat
 	if len(texts) == 0 {
 		return ep, nil
 	}
-	want := opt.Embedder.Dim()
 	for start := 0; start < len(texts); start += embedBatch {
 		if err := ctx.Err(); err != nil {
 			return nil, err

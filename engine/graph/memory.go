@@ -62,7 +62,8 @@ func (m *Memory) Load(ctx context.Context, pack *rules.Pack, opt BuildOptions) (
 		m.mu.RLock()
 		for k, p := range m.nodes {
 			if k.scope == sc && k.label == LabelDecisionNode {
-				existing[k.id] = embedState{hash: pString(p, "grounding_hash"), embedder: pString(p, "grounding_embedder"), has: p["grounding_embedding"] != nil}
+				v := pFloats(p, "grounding_embedding")
+				existing[k.id] = embedState{hash: pString(p, "grounding_hash"), embedder: pString(p, "grounding_embedder"), has: v != nil, dim: len(v)}
 			}
 		}
 		m.mu.RUnlock()

@@ -267,11 +267,10 @@ func vectorsByID(t *testing.T, s Store) map[string][]float32 {
 
 // checkReembedding runs the re-embedding scenario on a store: only nodes
 // whose grounding text changed get a new vector.
-func checkReembedding(t *testing.T, s Store) {
+func checkReembedding(t *testing.T, s Store, emb *trigramEmbedder) {
 	t.Helper()
 	ctx := context.Background()
 	pack := loadMini(t)
-	emb := newTrigramEmbedder()
 
 	st, err := s.Load(ctx, pack, BuildOptions{Embedder: emb, ClearGraph: true})
 	require.NoError(t, err)
@@ -282,7 +281,7 @@ func checkReembedding(t *testing.T, s Store) {
 	}
 	assert.Equal(t, st.EmbeddedTexts, len(distinct), "each distinct text is embedded once")
 	assert.Less(t, st.EmbeddedTexts, 18, "shared concepts share texts")
-	assert.Equal(t, 64, st.Dim)
+	assert.Equal(t, emb.dim, st.Dim)
 	before := vectorsByID(t, s)
 	assert.Len(t, before, 18)
 
@@ -324,7 +323,7 @@ func checkReembedding(t *testing.T, s Store) {
 
 	// Another embedder means new vectors even for unchanged texts.
 	other := newTrigramEmbedder()
-	other.name = "test-trigram-v2"
+	other.name, other.dim = "test-trigram-v2", emb.dim
 	st, err = s.Load(ctx, pack, BuildOptions{Embedder: other, Grounding: lex})
 	require.NoError(t, err)
 	assert.Equal(t, 18, st.Embedded)
@@ -348,7 +347,7 @@ func checkReembedding(t *testing.T, s Store) {
 }
 
 func TestMemoryReembedOnlyChanged(t *testing.T) {
-	checkReembedding(t, NewMemory())
+	checkReembedding(t, NewMemory(), newTrigramEmbedder())
 }
 
 func TestNaturalLess(t *testing.T) {

@@ -204,22 +204,24 @@ func (s *Neo4j) Load(ctx context.Context, pack *rules.Pack, opt BuildOptions) (B
 	existing := map[string]embedState{}
 	if !opt.ClearGraph {
 		res, err := s.query(ctx, `MATCH (d:DecisionNode) WHERE d.pack_id = $pack AND d.pack_version = $version
-RETURN d.decision_id AS id, d.grounding_hash AS hash, d.grounding_embedder AS model, d.grounding_embedding IS NOT NULL AS has`, params(map[string]any{}), false)
+RETURN d.decision_id AS id, d.grounding_hash AS hash, d.grounding_embedder AS model,
+       d.grounding_embedding IS NOT NULL AS has, coalesce(size(d.grounding_embedding), 0) AS dim`, params(map[string]any{}), false)
 		if err != nil {
 			return BuildStats{}, err
 		}
 		for _, r := range res.Records {
 			m := r.AsMap()
 			has, _ := m["has"].(bool)
-			existing[pString(m, "id")] = embedState{hash: pString(m, "hash"), embedder: pString(m, "model"), has: has}
+			existing[pString(m, "id")] = embedState{hash: pString(m, "hash"), embedder: pString(m, "model"), has: has, dim: pInt(m, "dim")}
 		}
 	}
 	ep, err := planEmbeddings(ctx, pl, existing, opt, &st)
 	if err != nil {
 		return BuildStats{}, err
 	}
+	recreate := false
 	if ep.dim > 0 {
-		if err := s.checkVectorIndex(ctx, ep.dim); err != nil {
+		if recreate, err = s.checkVectorIndex(ctx, sc, ep.dim); err != nil {
 			return BuildStats{}, err
 		}
 	}
@@ -360,6 +362,11 @@ RETURN elementId(n) AS id, %s AS key`, identExpr("n")), params(map[string]any{})
 	if _, err := s.query(ctx, fmt.Sprintf("CREATE FULLTEXT INDEX %s IF NOT EXISTS FOR (n:DecisionNode) ON EACH [n.grounding_text]", FulltextIndex), nil, true); err != nil {
 		return st, err
 	}
+	if recreate {
+		if _, err := s.query(ctx, "DROP INDEX "+VectorIndex+" IF EXISTS", nil, true); err != nil {
+			return st, err
+		}
+	}
 	if ep.dim > 0 {
 		if _, err := s.query(ctx, fmt.Sprintf("CREATE VECTOR INDEX %s IF NOT EXISTS FOR (n:DecisionNode) ON (n.grounding_embedding) OPTIONS {indexConfig: {`vector.dimensions`: %d, `vector.similarity_function`: 'cosine'}}", VectorIndex, ep.dim), nil, true); err != nil {
 			return st, err
@@ -391,22 +398,40 @@ WITH n LIMIT 2000 DETACH DELETE n RETURN count(*) AS n`, map[string]any{"pack": 
 	}
 }
 
-// checkVectorIndex fails when the vector index exists with another
-// dimension: Neo4j would silently leave the new vectors out of it.
-func (s *Neo4j) checkVectorIndex(ctx context.Context, dim int) error {
+// checkVectorIndex compares an existing vector index with the dimension of
+// the new vectors. A different dimension is fine when only this pack holds
+// vectors (they are all being replaced): the index is then recreated
+// (recreate = true). When other packs hold vectors of the old dimension the
+// build is refused: Neo4j would silently leave one side out of the index.
+func (s *Neo4j) checkVectorIndex(ctx context.Context, sc scope, dim int) (recreate bool, err error) {
 	res, err := s.query(ctx, "SHOW VECTOR INDEXES YIELD name, options WHERE name = $name RETURN options", map[string]any{"name": VectorIndex}, false)
 	if err != nil {
-		return err
+		return false, err
 	}
+	have := 0
 	for _, r := range res.Records {
 		opts, _ := r.AsMap()["options"].(map[string]any)
 		ic, _ := opts["indexConfig"].(map[string]any)
-		if have := pInt(ic, "vector.dimensions"); have != 0 && have != dim {
-			return fmt.Errorf("graph: vector index %s in %s has %d dimensions but the embedder gives %d: drop it (DROP INDEX %s) or build with the embedder it was made with; one graph holds one embedding dimension",
-				VectorIndex, s.cfg.URI, have, dim, VectorIndex)
-		}
+		have = pInt(ic, "vector.dimensions")
 	}
-	return nil
+	if have == 0 || have == dim {
+		return false, nil
+	}
+	res, err = s.query(ctx, `MATCH (d:DecisionNode) WHERE d.grounding_embedding IS NOT NULL
+  AND NOT (d.pack_id = $pack AND d.pack_version = $version) AND size(d.grounding_embedding) <> $dim
+RETURN DISTINCT d.pack_id + '/' + d.pack_version AS pack ORDER BY pack`, map[string]any{"pack": sc.pack, "version": sc.version, "dim": int64(dim)}, false)
+	if err != nil {
+		return false, err
+	}
+	if len(res.Records) == 0 {
+		return true, nil
+	}
+	var others []string
+	for _, r := range res.Records {
+		others = append(others, pString(r.AsMap(), "pack"))
+	}
+	return false, fmt.Errorf("graph: vector index %s in %s has %d dimensions and packs %s hold vectors of that size, but the embedder gives %d: build with the embedder those packs used, or rebuild them with this one after DROP INDEX %s; one graph holds one embedding dimension",
+		VectorIndex, s.cfg.URI, have, strings.Join(others, ", "), dim, VectorIndex)
 }
 
 // neoProps converts plan values to driver parameter types.

@@ -16,15 +16,15 @@ import (
 
 const skipNeo4j = "set NEO4J_URI (e.g. bash scripts/neo4j.sh start) to run the Neo4j tests"
 
-// TestMain removes the fixture packs the Neo4j tests wrote (every version of
-// TEST_MINI, and the default pack's test versions), so the database keeps
-// only real packs. The Neo4j tests do write the default pack itself: point
-// NEO4J_URI at a scratch database.
+// TestMain removes the packs the Neo4j tests wrote (every version of
+// TEST_MINI, and the default pack under versions "test-…"), so a database
+// keeps only real packs. The tests never touch a real pack version, but they
+// do create the schema and indexes: prefer a scratch database.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if os.Getenv("NEO4J_URI") != "" {
 		if s, err := OpenNeo4j(context.Background(), Neo4jConfigFromEnv()); err == nil {
-			res, err := s.query(context.Background(), `MATCH (n) WHERE n.pack_id = 'TEST_MINI' OR n.pack_version = 'interrupted'
+			res, err := s.query(context.Background(), `MATCH (n) WHERE n.pack_id = 'TEST_MINI' OR n.pack_version STARTS WITH 'test-'
 RETURN DISTINCT n.pack_id AS p, n.pack_version AS v`, nil, false)
 			if err == nil {
 				for _, r := range res.Records {
@@ -36,6 +36,22 @@ RETURN DISTINCT n.pack_id AS p, n.pack_version AS v`, nil, false)
 		}
 	}
 	os.Exit(code)
+}
+
+// testEmbedder returns the trigram embedder with the dimension of the
+// database's vector index when one exists, so the tests can share a
+// database with real packs embedded by another model.
+func testEmbedder(t testing.TB, s *Neo4j) *trigramEmbedder {
+	t.Helper()
+	e := newTrigramEmbedder()
+	rows := cypher(t, s, "SHOW VECTOR INDEXES YIELD name, options WHERE name = $name RETURN options", map[string]any{"name": VectorIndex})
+	for _, r := range rows {
+		ic := r["options"].(map[string]any)["indexConfig"].(map[string]any)
+		if d := pInt(ic, "vector.dimensions"); d > 0 {
+			e.dim = d
+		}
+	}
+	return e
 }
 
 func openNeo4j(t testing.TB) *Neo4j {
@@ -113,9 +129,9 @@ func TestNeo4jParity(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		pack *rules.Pack
-	}{{"mini", loadMini(t)}, {"default", loadDefault(t)}} {
+	}{{"mini", loadMini(t)}, {"default", withVersion(loadDefault(t), "test-parity")}} {
 		t.Run(tc.name, func(t *testing.T) {
-			opt := BuildOptions{ClearGraph: true, Embedder: newTrigramEmbedder(), IncludeContext: true}
+			opt := BuildOptions{ClearGraph: true, Embedder: testEmbedder(t, s), IncludeContext: true}
 			mem := NewMemory()
 			ms, err := mem.Load(ctx, tc.pack, opt)
 			require.NoError(t, err)
@@ -166,7 +182,7 @@ func TestNeo4jParity(t *testing.T) {
 func TestNeo4jIdempotentDoubleBuild(t *testing.T) {
 	s := openNeo4j(t)
 	ctx := context.Background()
-	pack := loadDefault(t)
+	pack := withVersion(loadDefault(t), "test-idempotent")
 	_, err := s.Load(ctx, pack, BuildOptions{ClearGraph: true})
 	require.NoError(t, err)
 	first, err := s.Counts(ctx)
@@ -189,13 +205,13 @@ func TestNeo4jIdempotentDoubleBuild(t *testing.T) {
 
 func TestNeo4jReembedOnlyChanged(t *testing.T) {
 	s := openNeo4j(t)
-	checkReembedding(t, s)
+	checkReembedding(t, s, testEmbedder(t, s))
 }
 
 func TestNeo4jSearchIndexes(t *testing.T) {
 	s := openNeo4j(t)
 	ctx := context.Background()
-	emb := newTrigramEmbedder()
+	emb := testEmbedder(t, s)
 	pack := loadMini(t)
 	_, err := s.Load(ctx, pack, BuildOptions{ClearGraph: true, Embedder: emb})
 	require.NoError(t, err)
@@ -207,7 +223,7 @@ func TestNeo4jSearchIndexes(t *testing.T) {
 	assert.Equal(t, []any{"grounding_text"}, idx[0]["properties"])
 	assert.Equal(t, "VECTOR", idx[1]["type"])
 	cfg := idx[1]["options"].(map[string]any)["indexConfig"].(map[string]any)
-	assert.EqualValues(t, 64, cfg["vector.dimensions"])
+	assert.EqualValues(t, emb.dim, cfg["vector.dimensions"])
 	assert.Equal(t, "COSINE", cfg["vector.similarity_function"])
 
 	hits, err := s.FulltextSearch(ctx, "tachyarrhythmia", 5)
@@ -233,7 +249,7 @@ func TestNeo4jSearchIndexes(t *testing.T) {
 	assert.GreaterOrEqual(t, hits[0].Score, hits[1].Score)
 
 	// A second pack in the graph does not crowd this pack's results out.
-	_, err = s.Load(ctx, withVersion(pack, "search-other"), BuildOptions{ClearGraph: true, Embedder: emb})
+	_, err = s.Load(ctx, withVersion(pack, "test-search-other"), BuildOptions{ClearGraph: true, Embedder: emb})
 	require.NoError(t, err)
 	s.UsePack("TEST_MINI", "1")
 	again, err := s.VectorSearch(ctx, vec[0], 3)
@@ -245,9 +261,10 @@ func TestNeo4jSearchIndexes(t *testing.T) {
 	before, err := s.Counts(ctx)
 	require.NoError(t, err)
 	small := newTrigramEmbedder()
-	small.dim, small.name = 32, "test-trigram-32"
+	small.dim, small.name = emb.dim/2, "test-trigram-half"
 	_, err = s.Load(ctx, pack, BuildOptions{Embedder: small})
 	require.Error(t, err)
+	assert.Contains(t, err.Error(), "TEST_MINI/test-search-other")
 	assert.Contains(t, err.Error(), "DROP INDEX "+VectorIndex)
 	after, err := s.Counts(ctx)
 	require.NoError(t, err)
@@ -351,7 +368,7 @@ func TestNeo4jInspectionQueries(t *testing.T) {
 	checkInspection(t, s, mini, "table_01.json::row_0", 3) // AND chain: from s1, s2 and s3
 	checkInspection(t, s, mini, "table_01.json::row_2", 6) // chain then OR: 2+2+1+1
 
-	pack := loadDefault(t)
+	pack := withVersion(loadDefault(t), "test-inspect")
 	if _, _, ok := pack.Row("table_08.json::row_2"); !ok {
 		t.Skip("the embedded pack has no table_08.json::row_2 yet")
 	}
@@ -364,7 +381,7 @@ func TestNeo4jInspectionQueries(t *testing.T) {
 // again completes it with correct counts and no duplicates.
 func TestNeo4jInterruptedBuildResumes(t *testing.T) {
 	s := openNeo4j(t)
-	pack := withVersion(loadDefault(t), "interrupted")
+	pack := withVersion(loadDefault(t), "test-interrupted")
 	want := Predict(pack)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -380,7 +397,7 @@ func TestNeo4jInterruptedBuildResumes(t *testing.T) {
 	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
 	s.afterBatch = nil
 
-	s.UsePack(pack.Guideline.ID, "interrupted")
+	s.UsePack(pack.Guideline.ID, "test-interrupted")
 	partial, err := s.Counts(context.Background())
 	require.NoError(t, err)
 	assert.Positive(t, partial.TotalNodes(), "committed batches stay")
@@ -391,7 +408,7 @@ func TestNeo4jInterruptedBuildResumes(t *testing.T) {
 	got, err := s.Counts(context.Background())
 	require.NoError(t, err)
 	assert.Empty(t, want.Diff(got))
-	assert.Zero(t, duplicates(t, s, pack.Guideline.ID, "interrupted"))
+	assert.Zero(t, duplicates(t, s, pack.Guideline.ID, "test-interrupted"))
 
 	mem := NewMemory()
 	_, err = mem.Load(context.Background(), pack, BuildOptions{})

@@ -181,6 +181,13 @@ func textHash(s string) string {
 // sourceID names the GuidelineSource of a table.
 func sourceID(packID, file string) string { return packID + "::" + file }
 
+// Check reports whether the pack can be mapped onto the graph schema,
+// without writing anywhere (a *MappingError lists every problem).
+func Check(p *rules.Pack) error {
+	_, err := buildPlan(p, BuildOptions{})
+	return err
+}
+
 // buildPlan maps the pack onto the graph schema, collecting every problem
 // before returning, so one run names all of them.
 func buildPlan(p *rules.Pack, opt BuildOptions) (*plan, error) {

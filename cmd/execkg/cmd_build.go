@@ -1,0 +1,301 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/executablekg/execkg/engine/graph"
+	"github.com/executablekg/execkg/grounding"
+	"github.com/executablekg/execkg/grounding/embed"
+	"github.com/executablekg/execkg/grounding/lexicon"
+	"github.com/executablekg/execkg/rules"
+	"github.com/executablekg/execkg/rules/preflight"
+)
+
+func init() {
+	register(command{
+		name:    "build",
+		summary: "load a pack into the graph (embedded store, or Neo4j with --neo4j / NEO4J_URI) and check the counts",
+		run:     runBuild,
+	})
+}
+
+// buildReport is what --report writes.
+type buildReport struct {
+	Source    string            `json:"source"`
+	Store     string            `json:"store"`
+	DryRun    bool              `json:"dry_run"`
+	Stats     *graph.BuildStats `json:"stats,omitempty"`
+	Counts    *graph.Counts     `json:"counts,omitempty"`
+	Predicted graph.Counts      `json:"predicted"`
+}
+
+func runBuild(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("build", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	uri := fl.String("neo4j", "", "Neo4j Bolt URI (default $NEO4J_URI; with neither, the embedded store is built)")
+	user := fl.String("user", "", "Neo4j user (default $NEO4J_USER; empty: no authentication)")
+	password := fl.String("password", "", "Neo4j password (default $NEO4J_PASSWORD; prefer the variable, flags show in ps)")
+	database := fl.String("database", "", "Neo4j database (default $NEO4J_DATABASE, else the server's default)")
+	dir := fl.String("dir", "", "rule-table directory (default: the built-in pack)")
+	dryRun := fl.Bool("dry-run", false, "only preflight and map the pack; write nothing, print the predicted counts")
+	clear := fl.Bool("clear-graph", false, "delete this pack's nodes (same pack id and version) before writing; other packs stay")
+	refresh := fl.Bool("refresh-all", false, "re-embed every grounding text, also unchanged ones")
+	withContext := fl.Bool("include-context", false, "add the guideline context to the grounding text")
+	lexPath := fl.String("lexicon", "", "lexicon JSON for grounding synonyms (default: the pack's meta/lexicon.json when present; 'none' for no synonyms)")
+	embedder := fl.String("embedder", "builtin", "embed grounding texts with: builtin (lexical n-grams, offline), ollama, or none")
+	model := fl.String("model", "", "Ollama embedding model (default $"+embed.EnvModel+")")
+	dim := fl.Int("dim", embed.DefaultBuiltinDim, "vector size of the builtin embedder")
+	batch := fl.Int("batch", 500, "rows per Neo4j write transaction")
+	report := fl.String("report", "", "also write stats and counts as JSON to this path")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: execkg build [--neo4j URI] [--dir DIR] [--dry-run] [--clear-graph] [--refresh-all] [--include-context] [flags]")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "execkg build: unexpected argument %q (pass the rule directory with --dir)\n", fl.Arg(0))
+		return 2
+	}
+	env := func(v *string, name string) {
+		if *v == "" {
+			*v = os.Getenv(name)
+		}
+	}
+	env(uri, "NEO4J_URI")
+	env(user, "NEO4J_USER")
+	env(password, "NEO4J_PASSWORD")
+	env(database, "NEO4J_DATABASE")
+
+	// Preflight: every file is parsed and checked before anything is written.
+	fsys, sub, label, err := packSource(*dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "execkg build:", err)
+		return 2
+	}
+	rep, err := preflight.Check(fsys, sub)
+	if err != nil {
+		fmt.Fprintln(stderr, "execkg build:", err)
+		return 2
+	}
+	if !rep.OK() {
+		for _, d := range rep.Diagnostics {
+			fmt.Fprintln(stderr, d.Error())
+		}
+		fmt.Fprintf(stderr, "execkg build: %s: preflight found %d error(s); nothing was written (run 'execkg validate' for the list)\n", label, len(rep.Diagnostics))
+		return 1
+	}
+	pack := rep.Pack
+	s := rep.Stats
+	fmt.Fprintf(stdout, "%s: preflight ok (%d files, %d rules, %d conditions, %d actions)\n", label, s.Files, s.Rules, s.ConditionOccurrences, s.Actions)
+	if err := graph.Check(pack); err != nil {
+		fmt.Fprintln(stderr, "execkg build:", err)
+		return 1
+	}
+	predicted := graph.Predict(pack)
+	out := buildReport{Source: label, Predicted: predicted, DryRun: *dryRun}
+
+	if *dryRun {
+		out.Store = "none (dry run)"
+		fmt.Fprintf(stdout, "dry run: pack %s %s maps onto the graph schema; nothing was written\n", pack.Guideline.ID, pack.Guideline.Version)
+		printCounts(stdout, nil, predicted)
+		return writeBuildReport(*report, out, stderr)
+	}
+
+	opt := graph.BuildOptions{IncludeContext: *withContext, RefreshAll: *refresh, ClearGraph: *clear}
+	lex, lexLabel, err := buildLexicon(*lexPath, fsys, sub, *dir == "")
+	if err != nil {
+		fmt.Fprintln(stderr, "execkg build:", err)
+		return 2
+	}
+	opt.Grounding = lexiconGrounding(pack, lex)
+	switch *embedder {
+	case "none":
+	case "builtin":
+		opt.Embedder = embed.NewBuiltin(*dim)
+	case "ollama":
+		e, err := embed.NewOllama(*model, 0)
+		if err != nil {
+			fmt.Fprintln(stderr, "execkg build:", err)
+			return 2
+		}
+		opt.Embedder = e
+	default:
+		fmt.Fprintf(stderr, "execkg build: --embedder %q: use builtin, ollama or none\n", *embedder)
+		return 2
+	}
+	embLabel := "none"
+	if opt.Embedder != nil {
+		embLabel = opt.Embedder.Name()
+	}
+	fmt.Fprintf(stdout, "grounding: wording, concept name, synonyms from %s; context %s; embedder %s\n", lexLabel, onOff(*withContext), embLabel)
+
+	// Ctrl-C stops between write batches; a rerun completes the graph.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var store graph.Store
+	if *uri != "" {
+		n, err := graph.OpenNeo4j(ctx, graph.Neo4jConfig{URI: *uri, User: *user, Password: *password, Database: *database, BatchSize: *batch})
+		if err != nil {
+			fmt.Fprintln(stderr, "execkg build:", err)
+			return 2
+		}
+		db := *database
+		if db == "" {
+			db = "default"
+		}
+		out.Store = "neo4j " + *uri + " database " + db
+		store = n
+	} else {
+		out.Store = "embedded"
+		store = graph.NewMemory()
+	}
+	defer store.Close()
+	fmt.Fprintf(stdout, "store: %s\n", out.Store)
+
+	t0 := time.Now()
+	st, err := store.Load(ctx, pack, opt)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintln(stderr, "execkg build: interrupted; committed batches stay in the graph, run the same command again to complete it")
+			return 1
+		}
+		fmt.Fprintln(stderr, "execkg build:", err)
+		return 1
+	}
+	counts, err := store.Counts(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "execkg build:", err)
+		return 1
+	}
+	out.Stats, out.Counts = &st, &counts
+	fmt.Fprintf(stdout, "built %s %s in %s: %d nodes, %d relationships, %d write batch(es); cleared %d, pruned %d nodes and %d relationships\n",
+		st.PackID, st.PackVersion, time.Since(t0).Round(time.Millisecond), st.Nodes, st.Edges, st.Batches, st.Cleared, st.PrunedNodes, st.PrunedEdges)
+	fmt.Fprintf(stdout, "embeddings: %d new (%d distinct texts), %d kept, %d dropped\n", st.Embedded, st.EmbeddedTexts, st.EmbeddingsKept, st.EmbeddingsDropped)
+	printCounts(stdout, &counts, predicted)
+	if code := writeBuildReport(*report, out, stderr); code != 0 {
+		return code
+	}
+	if diff := predicted.Diff(counts); len(diff) > 0 {
+		fmt.Fprintf(stderr, "execkg build: the graph does not hold what the pack predicts (%s); rerun with --clear-graph, and report a bug if it persists\n", strings.Join(diff, "; "))
+		return 1
+	}
+	return 0
+}
+
+// buildLexicon loads the lexicon for grounding synonyms: an explicit path,
+// "none", or the pack's own meta/lexicon.json when it has one.
+func buildLexicon(p string, fsys fs.FS, sub string, builtin bool) (*lexicon.Lexicon, string, error) {
+	switch {
+	case p == "none":
+		return nil, "no lexicon", nil
+	case p != "":
+		l, err := lexicon.Load(p)
+		return l, p, err
+	case builtin:
+		l, err := lexicon.Load("")
+		return l, "the built-in lexicon", err
+	}
+	lp := path.Join(sub, "meta", "lexicon.json")
+	if _, err := fs.Stat(fsys, lp); err != nil {
+		return nil, "no lexicon (the directory has no meta/lexicon.json)", nil
+	}
+	l, err := lexicon.LoadFS(fsys, lp)
+	return l, lp, err
+}
+
+// lexiconGrounding gives each DecisionNode the phrases of the grounding
+// package's record (wording, concept name, lexicon synonyms; deduplicated
+// the same way), one per line, so the graph's grounding text and the
+// embedded grounding indexes hold the same phrases. The context line is
+// added by the graph build when --include-context is set.
+func lexiconGrounding(pack *rules.Pack, lex *lexicon.Lexicon) func(rules.Condition) (string, []string) {
+	byID := map[string]grounding.Record{}
+	for _, r := range grounding.Records(pack, lex, false) {
+		byID[r.DecisionID] = r
+	}
+	return func(c rules.Condition) (string, []string) {
+		r, ok := byID[c.DecisionID]
+		if !ok {
+			return graph.DefaultGrounding(c)
+		}
+		lines := make([]string, len(r.Phrases))
+		for i, p := range r.Phrases {
+			lines[i] = p.Text
+		}
+		return strings.Join(lines, "\n"), r.Aliases
+	}
+}
+
+// printCounts prints nodes per label and relationships per type, stored
+// beside predicted (or predicted only), marking differences.
+func printCounts(w io.Writer, stored *graph.Counts, predicted graph.Counts) {
+	line := func(name string, got *int, want int) {
+		if got == nil {
+			fmt.Fprintf(w, "  %-22s %9d\n", name, want)
+			return
+		}
+		mark := ""
+		if *got != want {
+			mark = "  <- differs"
+		}
+		fmt.Fprintf(w, "  %-22s %9d %9d%s\n", name, *got, want, mark)
+	}
+	pick := func(m map[string]int, k string) *int {
+		if stored == nil {
+			return nil
+		}
+		v := m[k]
+		return &v
+	}
+	if stored != nil {
+		fmt.Fprintf(w, "  %-22s %9s %9s\n", "", "stored", "predicted")
+	} else {
+		fmt.Fprintf(w, "  %-22s %9s\n", "", "predicted")
+	}
+	var sn, sr map[string]int
+	var tn, tr *int
+	if stored != nil {
+		sn, sr = stored.Nodes, stored.Relationships
+		n, r := stored.TotalNodes(), stored.TotalRelationships()
+		tn, tr = &n, &r
+	}
+	for _, l := range graph.Labels {
+		line(l, pick(sn, l), predicted.Nodes[l])
+	}
+	for _, t := range graph.RelTypes {
+		line(t, pick(sr, t), predicted.Relationships[t])
+	}
+	line("nodes", tn, predicted.TotalNodes())
+	line("relationships", tr, predicted.TotalRelationships())
+}
+
+func writeBuildReport(p string, r buildReport, stderr io.Writer) int {
+	if p == "" {
+		return 0
+	}
+	if err := writeJSONAtomic(p, r); err != nil {
+		fmt.Fprintln(stderr, "execkg build:", err)
+		return 2
+	}
+	return 0
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
