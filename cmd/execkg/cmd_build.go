@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/executablekg/execkg/engine/graph"
-	"github.com/executablekg/execkg/grounding"
-	"github.com/executablekg/execkg/grounding/embed"
 	"github.com/executablekg/execkg/grounding/lexicon"
 	"github.com/executablekg/execkg/rules"
 	"github.com/executablekg/execkg/rules/preflight"
@@ -53,9 +51,6 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 	refresh := fl.Bool("refresh-all", false, "re-embed every grounding text, also unchanged ones")
 	withContext := fl.Bool("include-context", false, "add the guideline context to the grounding text")
 	lexPath := fl.String("lexicon", "", "lexicon JSON for grounding synonyms (default: the pack's meta/lexicon.json when present; 'none' for no synonyms)")
-	embedder := fl.String("embedder", "builtin", "embed grounding texts with: builtin (lexical n-grams, offline), ollama, or none")
-	model := fl.String("model", "", "Ollama embedding model (default $"+embed.EnvModel+")")
-	dim := fl.Int("dim", embed.DefaultBuiltinDim, "vector size of the builtin embedder")
 	batch := fl.Int("batch", 500, "rows per Neo4j write transaction")
 	report := fl.String("report", "", "also write stats and counts as JSON to this path")
 	fl.Usage = func() {
@@ -120,22 +115,12 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "execkg build:", err)
 		return 2
 	}
-	opt.Grounding = lexiconGrounding(pack, lex)
-	switch *embedder {
-	case "none":
-	case "builtin":
-		opt.Embedder = embed.NewBuiltin(*dim)
-	case "ollama":
-		e, err := embed.NewOllama(*model, 0)
-		if err != nil {
-			fmt.Fprintln(stderr, "execkg build:", err)
-			return 2
-		}
-		opt.Embedder = e
-	default:
-		fmt.Fprintf(stderr, "execkg build: --embedder %q: use builtin, ollama or none\n", *embedder)
-		return 2
-	}
+	opt.Grounding = lexiconGrounding(lex)
+	// LEAD: embedder call site. Set opt.Embedder here (e.g. from an
+	// --embedder builtin|ollama|none flag with embed.NewBuiltin /
+	// embed.NewOllama) once those implementations are committed; the graph
+	// build then stores vectors, re-embeds only changed texts and creates
+	// the Neo4j vector index. Until then builds carry no vectors.
 	embLabel := "none"
 	if opt.Embedder != nil {
 		embLabel = opt.Embedder.Name()
@@ -204,38 +189,32 @@ func buildLexicon(p string, fsys fs.FS, sub string, builtin bool) (*lexicon.Lexi
 	case p != "":
 		l, err := lexicon.Load(p)
 		return l, p, err
-	case builtin:
-		l, err := lexicon.Load("")
-		return l, "the built-in lexicon", err
 	}
+	// The pack's own lexicon is optional: without one the grounding text
+	// holds wording and concept name only.
 	lp := path.Join(sub, "meta", "lexicon.json")
 	if _, err := fs.Stat(fsys, lp); err != nil {
-		return nil, "no lexicon (the directory has no meta/lexicon.json)", nil
+		return nil, "no lexicon (the pack has no meta/lexicon.json)", nil
+	}
+	if builtin {
+		l, err := lexicon.Load("")
+		return l, "the built-in lexicon", err
 	}
 	l, err := lexicon.LoadFS(fsys, lp)
 	return l, lp, err
 }
 
-// lexiconGrounding gives each DecisionNode the phrases of the grounding
-// package's record (wording, concept name, lexicon synonyms; deduplicated
-// the same way), one per line, so the graph's grounding text and the
-// embedded grounding indexes hold the same phrases. The context line is
-// added by the graph build when --include-context is set.
-func lexiconGrounding(pack *rules.Pack, lex *lexicon.Lexicon) func(rules.Condition) (string, []string) {
-	byID := map[string]grounding.Record{}
-	for _, r := range grounding.Records(pack, lex, false) {
-		byID[r.DecisionID] = r
-	}
+// lexiconGrounding gives each DecisionNode its wording and concept name
+// (graph.DefaultGrounding) and, as aliases, the lexicon synonyms of its
+// concept, looked up by SNOMED CT id and by name as grounding.Records does.
+// The context line is added by the graph build with --include-context.
+func lexiconGrounding(lex *lexicon.Lexicon) func(rules.Condition) (string, []string) {
 	return func(c rules.Condition) (string, []string) {
-		r, ok := byID[c.DecisionID]
-		if !ok {
-			return graph.DefaultGrounding(c)
+		base, _ := graph.DefaultGrounding(c)
+		if lex == nil {
+			return base, nil
 		}
-		lines := make([]string, len(r.Phrases))
-		for i, p := range r.Phrases {
-			lines[i] = p.Text
-		}
-		return strings.Join(lines, "\n"), r.Aliases
+		return base, lex.Synonyms(c.Entity.Concept(), c.Entity.SnomedID())
 	}
 }
 

@@ -380,8 +380,14 @@ RETURN elementId(n) AS id, %s AS key`, identExpr("n")), params(map[string]any{})
 	return st, nil
 }
 
-// deletePack deletes every node (and its relationships) of one pack version,
-// in batches so a large pack does not need one huge transaction.
+// DeletePack deletes every node (and its relationships) of one pack version
+// and returns how many nodes went; other packs stay.
+func (s *Neo4j) DeletePack(ctx context.Context, packID, version string) (int, error) {
+	return s.deletePack(ctx, scope{packID, version})
+}
+
+// deletePack deletes in batches so a large pack does not need one huge
+// transaction.
 func (s *Neo4j) deletePack(ctx context.Context, sc scope) (int, error) {
 	total := 0
 	for {
