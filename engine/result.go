@@ -131,6 +131,7 @@ type Hit struct {
 	Channel    string  `json:"channel"`
 	Rank       int     `json:"rank"`
 	Score      float64 `json:"score"`
+	Phrase     string  `json:"phrase,omitempty"`
 }
 
 // RuleTrace is one evaluated rule (step vi).

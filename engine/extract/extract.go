@@ -1,6 +1,6 @@
 // Package extract is step (i): a patient case in free text → findings.
 // The deterministic default splits at clause boundaries and keeps the
-// patient's wording; the LLM extractor (ollama.go) asks a model for the
+// patient's wording; the LLM extractor (package engine/llm) asks a model for the
 // same list under a JSON Schema.
 package extract
 

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+func init() {
+	register(command{name: "ask", summary: `answer one case: execkg ask "Patient with …" (JSON record; --explain for a readable tree)`, run: runAsk})
+}
+
+func runAsk(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("ask", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	var ef engineFlags
+	ef.register(fl)
+	explain := fl.Bool("explain", false, "print a readable tree instead of JSON")
+	id := fl.String("id", "case", "case id in the output record")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, `usage: execkg ask [flags] "Patient with …"`)
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	text := strings.TrimSpace(strings.Join(fl.Args(), " "))
+	if text == "" {
+		fl.Usage()
+		return 2
+	}
+	ctx := context.Background()
+	if *explain {
+		ef.debug = true
+	}
+	prog, err := ef.program(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "execkg ask:", err)
+		return 1
+	}
+	defer prog.Close()
+	defer ef.close()
+	res, err := prog.Ask(ctx, *id, text)
+	if err != nil {
+		fmt.Fprintln(stderr, "execkg ask:", err)
+		return 1
+	}
+	if *explain {
+		writeExplain(stdout, res)
+		return 0
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(res); err != nil {
+		fmt.Fprintln(stderr, "execkg ask:", err)
+		return 1
+	}
+	return 0
+}

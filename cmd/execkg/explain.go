@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/executablekg/execkg/engine"
+)
+
+// writeExplain prints a result as a tree a clinician can read: findings
+// and their anchors, each recommendation with the conditions that fired it
+// and the patient's words behind each, near misses, and what step (v)
+// blocked.
+func writeExplain(w io.Writer, r *engine.Result) {
+	fmt.Fprintf(w, "Case %s: %s\n", r.CaseID, r.Question)
+	if r.Error != "" {
+		fmt.Fprintf(w, "  FAILED: %s\n", r.Error)
+	}
+	findingText := map[string]string{}
+	for _, f := range r.Findings {
+		findingText[f.ID] = f.Text
+	}
+	if r.Trace != nil {
+		fmt.Fprintf(w, "\nFindings (i) and concept anchors (ii):\n")
+		for _, fa := range r.Trace.Anchors {
+			fmt.Fprintf(w, "  %s %q\n", fa.FindingID, findingText[fa.FindingID])
+			if len(fa.Anchors) == 0 {
+				fmt.Fprintf(w, "      (no concept found)\n")
+			}
+			for _, a := range fa.Anchors {
+				fmt.Fprintf(w, "      %d. %s  [%s, score %.3f]\n", a.Rank, a.Concept, strings.Join(a.Channels, "+"), a.Score)
+			}
+		}
+	}
+	fmt.Fprintf(w, "\nRecommendations (%d rule(s) fired, %d row(s)):\n", len(r.Recommendations), len(r.PredictedRowIDs))
+	if len(r.Recommendations) == 0 {
+		fmt.Fprintf(w, "  none: no rule has all its conditions met by what the case states\n")
+	}
+	for _, rec := range r.Recommendations {
+		dir := ""
+		if rec.Direction == "NEGATIVE" {
+			dir = " — AGAINST"
+		}
+		fmt.Fprintf(w, "  ✔ %s  Class %s, Level %s%s\n", rec.RowID, rec.Class, rec.Level, dir)
+		fmt.Fprintf(w, "      %s\n", rec.Text)
+		fmt.Fprintf(w, "      source: %s, %s row %d (doi:%s)\n", rec.Source.Guideline, rec.Source.Table, rec.Source.Row, rec.Source.DOI)
+		for _, c := range rec.FiredBy {
+			fmt.Fprintf(w, "      because %s\n", condLine(c, findingText))
+		}
+	}
+	if len(r.NearMisses) > 0 {
+		fmt.Fprintf(w, "\nNear misses (would apply if the case also stated):\n")
+		for _, n := range r.NearMisses {
+			fmt.Fprintf(w, "  ? %s  Class %s: %s\n", n.RowID, n.Class, strings.Join(n.Missing, "; "))
+		}
+	}
+	if r.Trace != nil && len(r.Trace.Rejected) > 0 {
+		fmt.Fprintf(w, "\nEvidence blocked by the consistency check (v):\n")
+		seen := map[string]bool{}
+		for _, rj := range r.Trace.Rejected {
+			k := rj.FindingID + "|" + rj.Reason
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			fmt.Fprintf(w, "  ✘ %s %q: %s\n", rj.FindingID, findingText[rj.FindingID], rj.Reason)
+		}
+	}
+	if r.Trace != nil {
+		fmt.Fprintf(w, "\n%d rule(s) evaluated from %d row(s); checks: %s; closed world: %v; top-%d anchors\n",
+			len(r.Trace.Rules), len(r.RetrievedRowIDs), r.Trace.Checks, r.Trace.ClosedWorld, r.Trace.TopK)
+	}
+}
+
+func condLine(c engine.FiredCond, findingText map[string]string) string {
+	s := c.Concept + " " + c.Operator
+	if c.Threshold != "" {
+		s += " " + c.Threshold + " " + c.Unit
+	}
+	var from []string
+	for _, e := range c.Evidence {
+		if t := findingText[e.FindingID]; t != "" {
+			from = append(from, fmt.Sprintf("%q (%s)", t, e.FindingID))
+		} else if e.OriginalText != "" {
+			from = append(from, fmt.Sprintf("%q", e.OriginalText))
+		}
+	}
+	if len(from) > 0 {
+		s += " ← " + strings.Join(from, ", ")
+	}
+	return s + ": " + c.Reason
+}

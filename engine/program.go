@@ -1,0 +1,422 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/executablekg/execkg/engine/consistency"
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/evidence"
+	"github.com/executablekg/execkg/engine/extract"
+	"github.com/executablekg/execkg/engine/graph"
+	"github.com/executablekg/execkg/grounding"
+	"github.com/executablekg/execkg/grounding/embed"
+	"github.com/executablekg/execkg/grounding/lexicon"
+	"github.com/executablekg/execkg/rules"
+	"github.com/executablekg/execkg/rules/units"
+)
+
+// Program is a compiled pack ready to answer cases. Build it once with New
+// and call Ask (or Evaluate) from many goroutines: a Program is immutable
+// after New.
+type Program struct {
+	cfg      config
+	pack     *rules.Pack
+	store    graph.Store
+	grounder *grounding.Grounder
+	// units of the numeric conditions per concept key, for step (iv).
+	units map[string][]string
+	// concept names per key, for traces.
+	names map[string]string
+	rows  map[string]rowInfo
+}
+
+type rowInfo struct {
+	table *rules.Table
+	row   *rules.Row
+}
+
+type config struct {
+	store       graph.Store
+	extractor   extract.Extractor
+	formatter   evidence.Formatter
+	checks      consistency.Checks
+	closedWorld bool
+	topK        int
+	trace       bool
+	lexicon     *lexicon.Lexicon
+	embedder    embed.Embedder
+	grounding   []grounding.Option
+	fraction    bool
+}
+
+// Option configures New (functional options, as in cel-go and rego).
+type Option func(*config)
+
+// WithStore uses a graph store (default: a fresh in-memory store, loaded
+// with the pack by New). A store passed here is loaded by New too, unless
+// WithPreloadedStore is used.
+func WithStore(s graph.Store) Option { return func(c *config) { c.store = s } }
+
+// WithExtractor sets step (i) (default: the deterministic clause splitter).
+func WithExtractor(e extract.Extractor) Option { return func(c *config) { c.extractor = e } }
+
+// WithFormatter sets step (iv) (default: the deterministic formatter).
+func WithFormatter(f evidence.Formatter) Option { return func(c *config) { c.formatter = f } }
+
+// WithChecks selects the step (v) checks (default certainty, negation,
+// qualifier; consistency.Checks{} turns step (v) off).
+func WithChecks(ch consistency.Checks) Option { return func(c *config) { c.checks = ch } }
+
+// WithClosedWorld reads unmentioned findings as absent, reproducing the
+// reference system (default: open world, unmentioned is unknown).
+func WithClosedWorld(on bool) Option { return func(c *config) { c.closedWorld = on } }
+
+// WithTopK keeps k concept anchors per finding (default 3).
+func WithTopK(k int) Option { return func(c *config) { c.topK = k } }
+
+// WithTrace attaches the full trace to every Result (default off).
+func WithTrace(on bool) Option { return func(c *config) { c.trace = on } }
+
+// WithLexicon sets the concept lexicon feeding grounding (default: the
+// pack's meta/lexicon.json when given through WithLexiconFS, else none).
+func WithLexicon(l *lexicon.Lexicon) Option { return func(c *config) { c.lexicon = l } }
+
+// WithEmbedder sets the vector channel's embedder (default: built-in).
+func WithEmbedder(e embed.Embedder) Option { return func(c *config) { c.embedder = e } }
+
+// WithGroundingOptions passes options to the grounder.
+func WithGroundingOptions(opts ...grounding.Option) Option {
+	return func(c *config) { c.grounding = append(c.grounding, opts...) }
+}
+
+// WithFractions lets a unitless 0–1 value meet a percent threshold
+// (LVEF 0.35 → 35 %); off by default because FFR 0.8 is not 80 %.
+func WithFractions(on bool) Option { return func(c *config) { c.fraction = on } }
+
+// New compiles a pack: loads it into the graph store, indexes the
+// grounding texts and prepares the steps. It fails with a located error
+// when the pack is invalid (run the preflight first for the full list).
+func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error) {
+	if pack == nil || len(pack.Tables) == 0 {
+		return nil, fmt.Errorf("engine: empty pack")
+	}
+	cfg := config{checks: consistency.DefaultChecks, topK: 3}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.topK < 1 {
+		return nil, fmt.Errorf("engine: top-k must be at least 1, got %d", cfg.topK)
+	}
+	if cfg.extractor == nil {
+		cfg.extractor = extract.Clauses{}
+	}
+	if cfg.formatter == nil {
+		cfg.formatter = evidence.Deterministic{}
+	}
+	if ds := rules.Validate(pack); len(ds) > 0 {
+		return nil, fmt.Errorf("engine: pack has %d error(s), first: %w", len(ds), ds[0])
+	}
+	p := &Program{cfg: cfg, pack: pack, units: map[string][]string{}, names: map[string]string{}, rows: map[string]rowInfo{}}
+	records := grounding.Records(pack, cfg.lexicon, false)
+	if cfg.store == nil {
+		cfg.store = graph.NewMemory()
+	}
+	aliases := map[string][]string{}
+	texts := map[string]string{}
+	for _, r := range records {
+		aliases[r.DecisionID] = r.Aliases
+		texts[r.DecisionID] = r.Text
+	}
+	_, err := cfg.store.Load(ctx, pack, graph.BuildOptions{
+		Grounding: func(c rules.Condition) (string, []string) { return texts[c.DecisionID], aliases[c.DecisionID] },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("engine: load pack into graph store: %w", err)
+	}
+	p.store = cfg.store
+	gopts := append([]grounding.Option{}, cfg.grounding...)
+	if cfg.embedder != nil {
+		gopts = append([]grounding.Option{grounding.WithEmbedder(cfg.embedder)}, gopts...)
+	}
+	p.grounder, err = grounding.New(records, gopts...)
+	if err != nil {
+		return nil, fmt.Errorf("engine: build grounding index: %w", err)
+	}
+	for _, r := range pack.Rules() {
+		p.rows[r.RowID] = rowInfo{table: r.Table, row: r.Row}
+		for _, c := range r.Conditions() {
+			k := rules.ConceptKey(c.Entity)
+			p.names[k] = c.Entity.Concept()
+			if rules.IsNumeric(c.Entity.LogicStructured.Operator) {
+				u := units.Canonical(c.Entity.LogicStructured.Unit)
+				if !containsStr(p.units[k], u) {
+					p.units[k] = append(p.units[k], u)
+				}
+			}
+		}
+	}
+	p.cfg = cfg
+	return p, nil
+}
+
+// Close releases the grounding index and the store.
+func (p *Program) Close() error {
+	err := p.grounder.Close()
+	if e := p.store.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// Pack returns the compiled pack.
+func (p *Program) Pack() *rules.Pack { return p.pack }
+
+// Settings describes the program's configuration for traces and reports.
+func (p *Program) Settings() string {
+	return fmt.Sprintf("extractor=%s formatter=%s checks=%s closed_world=%v topk=%d",
+		p.cfg.extractor.Name(), p.cfg.formatter.Name(), p.cfg.checks, p.cfg.closedWorld, p.cfg.topK)
+}
+
+// Ask answers one case in free text: steps (i)–(vi).
+func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error) {
+	res := &Result{CaseID: caseID, Question: text}
+	findings, err := p.cfg.extractor.Extract(ctx, text)
+	if err != nil {
+		return nil, fmt.Errorf("case %s: step (i) extraction with %s: %w", caseID, p.cfg.extractor.Name(), err)
+	}
+	tr := &Trace{Checks: p.cfg.checks.String(), ClosedWorld: p.cfg.closedWorld, TopK: p.cfg.topK}
+	var pairs []evidence.Pair
+	mention := map[string]string{}
+	keys := map[string]bool{}
+	for _, f := range findings {
+		res.Findings = append(res.Findings, Finding{ID: f.ID, Text: f.Text, Start: f.Start, End: f.End})
+		mention[f.ID] = f.Text
+		anchors, err := p.grounder.Ground(ctx, f.Text)
+		if err != nil {
+			return nil, fmt.Errorf("case %s: step (ii) grounding %q: %w", caseID, f.Text, err)
+		}
+		if len(anchors) > p.cfg.topK {
+			anchors = anchors[:p.cfg.topK]
+		}
+		negated := false
+		if p.cfg.checks.Negation {
+			negated = consistency.Analyze(text, f.Text).Negated
+		}
+		fa := FindingAnchors{FindingID: f.ID, Query: f.Text}
+		for _, a := range anchors {
+			keys[a.ConceptKey] = true
+			fa.Anchors = append(fa.Anchors, anchorInfo(a))
+			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated,
+				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey]}})
+		}
+		tr.Anchors = append(tr.Anchors, fa)
+	}
+	items, err := p.cfg.formatter.FormatCase(ctx, text, pairs)
+	if err != nil {
+		return nil, fmt.Errorf("case %s: step (iv) evidence with %s: %w", caseID, p.cfg.formatter.Name(), err)
+	}
+	ev := make([]eval.Evidence, 0, len(items))
+	for _, it := range items {
+		e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text,
+			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator}
+		ev = append(ev, e)
+		res.Evidence = append(res.Evidence, evidenceItem(e))
+	}
+	// Step (v) runs inside evaluation, per condition: a mention is judged
+	// against each condition's own wording and context.
+	var mu sync.Mutex
+	seen := map[[2]string]bool{}
+	admit := func(c eval.Cond, e eval.Evidence) bool {
+		if p.cfg.checks == (consistency.Checks{}) {
+			return true
+		}
+		v := consistency.Check(text, mention[e.ID], consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}, p.cfg.checks)
+		if v.Pass {
+			return true
+		}
+		mu.Lock()
+		k := [2]string{c.DecisionID, e.ID}
+		if !seen[k] {
+			seen[k] = true
+			tr.Rejected = append(tr.Rejected, Rejection{DecisionID: c.DecisionID, FindingID: e.ID, Check: v.Check, Reason: v.Reason})
+		}
+		mu.Unlock()
+		return false
+	}
+	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, admit); err != nil {
+		return nil, fmt.Errorf("case %s: %w", caseID, err)
+	}
+	if p.cfg.trace {
+		res.Trace = tr
+	}
+	return res, nil
+}
+
+// Evaluate answers a case given as structured findings (coded data, no
+// text): steps (iii) and (vi) only. Evidence is matched by ConceptKey
+// ("sct:<id>" or "name:<concept name>"; a bare Concept name works too).
+func (p *Program) Evaluate(ctx context.Context, caseID string, ev []eval.Evidence) (*Result, error) {
+	res := &Result{CaseID: caseID}
+	tr := &Trace{Checks: "none (structured input)", ClosedWorld: p.cfg.closedWorld, TopK: p.cfg.topK}
+	keys := map[string]bool{}
+	for i := range ev {
+		k := ev[i].Key()
+		if k == "" {
+			return nil, fmt.Errorf("case %s: evidence %d (%q) names no concept; set ConceptKey or Concept", caseID, i, ev[i].Text)
+		}
+		if ev[i].ConceptKey == "" {
+			ev[i].ConceptKey = k
+		}
+		keys[k] = true
+		res.Evidence = append(res.Evidence, evidenceItem(ev[i]))
+	}
+	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, nil); err != nil {
+		return nil, fmt.Errorf("case %s: %w", caseID, err)
+	}
+	if p.cfg.trace {
+		res.Trace = tr
+	}
+	return res, nil
+}
+
+// evaluate is steps (iii) and (vi): expand concept keys to rule bundles and
+// evaluate every rule.
+func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []string, ev []eval.Evidence, admit func(eval.Cond, eval.Evidence) bool) error {
+	bundles, err := p.store.Bundles(ctx, keys)
+	if err != nil {
+		return fmt.Errorf("step (iii) expansion: %w", err)
+	}
+	opt := eval.Options{ClosedWorld: p.cfg.closedWorld, AllowFraction: p.cfg.fraction, Admit: admit}
+	rowSeen := map[string]bool{}
+	fired := map[string]bool{}
+	res.PredictedRowIDs = []string{}
+	res.Recommendations = []Recommendation{}
+	res.RetrievedRowIDs = []string{}
+	res.RetrievedRules = []string{}
+	for _, b := range bundles {
+		res.RetrievedRules = append(res.RetrievedRules, b.RuleID)
+		if !rowSeen[b.RowID] {
+			rowSeen[b.RowID] = true
+			res.RetrievedRowIDs = append(res.RetrievedRowIDs, b.RowID)
+		}
+		rule := ruleOf(b)
+		rr := eval.EvaluateRule(rule, ev, opt)
+		tr.Rules = append(tr.Rules, ruleTrace(rr))
+		switch {
+		case rr.Fired():
+			res.Recommendations = append(res.Recommendations, p.recommendation(b, rr))
+			if !fired[b.RowID] {
+				fired[b.RowID] = true
+				res.PredictedRowIDs = append(res.PredictedRowIDs, b.RowID)
+			}
+		case rr.Truth == eval.Unknown && len(rr.Missing) > 0 && anyTrue(rr):
+			res.NearMisses = append(res.NearMisses, NearMiss{RowID: b.RowID, RuleID: b.RuleID, Text: b.Recommendation.FullText,
+				Class: b.Recommendation.Strength, Missing: rr.Missing})
+		}
+	}
+	sort.SliceStable(res.PredictedRowIDs, func(i, j int) bool { return graph.NaturalLess(res.PredictedRowIDs[i], res.PredictedRowIDs[j]) })
+	return nil
+}
+
+// ruleOf converts a stored bundle to the evaluator's rule.
+func ruleOf(b graph.Bundle) eval.Rule {
+	r := eval.Rule{ID: b.RuleID, RowID: b.RowID, Conds: make([]eval.Cond, 0, len(b.Decisions))}
+	for _, d := range b.Decisions {
+		r.Conds = append(r.Conds, eval.Cond{
+			DecisionID: d.DecisionID, GroupKey: d.LogicGroup, GroupType: d.LogicType, ConceptKey: d.ConceptKey,
+			Concept: d.ConceptName, Wording: d.EntityOriginal, Context: d.Context, Role: d.Role,
+			Operator: d.Operator, Threshold: d.Threshold, Unit: d.Unit,
+		})
+	}
+	return r
+}
+
+func (p *Program) recommendation(b graph.Bundle, rr eval.RuleResult) Recommendation {
+	rec := Recommendation{
+		RowID: b.RowID, RuleID: b.RuleID, Text: b.Recommendation.FullText, Class: b.Recommendation.Strength,
+		Level: b.Recommendation.Level, Direction: b.Recommendation.Direction, Section: b.Recommendation.Section,
+		Workflow: b.Recommendation.Workflow, Guideline: b.PackID,
+		Source: Source{Guideline: p.pack.Guideline.Title, Version: b.PackVersion, DOI: b.Source.DOI,
+			Table: fmt.Sprintf("Recommendation Table %d", b.Recommendation.Table), Row: b.Recommendation.Row},
+	}
+	if ri, ok := p.rows[b.RowID]; ok {
+		rec.TableTopic = ri.table.Topic
+		if ri.table.Source.Table != "" {
+			rec.Source.Table = ri.table.Source.Table
+		}
+	}
+	for _, a := range b.Actions {
+		rec.Actions = append(rec.Actions, Action{Relation: a.Relation, Concept: a.ConceptName, Wording: a.Wording, Role: a.Role, Context: a.Context})
+	}
+	for _, c := range rr.Conditions {
+		if c.Truth == eval.True {
+			rec.FiredBy = append(rec.FiredBy, condTrace(c))
+		}
+	}
+	return rec
+}
+
+func anyTrue(rr eval.RuleResult) bool {
+	for _, c := range rr.Conditions {
+		if c.Truth == eval.True {
+			return true
+		}
+	}
+	return false
+}
+
+func ruleTrace(rr eval.RuleResult) RuleTrace {
+	t := RuleTrace{RuleID: rr.RuleID, RowID: rr.RowID, Truth: rr.Truth.String(), Missing: rr.Missing}
+	for _, c := range rr.Conditions {
+		t.Conditions = append(t.Conditions, condTrace(c))
+	}
+	return t
+}
+
+func condTrace(c eval.ConditionResult) FiredCond {
+	fc := FiredCond{DecisionID: c.DecisionID, Concept: c.Concept, Operator: c.Operator, Threshold: c.Threshold,
+		Unit: c.Unit, Truth: c.Truth.String(), Reason: c.Reason}
+	for _, e := range c.Evidence {
+		fc.Evidence = append(fc.Evidence, evidenceItem(e))
+	}
+	return fc
+}
+
+func evidenceItem(e eval.Evidence) EvidenceItem {
+	return EvidenceItem{FindingID: e.ID, OriginalText: e.Text, StandardizedConcept: e.Concept, ConceptKey: e.ConceptKey,
+		Present: e.Present, Value: e.Value, Unit: e.Unit, Comparator: e.Comparator}
+}
+
+func anchorInfo(a grounding.Anchor) AnchorInfo {
+	ai := AnchorInfo{Rank: a.Rank, ConceptKey: a.ConceptKey, Concept: a.Concept, Score: a.Score, Channels: a.Channels}
+	for _, h := range a.Hits {
+		id := ""
+		if len(h.DecisionIDs) > 0 {
+			id = h.DecisionIDs[0]
+		}
+		ai.Hits = append(ai.Hits, Hit{DecisionID: id, Channel: h.Channel, Rank: h.Rank, Score: h.Score, Phrase: h.Phrase})
+	}
+	return ai
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func containsStr(xs []string, s string) bool {
+	for _, x := range xs {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
