@@ -239,7 +239,8 @@ type SearchOptions struct {
 	PhraseBoost float64
 	// Guard drops hits that share only one word with the query when that
 	// word is generic (textnorm.GenericWords: rate, risk, disease, …) or
-	// carries less than MinCoverage of the query's IDF weight.
+	// carries less than MinCoverage of the IDF weight of the query's
+	// indexed words.
 	Guard bool
 	// MinCoverage is the guard's IDF share (DefaultMinCoverage when 0).
 	MinCoverage float64
@@ -309,6 +310,22 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("full-text search %q: %w", strings.Join(variants, " | "), err)
 	}
+	// Document frequencies for the guard leave hidden texts out, so a
+	// held-out phrase cannot make its own words look known.
+	df := ix.df
+	if len(o.Exclude) > 0 {
+		df = make(map[string]int, len(ix.df))
+		for t, n := range ix.df {
+			df[t] = n
+		}
+		for _, id := range o.Exclude {
+			if id >= 0 && id < len(ix.termSet) {
+				for t := range ix.termSet[id] {
+					df[t]--
+				}
+			}
+		}
+	}
 	var out []Hit
 	for _, h := range res.Hits {
 		id, err := strconv.Atoi(h.ID)
@@ -325,7 +342,7 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 			if len(matched) > len(hit.Matched) {
 				hit.Matched = matched
 			}
-			if o.Guard && ix.passes(phrase, matched, qt, o.MinCoverage) {
+			if o.Guard && ix.passes(df, phrase, matched, qt, o.MinCoverage) {
 				keep = true
 			}
 		}
@@ -368,17 +385,22 @@ func (ix *Index) match(id int, qt []string) (bool, []string) {
 }
 
 // passes is the single-word guard: a hit that shares exactly one word with
-// a query of two or more words is kept only if that word is not generic
-// and carries at least minCov of the query's IDF weight.
-func (ix *Index) passes(phrase bool, matched, qt []string, minCov float64) bool {
+// a query holding two or more indexed words is kept only if that word is
+// not generic and carries at least minCov of the IDF weight of the query's
+// indexed words. Query words found in no text cannot be matched by any hit
+// and are left out, so an unknown word ("statin myopathy") does not turn
+// the one informative match into a dropped hit.
+func (ix *Index) passes(df map[string]int, phrase bool, matched, qt []string, minCov float64) bool {
 	if phrase || len(matched) != 1 {
 		return phrase || len(matched) > 1
 	}
-	distinct := map[string]bool{}
+	known := map[string]bool{}
 	for _, t := range qt {
-		distinct[t] = true
+		if df[t] > 0 {
+			known[t] = true
+		}
 	}
-	if len(distinct) < 2 {
+	if len(known) < 2 {
 		return true
 	}
 	t := matched[0]
@@ -386,14 +408,14 @@ func (ix *Index) passes(phrase bool, matched, qt []string, minCov float64) bool 
 		return false
 	}
 	var total float64
-	for x := range distinct {
-		total += ix.idf(x)
+	for x := range known {
+		total += ix.idf(df, x)
 	}
-	return ix.idf(t)/total >= minCov
+	return ix.idf(df, t)/total >= minCov
 }
 
 // idf is BM25's inverse document frequency over the indexed texts.
-func (ix *Index) idf(t string) float64 {
-	n, df := float64(len(ix.terms)), float64(ix.df[t])
-	return math.Log(1 + (n-df+0.5)/(df+0.5))
+func (ix *Index) idf(df map[string]int, t string) float64 {
+	n, d := float64(len(ix.terms)), float64(df[t])
+	return math.Log(1 + (n-d+0.5)/(d+0.5))
 }

@@ -21,7 +21,7 @@ var numberRe = regexp.MustCompile(`(?:(?:<=|>=|=<|=>|!=|<|>|=|~|\+/-)\s*)?[-+]?\
 
 // comparatorTail matches a comparator or linking word left just before a
 // removed number ("LVEF of 37%", "eGFR below 30").
-var comparatorTail = regexp.MustCompile(`(?:\b(?:greater|more|less|lower|higher|bigger|smaller)\s+than|\bat\s+(?:least|most)|\bup\s+to|\bequal\s+to|\b(?:above|below|over|under|exceeding|of|is|was|about|approximately|around|measured\s+at|measuring|reaching|reduced\s+to|increased\s+to|at)|[:=])\s*$`)
+var comparatorTail = regexp.MustCompile(`(?:\b(?:greater|more|less|lower|higher|bigger|smaller)\s+than|\bat\s+(?:least|most)|\bup\s+to|\bequal\s+to|\b(?:above|below|over|under|exceeding|within|of|is|was|about|approximately|around|measured\s+at|measuring|reaching|reduced\s+to|increased\s+to|at)|[:=])\s*$`)
 
 // keepBefore are words after which a number is part of a name (type 2
 // diabetes, class 3, stage 4 CKD), not a value.
@@ -40,7 +40,7 @@ var edgeWords = map[string]bool{
 	"a": true, "an": true, "the": true, "of": true, "with": true, "and": true, "or": true,
 	"at": true, "is": true, "was": true, "has": true, "had": true, "to": true, "in": true,
 	"on": true, "for": true, "by": true, "but": true, "as": true, "be": true, "are": true,
-	"were": true, "value": true, "measured": true,
+	"were": true, "value": true, "measured": true, "within": true,
 }
 
 // QueryText turns a patient finding into grounding query text: negation

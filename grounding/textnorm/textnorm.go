@@ -37,6 +37,7 @@ func Fold(s string) string {
 
 // Normalize returns the matching form of s: Fold, British spellings
 // (ischaemia, oedema, haemorrhage, dyspnoea) mapped to American ones,
+// number words one to ten mapped to digits,
 // possessives dropped, every character that is not a letter or digit turned
 // into a space, white space collapsed. Both index texts and queries go
 // through it, so a spelling mapping can only merge words, never split them.
@@ -57,9 +58,20 @@ func Normalize(s string) string {
 	}
 	words := strings.Fields(b.String())
 	for i, w := range words {
+		if d, ok := numberWords[w]; ok {
+			words[i] = d
+			continue
+		}
 		words[i] = americanise(w)
 	}
 	return strings.Join(words, " ")
+}
+
+// numberWords are spelled-out small numbers, mapped to digits so that
+// "one-vessel disease" and "1-vessel disease" meet.
+var numberWords = map[string]string{
+	"one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
+	"six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10",
 }
 
 // americanise maps the British digraphs ae/oe to e inside a word (anaemia,
@@ -105,25 +117,27 @@ func StopWordList() []string {
 	return out
 }
 
-// GenericWords are content words that occur in many unrelated concept names
-// ("rate" in heart rate and glomerular filtration rate, "risk" in bleeding
-// and surgical risk). A match on one of them alone says nothing about which
-// concept is meant; the full-text guard and the built-in embedder down-weight
-// them.
+// GenericWords are words that occur in many unrelated concept names and
+// name no concept on their own: "rate" (heart rate, glomerular filtration
+// rate), "risk" (bleeding, surgical risk), "disease", "patient", and
+// qualifiers such as "severe" or "chronic". A full-text hit that shares only
+// one of them with a finding is dropped by the guard, and the built-in
+// embedder down-weights them. Organ and vessel words (heart, coronary,
+// artery) are not listed: "cardiac failure" → "heart failure" is a real
+// match, and their low IDF already keeps them from deciding alone.
 var GenericWords = map[string]bool{
-	"rate": true, "risk": true, "disease": true, "diseases": true, "patient": true,
-	"patients": true, "individual": true, "individuals": true, "person": true, "people": true,
-	"history": true, "level": true, "levels": true, "test": true, "tests": true,
-	"testing": true, "score": true, "therapy": true, "treatment": true, "condition": true,
-	"conditions": true, "finding": true, "findings": true, "value": true, "status": true,
-	"sign": true, "signs": true, "symptom": true, "symptoms": true, "syndrome": true,
-	"factor": true, "factors": true, "type": true, "class": true, "severe": true,
-	"chronic": true, "acute": true, "suspected": true, "known": true, "high": true,
-	"low": true, "use": true, "presence": true, "evidence": true, "clinical": true,
-	"function": true, "result": true, "results": true, "moderate": true,
-	"significant": true, "increased": true, "reduced": true, "normal": true,
-	"abnormal": true, "prior": true, "previous": true, "other": true, "any": true,
-	"documented": true, "established": true, "stable": true, "new": true, "onset": true,
-	"failure": true, "heart": true, "cardiac": true, "coronary": true,
-	"artery": true, "arteries": true, "vessel": true, "vessels": true,
+	"rate": true, "risk": true, "disease": true, "diseases": true, "disorder": true,
+	"patient": true, "patients": true, "individual": true, "individuals": true,
+	"person": true, "people": true, "history": true, "level": true, "levels": true,
+	"test": true, "tests": true, "testing": true, "score": true, "therapy": true,
+	"treatment": true, "condition": true, "conditions": true, "finding": true,
+	"findings": true, "value": true, "status": true, "sign": true, "signs": true,
+	"symptom": true, "symptoms": true, "factor": true, "factors": true, "type": true,
+	"class": true, "use": true, "presence": true, "evidence": true, "clinical": true,
+	"result": true, "results": true, "other": true, "any": true, "known": true,
+	"new": true, "prior": true, "previous": true, "severe": true, "chronic": true,
+	"acute": true, "suspected": true, "possible": true, "high": true, "low": true,
+	"moderate": true, "significant": true, "increased": true, "reduced": true,
+	"normal": true, "abnormal": true, "documented": true, "established": true,
+	"stable": true, "onset": true, "available": true, "availability": true,
 }
