@@ -1,0 +1,386 @@
+// Package grounding is step (ii) of the pipeline: it takes the text of one
+// patient finding and returns the concepts the finding may mean, each as an
+// anchor standing for every DecisionNode (and so every rule) that tests the
+// concept.
+//
+// Two channels search the grounding phrases of the DecisionNodes (wording,
+// concept name, lexicon synonyms; see Records): a Bleve full-text index
+// (package fulltext) and exact cosine search over embeddings (package
+// vector, embedders in package embed). Their hits are collapsed into
+// concepts and fused, by reciprocal rank fusion or by a score-aware fusion
+// that keeps score gaps (Fusion), and the best few concepts are returned
+// with the full trace of what found them.
+package grounding
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/executablekg/execkg/grounding/embed"
+	"github.com/executablekg/execkg/grounding/fulltext"
+	"github.com/executablekg/execkg/grounding/textnorm"
+	"github.com/executablekg/execkg/grounding/vector"
+)
+
+// Channel names, as they appear in anchors and reports.
+const (
+	ChannelFullText = "fulltext"
+	ChannelVector   = "vector"
+)
+
+// Defaults (the reference system's settings, except where measured).
+const (
+	DefaultK       = 50 // hits per channel
+	DefaultRRFK    = 60
+	DefaultAnchors = 3
+	// DefaultThreshold is the cosine cut-off for neural embedders; the
+	// built-in embedder brings its own measured one (embed.BuiltinThreshold).
+	DefaultThreshold = 0.80
+)
+
+// Grounder grounds findings against a set of records. It is immutable after
+// New and safe for concurrent use.
+type Grounder struct {
+	records  []Record
+	elems    []element
+	byQuery  map[string][]int // normalised QueryText of a phrase → elements
+	concepts map[string]*concept
+	ft       *fulltext.Index
+	vec      *vector.Index
+	acr      *acronyms
+	cfg      config
+}
+
+// element is one distinct grounding phrase (by normalised text) and the
+// records whose grounding text holds it. Indexing distinct phrases rather
+// than DecisionNodes keeps the 78 identical nodes of a concept tested by
+// 78 rules from filling the top 50 on their own.
+type element struct {
+	text string // as first written
+	norm string // textnorm.Normalize(text)
+	refs []ref
+	// byConcept groups refs by concept, precomputed for Fuse.
+	byConcept []conceptRef
+}
+
+// conceptRef is one concept whose records hold an element.
+type conceptRef struct {
+	key         string
+	decisionIDs []string
+	sources     []string
+}
+
+type ref struct {
+	record int
+	source string
+}
+
+// concept is what an anchor stands for.
+type concept struct {
+	key, name, snomedID string
+	decisionIDs         []string
+	ruleIDs             []string
+}
+
+type config struct {
+	embedder     embed.Embedder
+	cacheDir     string
+	indexPath    string
+	k            int
+	threshold    float64
+	thresholdSet bool
+	guard        bool
+	abbrev       bool
+	fusion       Fusion
+}
+
+// Option configures New.
+type Option func(*config)
+
+// WithEmbedder sets the vector channel's embedder (default: the built-in
+// lexical embedder, embed.NewBuiltin).
+func WithEmbedder(e embed.Embedder) Option { return func(c *config) { c.embedder = e } }
+
+// WithCacheDir caches the grounding phrases' embeddings under dir, so they
+// are computed once per embedder and text.
+func WithCacheDir(dir string) Option { return func(c *config) { c.cacheDir = dir } }
+
+// WithIndexPath keeps the full-text index on disk at path (default: in
+// memory).
+func WithIndexPath(path string) Option { return func(c *config) { c.indexPath = path } }
+
+// WithK sets the hits taken from each channel (default 50).
+func WithK(k int) Option { return func(c *config) { c.k = k } }
+
+// WithThreshold sets the vector channel's cosine cut-off (default 0.80, or
+// the built-in embedder's measured value).
+func WithThreshold(t float64) Option {
+	return func(c *config) { c.threshold, c.thresholdSet = t, true }
+}
+
+// WithGuard switches the full-text single-word guard (default on).
+func WithGuard(on bool) Option { return func(c *config) { c.guard = on } }
+
+// WithAbbreviations switches abbreviation expansion from the index's own
+// long forms (default on).
+func WithAbbreviations(on bool) Option { return func(c *config) { c.abbrev = on } }
+
+// WithFusion sets how the channels are fused and how many anchors are kept
+// (default DefaultFusion()).
+func WithFusion(f Fusion) Option { return func(c *config) { c.fusion = f } }
+
+// New indexes the records' grounding phrases in both channels.
+func New(records []Record, opts ...Option) (*Grounder, error) {
+	cfg := config{k: DefaultK, guard: true, abbrev: true, fusion: DefaultFusion()}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.embedder == nil {
+		cfg.embedder = embed.NewBuiltin(0)
+	}
+	if !cfg.thresholdSet {
+		cfg.threshold = DefaultThreshold
+		if d, ok := cfg.embedder.(interface{ DefaultThreshold() float64 }); ok {
+			cfg.threshold = d.DefaultThreshold()
+		}
+	}
+	if cfg.k <= 0 {
+		return nil, fmt.Errorf("grounding: hits per channel must be positive, got %d", cfg.k)
+	}
+	if err := cfg.fusion.validate(); err != nil {
+		return nil, err
+	}
+	if len(records) == 0 {
+		return nil, errors.New("grounding: no records to index; build them with grounding.Records from a loaded pack")
+	}
+	g := &Grounder{records: records, byQuery: map[string][]int{}, concepts: map[string]*concept{}, cfg: cfg}
+
+	byNorm := map[string]int{}
+	for ri := range records {
+		r := &records[ri]
+		if r.ConceptKey == "" {
+			return nil, fmt.Errorf("grounding: record %d (%s) has no concept key", ri, r.DecisionID)
+		}
+		for _, p := range r.phrases() {
+			n := textnorm.Normalize(p.Text)
+			if n == "" {
+				continue
+			}
+			id, ok := byNorm[n]
+			if !ok {
+				id = len(g.elems)
+				byNorm[n] = id
+				g.elems = append(g.elems, element{text: p.Text, norm: n})
+				q := textnorm.Normalize(fulltext.QueryText(p.Text))
+				g.byQuery[q] = append(g.byQuery[q], id)
+			}
+			e := &g.elems[id]
+			if len(e.refs) == 0 || e.refs[len(e.refs)-1].record != ri {
+				e.refs = append(e.refs, ref{record: ri, source: p.Source})
+			}
+		}
+		c := g.concepts[r.ConceptKey]
+		if c == nil {
+			c = &concept{key: r.ConceptKey, name: r.Concept}
+			if strings.HasPrefix(r.ConceptKey, "sct:") {
+				c.snomedID = strings.TrimPrefix(r.ConceptKey, "sct:")
+			}
+			g.concepts[r.ConceptKey] = c
+		}
+		c.decisionIDs = append(c.decisionIDs, r.DecisionID)
+		if n := len(c.ruleIDs); n == 0 || c.ruleIDs[n-1] != r.RuleID {
+			c.ruleIDs = append(c.ruleIDs, r.RuleID)
+		}
+	}
+	if len(g.elems) == 0 {
+		return nil, errors.New("grounding: the records hold no grounding text")
+	}
+	for i := range g.elems {
+		e := &g.elems[i]
+		pos := map[string]int{}
+		for _, r := range e.refs {
+			rec := &records[r.record]
+			j, ok := pos[rec.ConceptKey]
+			if !ok {
+				j = len(e.byConcept)
+				pos[rec.ConceptKey] = j
+				e.byConcept = append(e.byConcept, conceptRef{key: rec.ConceptKey})
+			}
+			cr := &e.byConcept[j]
+			cr.decisionIDs = append(cr.decisionIDs, rec.DecisionID)
+			if !contains(cr.sources, r.source) {
+				cr.sources = append(cr.sources, r.source)
+			}
+		}
+	}
+
+	texts := make([]string, len(g.elems))
+	for i, e := range g.elems {
+		texts[i] = e.text
+	}
+	var err error
+	g.ft, err = fulltext.New(texts, fulltext.Options{Path: cfg.indexPath})
+	if err != nil {
+		return nil, err
+	}
+	var docEmb embed.Embedder = cfg.embedder
+	if cfg.cacheDir != "" {
+		docEmb = embed.NewCache(cfg.embedder, cfg.cacheDir)
+	}
+	vecs, err := docEmb.Embed(context.Background(), texts)
+	if err != nil {
+		g.ft.Close()
+		return nil, fmt.Errorf("grounding: embed %d grounding phrases with %s: %w", len(texts), cfg.embedder.Name(), err)
+	}
+	g.vec, err = vector.New(vecs)
+	if err != nil {
+		g.ft.Close()
+		return nil, fmt.Errorf("grounding: %w", err)
+	}
+	if cfg.abbrev {
+		g.acr = newAcronyms(g.elems)
+	}
+	return g, nil
+}
+
+// Close releases the full-text index.
+func (g *Grounder) Close() error { return g.ft.Close() }
+
+// Records returns the indexed records (do not modify).
+func (g *Grounder) Records() []Record { return g.records }
+
+// Threshold is the vector channel's cosine cut-off in use.
+func (g *Grounder) Threshold() float64 { return g.cfg.threshold }
+
+// Embedder is the vector channel's embedder.
+func (g *Grounder) Embedder() embed.Embedder { return g.cfg.embedder }
+
+// Fusion is the fusion Ground uses.
+func (g *Grounder) Fusion() Fusion { return g.cfg.fusion }
+
+// Phrases is the number of distinct grounding phrases indexed.
+func (g *Grounder) Phrases() int { return len(g.elems) }
+
+// Ground returns the best anchors for a finding (DefaultAnchors unless
+// configured), best first. A finding with nothing left after QueryText
+// (only a number, only a negation) has no anchors.
+func (g *Grounder) Ground(ctx context.Context, finding string) ([]Anchor, error) {
+	c, err := g.Retrieve(ctx, finding, g.RetrieveDefaults())
+	if err != nil {
+		return nil, err
+	}
+	return g.Fuse(c, g.cfg.fusion), nil
+}
+
+// RetrieveOptions configure one retrieval.
+type RetrieveOptions struct {
+	K         int
+	Guard     bool
+	Threshold float64 // vector hits below it are not returned
+	// Abbreviations expands abbreviations (needs WithAbbreviations).
+	Abbreviations bool
+	// Hide hides every phrase whose cleaned text equals this one's
+	// (leave-one-out evaluation: a query may not find itself).
+	Hide string
+}
+
+// RetrieveDefaults returns the options Ground uses.
+func (g *Grounder) RetrieveDefaults() RetrieveOptions {
+	return RetrieveOptions{K: g.cfg.k, Guard: g.cfg.guard, Threshold: g.cfg.threshold, Abbreviations: g.cfg.abbrev}
+}
+
+// Candidates are the raw hits of both channels for one finding.
+type Candidates struct {
+	Finding  string
+	Query    string   // QueryText(Finding)
+	Variants []string // Query and its abbreviation expansions
+	FullText []PhraseHit
+	Vector   []PhraseHit
+}
+
+// PhraseHit is one grounding phrase found by one channel.
+type PhraseHit struct {
+	Element int
+	Phrase  string
+	Rank    int // 1-based, in the channel's list
+	Score   float64
+	// Matched and Exact describe a full-text hit: the query words found,
+	// and whether the whole query phrase occurs.
+	Matched []string
+	Exact   bool
+}
+
+// Retrieve runs both channels for a finding.
+func (g *Grounder) Retrieve(ctx context.Context, finding string, o RetrieveOptions) (*Candidates, error) {
+	c := &Candidates{Finding: finding, Query: fulltext.QueryText(finding)}
+	if c.Query == "" {
+		return c, nil
+	}
+	if o.K <= 0 {
+		o.K = g.cfg.k
+	}
+	var hidden map[int]bool
+	if o.Hide != "" {
+		hidden = map[int]bool{}
+		for _, id := range g.byQuery[textnorm.Normalize(fulltext.QueryText(o.Hide))] {
+			hidden[id] = true
+		}
+	}
+	var isHidden func(id int) bool
+	if len(hidden) > 0 {
+		isHidden = func(id int) bool { return hidden[id] }
+	}
+	c.Variants = []string{c.Query}
+	if o.Abbreviations && g.acr != nil {
+		c.Variants = g.acr.variants(finding, c.Query, isHidden)
+	}
+
+	var exclude []int
+	for id := range hidden {
+		exclude = append(exclude, id)
+	}
+	sort.Ints(exclude)
+	fh, err := g.ft.Search(c.Variants, fulltext.SearchOptions{K: o.K, Guard: o.Guard, Exclude: exclude})
+	if err != nil {
+		return nil, fmt.Errorf("ground %q: %w", finding, err)
+	}
+	for i, h := range fh {
+		c.FullText = append(c.FullText, PhraseHit{Element: h.ID, Phrase: g.elems[h.ID].text, Rank: i + 1, Score: h.Score, Matched: h.Matched, Exact: h.Phrase})
+	}
+
+	qv, err := g.cfg.embedder.Embed(ctx, c.Variants)
+	if err != nil {
+		return nil, fmt.Errorf("ground %q: embed the query with %s: %w", finding, g.cfg.embedder.Name(), err)
+	}
+	best := map[int]float64{}
+	for _, v := range qv {
+		hits, err := g.vec.Search(v, o.K, o.Threshold, isHidden)
+		if err != nil {
+			return nil, fmt.Errorf("ground %q: %w", finding, err)
+		}
+		for _, h := range hits {
+			if s, ok := best[h.ID]; !ok || h.Score > s {
+				best[h.ID] = h.Score
+			}
+		}
+	}
+	for id, s := range best {
+		c.Vector = append(c.Vector, PhraseHit{Element: id, Phrase: g.elems[id].text, Score: s})
+	}
+	sort.Slice(c.Vector, func(i, j int) bool {
+		if c.Vector[i].Score != c.Vector[j].Score {
+			return c.Vector[i].Score > c.Vector[j].Score
+		}
+		return c.Vector[i].Element < c.Vector[j].Element
+	})
+	if len(c.Vector) > o.K {
+		c.Vector = c.Vector[:o.K]
+	}
+	for i := range c.Vector {
+		c.Vector[i].Rank = i + 1
+	}
+	return c, nil
+}
