@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -163,12 +162,8 @@ func runGroundingEval(args []string, stdout, stderr io.Writer) int {
 	rep.Print(stdout)
 	fmt.Fprintf(stdout, "\nindex build %s, evaluation %s\n", built.Round(time.Millisecond), (time.Since(start) - built).Round(time.Millisecond))
 	if *jsonPath != "" {
-		data, err := json.MarshalIndent(rep, "", "  ")
-		if err == nil {
-			err = os.WriteFile(*jsonPath, append(data, '\n'), 0o644)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "grounding-eval: write %s: %v\n", *jsonPath, err)
+		if err := writeJSONAtomic(*jsonPath, rep); err != nil {
+			fmt.Fprintf(stderr, "grounding-eval: %v\n", err)
 			return 1
 		}
 	}

@@ -119,9 +119,11 @@ func Queries(records []grounding.Record, lex *lexicon.Lexicon) (qs []Query, skip
 
 // Config selects what to measure.
 type Config struct {
-	// Thresholds are the vector cut-offs swept; the grounder's own
-	// threshold is always included.
+	// Thresholds are the vector cut-offs swept (with the guard on); the
+	// grounder's own threshold is always included.
 	Thresholds []float64
+	// Guards lists the guard settings measured (default: on and off).
+	Guards []bool
 	// RRFK, Anchors and MinRelative as in grounding.Fusion; MinRelative
 	// applies to the score+cut rows (default grounding.DefaultMinRelative).
 	RRFK        float64
@@ -244,6 +246,9 @@ func Run(ctx context.Context, g *grounding.Grounder, qs []Query, cfg Config) (*R
 	if cfg.Anchors == 0 {
 		cfg.Anchors = grounding.DefaultAnchors
 	}
+	if len(cfg.Guards) == 0 {
+		cfg.Guards = []bool{true, false}
+	}
 	if cfg.MinRelative == 0 {
 		cfg.MinRelative = grounding.DefaultMinRelative
 	}
@@ -274,7 +279,7 @@ func Run(ctx context.Context, g *grounding.Grounder, qs []Query, cfg Config) (*R
 	var jobs []job
 	for _, q := range qs {
 		for _, mode := range []string{ModeInIndex, ModeLeaveOneOut} {
-			for _, guard := range []bool{true, false} {
+			for _, guard := range cfg.Guards {
 				jobs = append(jobs, job{q, mode, guard})
 			}
 		}
