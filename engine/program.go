@@ -230,18 +230,32 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	// against each condition's own wording and context.
 	var mu sync.Mutex
 	seen := map[[2]string]bool{}
+	// Many DecisionNodes share wording, context and operator (chronic
+	// coronary syndrome is tested by dozens of rules): judge each distinct
+	// (condition text, finding) pair once per case.
+	type vkey struct{ concept, wording, context, op, finding string }
+	verdicts := map[vkey]consistency.Verdict{}
 	admit := func(c eval.Cond, e eval.Evidence) bool {
 		if p.cfg.checks == (consistency.Checks{}) {
 			return true
 		}
-		v := consistency.Check(text, mention[e.ID], consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}, p.cfg.checks)
+		k := vkey{c.Concept, c.Wording, c.Context, c.Operator, e.ID}
+		mu.Lock()
+		v, ok := verdicts[k]
+		mu.Unlock()
+		if !ok {
+			v = consistency.Check(text, mention[e.ID], consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}, p.cfg.checks)
+			mu.Lock()
+			verdicts[k] = v
+			mu.Unlock()
+		}
 		if v.Pass {
 			return true
 		}
 		mu.Lock()
-		k := [2]string{c.DecisionID, e.ID}
-		if !seen[k] {
-			seen[k] = true
+		rk := [2]string{c.DecisionID, e.ID}
+		if !seen[rk] {
+			seen[rk] = true
 			tr.Rejected = append(tr.Rejected, Rejection{DecisionID: c.DecisionID, FindingID: e.ID, Check: v.Check, Reason: v.Reason})
 		}
 		mu.Unlock()
