@@ -327,3 +327,20 @@ func (p plainEmbedder) Embed(ctx context.Context, t []string) ([][]float32, erro
 }
 func (p plainEmbedder) Name() string { return "plain:" + p.e.Name() }
 func (p plainEmbedder) Dim() int     { return p.e.Dim() }
+
+func TestTextFuncMatchesRecords(t *testing.T) {
+	pack, _ := rules.LoadFS(os.DirFS("testdata/pack"), ".")
+	lex, _ := lexicon.Load("testdata/lexicon.json")
+	recs := Records(pack, lex, true)
+	f := TextFunc(lex, true)
+	i := 0
+	for _, r := range pack.Rules() {
+		for _, c := range r.Conditions() {
+			text, aliases := f(c)
+			if text != recs[i].Text || strings.Join(aliases, "|") != strings.Join(recs[i].Aliases, "|") {
+				t.Errorf("%s: TextFunc %q %v, Records %q %v", c.DecisionID, text, aliases, recs[i].Text, recs[i].Aliases)
+			}
+			i++
+		}
+	}
+}

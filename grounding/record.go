@@ -52,45 +52,59 @@ func Records(pack *rules.Pack, lex *lexicon.Lexicon, includeContext bool) []Reco
 	var out []Record
 	for _, r := range pack.Rules() {
 		for _, c := range r.Conditions() {
-			e := c.Entity
-			rec := Record{
-				DecisionID: c.DecisionID,
-				RuleID:     c.RuleID,
-				ConceptKey: rules.ConceptKey(e),
-				Concept:    e.Concept(),
-				Wording:    e.EntityOriginal,
-				Role:       e.Role,
-				Context:    e.Context,
-			}
-			seen := map[string]bool{}
-			add := func(text, source string) bool {
-				k := lexicon.Key(text)
-				if k == "" || seen[k] {
-					return false
-				}
-				seen[k] = true
-				rec.Phrases = append(rec.Phrases, Phrase{Text: strings.TrimSpace(text), Source: source})
-				return true
-			}
-			add(rec.Wording, SourceWording)
-			add(rec.Concept, SourceConcept)
-			for _, s := range lex.Synonyms(rec.Concept, e.SnomedID()) {
-				if add(s, SourceSynonym) {
-					rec.Aliases = append(rec.Aliases, s)
-				}
-			}
-			if includeContext {
-				add(rec.Context, SourceContext)
-			}
-			texts := make([]string, len(rec.Phrases))
-			for i, p := range rec.Phrases {
-				texts[i] = p.Text
-			}
-			rec.Text = strings.Join(texts, "; ")
-			out = append(out, rec)
+			out = append(out, recordOf(c, lex, includeContext))
 		}
 	}
 	return out
+}
+
+// TextFunc returns the grounding text and aliases of a condition exactly as
+// Records builds them, for graph builds that store the text on their
+// DecisionNodes (engine/graph BuildOptions.Grounding).
+func TextFunc(lex *lexicon.Lexicon, includeContext bool) func(rules.Condition) (text string, aliases []string) {
+	return func(c rules.Condition) (string, []string) {
+		r := recordOf(c, lex, includeContext)
+		return r.Text, r.Aliases
+	}
+}
+
+func recordOf(c rules.Condition, lex *lexicon.Lexicon, includeContext bool) Record {
+	e := c.Entity
+	rec := Record{
+		DecisionID: c.DecisionID,
+		RuleID:     c.RuleID,
+		ConceptKey: rules.ConceptKey(e),
+		Concept:    e.Concept(),
+		Wording:    e.EntityOriginal,
+		Role:       e.Role,
+		Context:    e.Context,
+	}
+	seen := map[string]bool{}
+	add := func(text, source string) bool {
+		k := lexicon.Key(text)
+		if k == "" || seen[k] {
+			return false
+		}
+		seen[k] = true
+		rec.Phrases = append(rec.Phrases, Phrase{Text: strings.TrimSpace(text), Source: source})
+		return true
+	}
+	add(rec.Wording, SourceWording)
+	add(rec.Concept, SourceConcept)
+	for _, s := range lex.Synonyms(rec.Concept, e.SnomedID()) {
+		if add(s, SourceSynonym) {
+			rec.Aliases = append(rec.Aliases, s)
+		}
+	}
+	if includeContext {
+		add(rec.Context, SourceContext)
+	}
+	texts := make([]string, len(rec.Phrases))
+	for i, p := range rec.Phrases {
+		texts[i] = p.Text
+	}
+	rec.Text = strings.Join(texts, "; ")
+	return rec
 }
 
 // phrases returns the record's phrases, or for a hand-built record without
