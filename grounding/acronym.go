@@ -24,9 +24,13 @@ import (
 // somewhere weigh more, and only those with at least half the best weight
 // are used.
 type acronyms struct {
-	// byInitials: initials → long form → weight per element holding it.
+	// byInitials: initials → long form → elements holding it.
 	byInitials map[string]map[string][]occurrence
-	vocab      map[string]bool // every normalised word of the index
+	// words lists each element's distinct words; vocab counts the
+	// elements holding a word; whole maps a one-word element's text to it.
+	words [][]string
+	vocab map[string]int
+	whole map[string]int
 }
 
 type occurrence struct {
@@ -44,11 +48,19 @@ const (
 )
 
 func newAcronyms(elems []element) *acronyms {
-	a := &acronyms{byInitials: map[string]map[string][]occurrence{}, vocab: map[string]bool{}}
+	a := &acronyms{byInitials: map[string]map[string][]occurrence{}, vocab: map[string]int{}, whole: map[string]int{}, words: make([][]string, len(elems))}
 	for id, e := range elems {
 		words := strings.Fields(e.norm)
+		if len(words) == 1 {
+			a.whole[words[0]] = id
+		}
+		seen := map[string]bool{}
 		for _, w := range words {
-			a.vocab[w] = true
+			if !seen[w] {
+				seen[w] = true
+				a.vocab[w]++
+				a.words[id] = append(a.words[id], w)
+			}
 		}
 		for i := range words {
 			if textnorm.StopWords[words[i]] || !isAlpha(words[i]) || (i > 0 && !textnorm.StopWords[words[i-1]]) {
@@ -82,14 +94,24 @@ func newAcronyms(elems []element) *acronyms {
 }
 
 // variants returns the query text plus variants with abbreviations
-// replaced by long forms. raw is the finding as written, used to tell
-// abbreviations (two or more capitals: eGFR, LVEF, CCS) from words; a
-// lower-case word counts only if the index does not know it as a word.
-// hidden elements do not contribute long forms.
-func (a *acronyms) variants(raw, query string, hidden func(id int) bool) []string {
+// replaced by long forms. raw is the finding as written. A query word of
+// 2-6 letters (no stop word) counts as an abbreviation when it is written
+// with two or more capitals (eGFR, LVEF, CCS) or occurs in no visible
+// grounding phrase. A finding that is nothing but an abbreviation the index
+// lists on its own ("ICA") is not expanded: the phrase already names its
+// concept, and the expansion would add long forms that merely share its
+// initials ("inadequately controlled angina"); in a longer finding the
+// other words decide between the long forms. Hidden elements
+// (leave-one-out) neither count as holding a word nor contribute long
+// forms.
+func (a *acronyms) variants(raw, query string, hidden map[int]bool) []string {
 	out := []string{query}
 	if a == nil || query == "" {
 		return out
+	}
+	var isHidden func(int) bool
+	if len(hidden) > 0 {
+		isHidden = func(id int) bool { return hidden[id] }
 	}
 	upper := map[string]bool{}
 	for _, w := range strings.FieldsFunc(raw, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
@@ -110,10 +132,13 @@ func (a *acronyms) variants(raw, query string, hidden func(id int) bool) []strin
 		if len(w) < minAcronym || len(w) > maxAcronym || textnorm.StopWords[w] || !isAlpha(w) {
 			continue
 		}
-		if !upper[w] && a.vocab[w] {
+		if id, ok := a.whole[w]; ok && !hidden[id] && len(words) == 1 {
 			continue
 		}
-		longs := a.longForms(w, hidden)
+		if !upper[w] && a.visible(w, hidden) {
+			continue
+		}
+		longs := a.longForms(w, isHidden)
 		for k, l := range longs {
 			if len(out) >= maxVariants {
 				break
@@ -130,6 +155,19 @@ func (a *acronyms) variants(raw, query string, hidden func(id int) bool) []strin
 		out = append(out, strings.Join(all, " "))
 	}
 	return dedupe(out)
+}
+
+// visible reports whether a visible element holds word w.
+func (a *acronyms) visible(w string, hidden map[int]bool) bool {
+	n := a.vocab[w]
+	for id := range hidden {
+		for _, x := range a.words[id] {
+			if x == w {
+				n--
+			}
+		}
+	}
+	return n > 0
 }
 
 // longForms lists the visible long forms of initials, heaviest first

@@ -335,7 +335,7 @@ func (g *Grounder) Retrieve(ctx context.Context, finding string, o RetrieveOptio
 	}
 	c.Variants = []string{c.Query}
 	if o.Abbreviations && g.acr != nil {
-		c.Variants = g.acr.variants(finding, c.Query, isHidden)
+		c.Variants = g.acr.variants(finding, c.Query, hidden)
 	}
 
 	var exclude []int

@@ -251,8 +251,16 @@ func TestAbbreviationFromIndex(t *testing.T) {
 	if v := a.variants("DM", "dm", nil); len(v) != 2 || v[1] != "diabetes mellitus" {
 		t.Errorf("DM variants %v", v)
 	}
-	if v := a.variants("aged mi", "aged mi", func(int) bool { return true }); len(v) != 1 {
+	if v := a.variants("aged MI", "aged mi", map[int]bool{1: true}); len(v) != 1 {
 		t.Errorf("hidden long forms used: %v", v)
+	}
+	// a word the index holds is matched literally, not expanded
+	b := newAcronyms([]element{{norm: "ica"}, {norm: "invasive coronary angiography"}, {norm: "inadequately controlled angina"}})
+	if v := b.variants("ICA", "ica", nil); len(v) != 1 {
+		t.Errorf("indexed abbreviation expanded: %v", v)
+	}
+	if v := b.variants("ICA", "ica", map[int]bool{0: true}); len(v) != 3 {
+		t.Errorf("hidden abbreviation not expanded to both long forms: %v", v)
 	}
 }
 
