@@ -247,6 +247,9 @@ type SearchOptions struct {
 	// Exclude hides these texts from this search (leave-one-out
 	// evaluation); document frequencies still count them.
 	Exclude []int
+	// VariantWeight scales the boosts of every variant after the first
+	// (abbreviation expansions are guesses); 0 means 1.
+	VariantWeight float64
 }
 
 // Hit is one matching text.
@@ -274,20 +277,28 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	if o.MinCoverage == 0 {
 		o.MinCoverage = DefaultMinCoverage
 	}
+	if o.VariantWeight == 0 {
+		o.VariantWeight = 1
+	}
 	var disj []query.Query
 	var qterms [][]string
-	for _, v := range variants {
+	for i, v := range variants {
 		n := textnorm.Normalize(v)
 		terms := ix.analyze(n)
 		if len(terms) == 0 {
 			continue
 		}
+		w := 1.0
+		if i > 0 {
+			w = o.VariantWeight
+		}
 		qterms = append(qterms, terms)
 		p := query.NewMatchPhraseQuery(n)
 		p.SetField(field)
-		p.SetBoost(o.PhraseBoost)
+		p.SetBoost(o.PhraseBoost * w)
 		m := query.NewMatchQuery(n)
 		m.SetField(field)
+		m.SetBoost(w)
 		disj = append(disj, p, m)
 	}
 	if len(disj) == 0 {

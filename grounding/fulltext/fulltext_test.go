@@ -171,3 +171,24 @@ func TestOnDisk(t *testing.T) {
 		t.Error("foreign file deleted")
 	}
 }
+
+func TestVariantWeight(t *testing.T) {
+	ix := newIndex(t)
+	v := []string{"egfr", "estimated glomerular filtration rate"}
+	full, _ := ix.Search(v, SearchOptions{})
+	half, _ := ix.Search(v, SearchOptions{VariantWeight: 0.5})
+	score := func(h []Hit, id int) float64 {
+		for _, x := range h {
+			if x.ID == id {
+				return x.Score
+			}
+		}
+		return 0
+	}
+	// text 1 ("eGFR") matches the first variant only, text 0 the second;
+	// Bleve normalises a query's scores as a whole, so compare the ratio.
+	rf, rh := score(full, 0)/score(full, 1), score(half, 0)/score(half, 1)
+	if r := rh / rf; r < 0.45 || r > 0.55 {
+		t.Errorf("second variant's hits weigh %.2f of the first's relative to the unweighted search, want 0.5", r)
+	}
+}
