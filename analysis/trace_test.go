@@ -34,8 +34,8 @@ func decision(n, step int) string {
 // anchors and evidence, producing the trace the engine would store.
 type sim struct {
 	question string
-	findings []string            // finding texts, ids f0, f1, …
-	anchors  map[int][]string    // finding → concept names, best first
+	findings []string         // finding texts, ids f0, f1, …
+	anchors  map[int][]string // finding → concept names, best first
 	evidence []engine.EvidenceItem
 	rejected [][2]string // (decision id, finding id)
 	closed   bool
