@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/executablekg/execkg/engine/graph"
+	"github.com/executablekg/execkg/grounding"
+	"github.com/executablekg/execkg/grounding/embed"
 	"github.com/executablekg/execkg/grounding/lexicon"
 	"github.com/executablekg/execkg/rules"
 	"github.com/executablekg/execkg/rules/preflight"
@@ -51,6 +53,8 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 	refresh := fl.Bool("refresh-all", false, "re-embed every grounding text, also unchanged ones")
 	withContext := fl.Bool("include-context", false, "add the guideline context to the grounding text")
 	lexPath := fl.String("lexicon", "", "lexicon JSON for grounding synonyms (default: the pack's meta/lexicon.json when present; 'none' for no synonyms)")
+	embedder := fl.String("embedder", envStr("KG_EMBEDDER", "builtin"), "embed the grounding texts with: builtin (lexical n-grams, offline), ollama, or none (env KG_EMBEDDER)")
+	embedModel := fl.String("embed-model", envStr("OLLAMA_EMBED_MODEL", "nomic-embed-text"), "Ollama embedding model (env OLLAMA_EMBED_MODEL; host from OLLAMA_HOST)")
 	batch := fl.Int("batch", 500, "rows per Neo4j write transaction")
 	report := fl.String("report", "", "also write stats and counts as JSON to this path")
 	fl.Usage = func() {
@@ -115,12 +119,22 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "execkg build:", err)
 		return 2
 	}
-	opt.Grounding = lexiconGrounding(lex)
-	// LEAD: embedder call site. Set opt.Embedder here (e.g. from an
-	// --embedder builtin|ollama|none flag with embed.NewBuiltin /
-	// embed.NewOllama) once those implementations are committed; the graph
-	// build then stores vectors, re-embeds only changed texts and creates
-	// the Neo4j vector index. Until then builds carry no vectors.
+	opt.Grounding = recordGrounding(pack, lex)
+	switch *embedder {
+	case "none":
+	case "builtin", "":
+		opt.Embedder = embed.NewBuiltin(0)
+	case "ollama":
+		e, err := embed.NewOllama(*embedModel, 0)
+		if err != nil {
+			fmt.Fprintln(stderr, "execkg build:", err)
+			return 2
+		}
+		opt.Embedder = embed.NewCache(e, cacheDir("embeddings"))
+	default:
+		fmt.Fprintf(stderr, "execkg build: unknown --embedder %q: use builtin, ollama or none\n", *embedder)
+		return 2
+	}
 	embLabel := "none"
 	if opt.Embedder != nil {
 		embLabel = opt.Embedder.Name()
@@ -204,17 +218,23 @@ func buildLexicon(p string, fsys fs.FS, sub string, builtin bool) (*lexicon.Lexi
 	return l, lp, err
 }
 
-// lexiconGrounding gives each DecisionNode its wording and concept name
-// (graph.DefaultGrounding) and, as aliases, the lexicon synonyms of its
-// concept, looked up by SNOMED CT id and by name as grounding.Records does.
-// The context line is added by the graph build with --include-context.
-func lexiconGrounding(lex *lexicon.Lexicon) func(rules.Condition) (string, []string) {
+// recordGrounding gives each DecisionNode the phrases of its
+// grounding.Record (wording, concept name, lexicon synonyms), the same
+// callback engine.New loads its store with, so a graph built here and one
+// loaded by the engine hold equal grounding texts and hashes (and the engine
+// keeps the vectors built here). The context line is added by the graph
+// build with --include-context.
+func recordGrounding(pack *rules.Pack, lex *lexicon.Lexicon) func(rules.Condition) (string, []string) {
+	byID := map[string]grounding.Record{}
+	for _, r := range grounding.Records(pack, lex, false) {
+		byID[r.DecisionID] = r
+	}
 	return func(c rules.Condition) (string, []string) {
-		base, _ := graph.DefaultGrounding(c)
-		if lex == nil {
-			return base, nil
+		r, ok := byID[c.DecisionID]
+		if !ok {
+			return graph.DefaultGrounding(c)
 		}
-		return base, lex.Synonyms(c.Entity.Concept(), c.Entity.SnomedID())
+		return r.Text, r.Aliases
 	}
 }
 

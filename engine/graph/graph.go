@@ -92,9 +92,10 @@ type Store interface {
 
 // BuildOptions control Load.
 type BuildOptions struct {
-	// Grounding returns the base grounding text of a condition and its
-	// aliases (lexicon synonyms). Nil means DefaultGrounding: wording and
-	// standardized name.
+	// Grounding returns the base grounding text of a condition (phrases
+	// separated by newlines or "; ") and its aliases (lexicon synonyms,
+	// appended as further lines). Nil means DefaultGrounding: wording and
+	// standardized name. grounding.Record's Text and Aliases fit as they are.
 	Grounding func(c rules.Condition) (text string, aliases []string)
 	// Embedder, when set, embeds the grounding texts; nodes whose text hash
 	// and embedder are unchanged keep their vector.

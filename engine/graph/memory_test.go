@@ -247,6 +247,14 @@ func TestGroundingText(t *testing.T) {
 	assert.Equal(t, "fast irregular heart rate\ntachyarrhythmia\nTachycardia, irregular", text)
 	assert.Equal(t, []string{"Tachycardia, irregular", "tachyarrhythmia"}, aliases)
 
+	// A grounding.Record-style text ("; "-joined, synonyms included) and its
+	// aliases give the same lines, without the synonyms twice.
+	text, aliases = groundingText(find("fast irregular heart rate"), BuildOptions{Grounding: func(rules.Condition) (string, []string) {
+		return "fast irregular heart rate; tachyarrhythmia; Tachycardia, irregular", []string{"Tachycardia, irregular"}
+	}})
+	assert.Equal(t, "fast irregular heart rate\ntachyarrhythmia\nTachycardia, irregular", text)
+	assert.Equal(t, []string{"Tachycardia, irregular"}, aliases)
+
 	text, _ = groundingText(find("eGFR"), BuildOptions{IncludeContext: true})
 	assert.Equal(t, "eGFR\nglomerular filtration rate\nsevere renal failure (eGFR below 30)", text)
 }

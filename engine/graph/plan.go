@@ -138,7 +138,10 @@ func DefaultGrounding(c rules.Condition) (string, []string) {
 // groundingText composes a DecisionNode's grounding text from the callback's
 // base text, its aliases and (only with includeContext) the guideline
 // context: unique lines (compared case- and space-insensitively), in that
-// order. Aliases are unique, non-empty and kept as given.
+// order. The base text's phrases may be separated by newlines or by "; " (as
+// in grounding.Record.Text), so a callback returning a record's text and
+// aliases does not list the synonyms twice. Aliases are unique, non-empty
+// and kept as given.
 func groundingText(c rules.Condition, opt BuildOptions) (string, []string) {
 	g := opt.Grounding
 	if g == nil {
@@ -155,7 +158,9 @@ func groundingText(c rules.Condition, opt BuildOptions) (string, []string) {
 		}
 	}
 	for _, l := range strings.Split(base, "\n") {
-		add(l)
+		for _, phrase := range strings.Split(l, "; ") {
+			add(phrase)
+		}
 	}
 	for _, a := range aliases {
 		a = strings.TrimSpace(a)
