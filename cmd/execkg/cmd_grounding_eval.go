@@ -31,7 +31,7 @@ type groundingFlags struct {
 	pack, lexicon, embedder, model, cache, indexPath string
 	dim                                              int
 	threshold                                        float64
-	context, noAbbrev, noGuard                       bool
+	context, noAbbrev, guard                         bool
 	fusion                                           string
 	rrfK, minRelative                                float64
 	anchors                                          int
@@ -48,7 +48,7 @@ func (f *groundingFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.threshold, "threshold", -1, "vector cosine cut-off (default: 0.80, or the builtin embedder's measured value)")
 	fs.BoolVar(&f.context, "context", false, "add the guideline context to the grounding text")
 	fs.BoolVar(&f.noAbbrev, "no-abbrev", false, "do not expand abbreviations from the index's long forms")
-	fs.BoolVar(&f.noGuard, "no-guard", false, "switch off the full-text single-word guard")
+	fs.BoolVar(&f.guard, "guard", false, "drop full-text hits that share only one generic or low-IDF word with the finding")
 	fs.StringVar(&f.fusion, "fusion", grounding.MethodScore, "fusion: "+strings.Join(grounding.Methods, ", "))
 	fs.Float64Var(&f.rrfK, "rrf-k", grounding.DefaultRRFK, "k of reciprocal rank fusion")
 	fs.IntVar(&f.anchors, "anchors", grounding.DefaultAnchors, "anchors kept per finding (at most)")
@@ -84,7 +84,7 @@ func (f *groundingFlags) build() (*grounding.Grounder, *lexicon.Lexicon, error) 
 	}
 	opts := []grounding.Option{
 		grounding.WithEmbedder(e),
-		grounding.WithGuard(!f.noGuard),
+		grounding.WithGuard(f.guard),
 		grounding.WithAbbreviations(!f.noAbbrev),
 		grounding.WithFusion(grounding.Fusion{Method: f.fusion, RRFK: f.rrfK, Anchors: f.anchors, MinRelative: f.minRelative}),
 	}

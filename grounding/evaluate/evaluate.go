@@ -119,8 +119,8 @@ func Queries(records []grounding.Record, lex *lexicon.Lexicon) (qs []Query, skip
 
 // Config selects what to measure.
 type Config struct {
-	// Thresholds are the vector cut-offs swept (with the guard on); the
-	// grounder's own threshold is always included.
+	// Thresholds are the vector cut-offs swept (with the grounder's guard
+	// setting); the grounder's own threshold is always included.
 	Thresholds []float64
 	// Guards lists the guard settings measured (default: on and off).
 	Guards []bool
@@ -132,7 +132,7 @@ type Config struct {
 	// Workers run queries in parallel (default GOMAXPROCS).
 	Workers int
 	// Failures keeps up to this many wrong top-1 examples per method
-	// (leave-one-out, guard on).
+	// (leave-one-out, the grounder's guard setting).
 	Failures int
 }
 
@@ -178,11 +178,13 @@ type Report struct {
 	Queries        map[string]int `json:"queries"`
 	SkippedLexicon int            `json:"lexicon_concepts_not_in_pack"`
 	Threshold      float64        `json:"vector_threshold"`
-	RRFK           float64        `json:"rrf_k"`
-	MinRelative    float64        `json:"score_cut_min_relative"`
-	Anchors        int            `json:"anchors"`
-	Rows           []Row          `json:"rows"`
-	Failures       []Failure      `json:"failures,omitempty"`
+	// Guard is the grounder's guard setting (the sweep and failures use it).
+	Guard       bool      `json:"default_guard"`
+	RRFK        float64   `json:"rrf_k"`
+	MinRelative float64   `json:"score_cut_min_relative"`
+	Anchors     int       `json:"anchors"`
+	Rows        []Row     `json:"rows"`
+	Failures    []Failure `json:"failures,omitempty"`
 }
 
 // MethodScoreCut labels score fusion with the relative anchor cut-off
@@ -256,12 +258,13 @@ func Run(ctx context.Context, g *grounding.Grounder, qs []Query, cfg Config) (*R
 		cfg.Workers = runtime.GOMAXPROCS(0)
 	}
 	thr := g.Threshold()
+	defGuard := g.RetrieveDefaults().Guard
 	ths := append([]float64{thr}, cfg.Thresholds...)
 	sort.Float64s(ths)
 	ths = uniq(ths)
 	floor := ths[0]
 
-	rep := &Report{Embedder: g.Embedder().Name(), Phrases: g.Phrases(), Records: len(g.Records()), Threshold: thr, RRFK: cfg.RRFK, Anchors: cfg.Anchors, MinRelative: cfg.MinRelative, Queries: map[string]int{}}
+	rep := &Report{Embedder: g.Embedder().Name(), Phrases: g.Phrases(), Records: len(g.Records()), Threshold: thr, Guard: defGuard, RRFK: cfg.RRFK, Anchors: cfg.Anchors, MinRelative: cfg.MinRelative, Queries: map[string]int{}}
 	concepts := map[string]bool{}
 	for _, r := range g.Records() {
 		concepts[r.ConceptKey] = true
@@ -321,8 +324,8 @@ func Run(ctx context.Context, g *grounding.Grounder, qs []Query, cfg Config) (*R
 						if m == grounding.MethodFullText && t != thr {
 							continue // the vector threshold does not touch full text
 						}
-						if t != thr && !j.guard {
-							continue // sweep with the guard on only
+						if t != thr && j.guard != defGuard {
+							continue // sweep with the grounder's guard setting only
 						}
 						f := grounding.Fusion{Method: m, RRFK: cfg.RRFK, Threshold: t}
 						if m == MethodScoreCut {
@@ -340,7 +343,7 @@ func Run(ctx context.Context, g *grounding.Grounder, qs []Query, cfg Config) (*R
 						cells[r.k] = a
 					}
 					a.add(r.ranked, j.q.Targets, cfg.Anchors)
-					if cfg.Failures > 0 && r.k.mode == ModeLeaveOneOut && r.k.guard && r.k.threshold == thr &&
+					if cfg.Failures > 0 && r.k.mode == ModeLeaveOneOut && r.k.guard == defGuard && r.k.threshold == thr &&
 						(len(r.ranked) == 0 || !has(j.q.Targets, r.ranked[0].ConceptKey)) {
 						f := Failure{Kind: j.q.Kind, Method: r.k.method, Query: j.q.Text, Concept: j.q.Concept}
 						for i := 0; i < len(r.ranked) && i < cfg.Anchors; i++ {
@@ -424,7 +427,7 @@ func (r *Report) Find(kind, mode string, guard bool, method string, threshold fl
 }
 
 // Print writes the report as tables: the main table at the grounder's
-// threshold, then the threshold sweep (guard on).
+// threshold, then the threshold sweep (at the grounder's guard setting).
 func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "grounding benchmark: embedder %s, %d records, %d concepts, %d distinct phrases\n", r.Embedder, r.Records, r.Concepts, r.Phrases)
 	fmt.Fprintf(w, "queries: %d lexicon synonyms, %d input-node wordings; vector threshold %.2f, RRF k %.0f, top %d anchors\n",
@@ -444,7 +447,7 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%d\t%.2f\t%d\t\n", x.Kind, x.Mode, onOff(x.Guard), x.Method, x.N, x.Acc1, x.Acc3, x.MRR, x.Wrong3, x.WrongPerQuery, x.Empty)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "\nvector threshold sweep (guard on): acc@1 / acc@3 / wrong in top3")
+	fmt.Fprintf(w, "\nvector threshold sweep (guard %s): acc@1 / acc@3 / wrong in top3\n", onOff(r.Guard))
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "queries\tmode\tthreshold\tvector\trrf\tscore\tscore+cut\t")
 	type k struct {
@@ -455,14 +458,14 @@ func (r *Report) Print(w io.Writer) {
 	seen := map[k]bool{}
 	for _, x := range r.Rows {
 		kk := k{x.Kind, x.Mode, x.Threshold}
-		if x.Guard && x.Method == grounding.MethodVector && !seen[kk] {
+		if x.Guard == r.Guard && x.Method == grounding.MethodVector && !seen[kk] {
 			seen[kk] = true
 			keys = append(keys, kk)
 		}
 	}
 	for _, kk := range keys {
 		cell := func(m string) string {
-			x := r.Find(kk.kind, kk.mode, true, m, kk.t)
+			x := r.Find(kk.kind, kk.mode, r.Guard, m, kk.t)
 			if x == nil {
 				return "-"
 			}
@@ -472,7 +475,7 @@ func (r *Report) Print(w io.Writer) {
 	}
 	tw.Flush()
 	if len(r.Failures) > 0 {
-		fmt.Fprintln(w, "\nwrong top-1 examples (leave-one-out, guard on): query → want | got top 3")
+		fmt.Fprintf(w, "\nwrong top-1 examples (leave-one-out, guard %s): query → want | got top 3\n", onOff(r.Guard))
 		for _, f := range r.Failures {
 			fmt.Fprintf(w, "  [%s %s] %q → %s | %s\n", f.Method, f.Kind, f.Query, f.Concept, strings.Join(f.Got, "; "))
 		}

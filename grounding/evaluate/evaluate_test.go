@@ -99,6 +99,7 @@ func TestPackFloors(t *testing.T) {
 	rep.Print(&buf)
 	t.Log("\n" + buf.String())
 	thr := g.Threshold()
+	guard := g.RetrieveDefaults().Guard
 	get := func(kind, mode string, guard bool, method string) Metrics {
 		r := rep.Find(kind, mode, guard, method, thr)
 		if r == nil {
@@ -112,26 +113,31 @@ func TestPackFloors(t *testing.T) {
 	}{
 		{KindSynonym, ModeInIndex, 0.97, 0.97},
 		{KindWording, ModeInIndex, 0.97, 0.97},
-		{KindSynonym, ModeLeaveOneOut, 0.55, 0.72},
-		{KindWording, ModeLeaveOneOut, 0.70, 0.83},
+		{KindSynonym, ModeLeaveOneOut, 0.57, 0.75},
+		{KindWording, ModeLeaveOneOut, 0.70, 0.85},
 	}
+	var scoreTop1, rrfTop1 float64
 	for _, f := range floors {
-		m := get(f.kind, f.mode, true, MethodScoreCut)
+		m := get(f.kind, f.mode, guard, MethodScoreCut)
 		if m.Acc1 < f.acc1 || m.Acc3 < f.acc3 {
 			t.Errorf("%s %s, default fusion: acc@1 %.3f acc@3 %.3f, floor %.2f / %.2f", f.kind, f.mode, m.Acc1, m.Acc3, f.acc1, f.acc3)
 		}
 		// the default keeps far fewer wrong anchors than RRF's fixed three
-		if rrf := get(f.kind, f.mode, true, grounding.MethodRRF); m.Wrong3 >= rrf.Wrong3*3/4 {
+		if rrf := get(f.kind, f.mode, guard, grounding.MethodRRF); m.Wrong3 >= rrf.Wrong3*3/4 {
 			t.Errorf("%s %s: score+cut keeps %d wrong anchors, RRF %d", f.kind, f.mode, m.Wrong3, rrf.Wrong3)
 		}
-		// score fusion is at least as accurate as RRF at the same anchor count
-		if s, rrf := get(f.kind, f.mode, true, grounding.MethodScore), get(f.kind, f.mode, true, grounding.MethodRRF); s.Acc1 < rrf.Acc1-0.005 {
-			t.Errorf("%s %s: score fusion acc@1 %.3f below RRF %.3f", f.kind, f.mode, s.Acc1, rrf.Acc1)
-		}
+		s, rrf := get(f.kind, f.mode, guard, grounding.MethodScore), get(f.kind, f.mode, guard, grounding.MethodRRF)
+		scoreTop1 += s.Acc1 * float64(s.N)
+		rrfTop1 += rrf.Acc1 * float64(rrf.N)
 		// the guard removes wrong full-text anchors
 		if on, off := get(f.kind, f.mode, true, grounding.MethodFullText), get(f.kind, f.mode, false, grounding.MethodFullText); on.Wrong3 >= off.Wrong3 {
 			t.Errorf("%s %s: guard on %d wrong anchors, off %d", f.kind, f.mode, on.Wrong3, off.Wrong3)
 		}
+	}
+	// over all queries, score fusion puts the right concept first at least
+	// as often as RRF at the same anchor count
+	if scoreTop1 < rrfTop1 {
+		t.Errorf("score fusion right at rank 1 for %.0f queries, RRF for %.0f", scoreTop1, rrfTop1)
 	}
 	if !strings.Contains(buf.String(), "leave-one-out") {
 		t.Error("report does not label leave-one-out rows")
