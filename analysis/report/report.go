@@ -178,7 +178,7 @@ func resultRows(n *reproduce.Numbers) []tableRow {
 		})
 	}
 	if n.Ours != nil && len(n.McNemar) > 0 {
-		add("Exact McNemar vs "+n.Ours.Arm+" (b / c, p)", func(i int, _ reproduce.ArmNumbers) string {
+		add("Exact McNemar vs "+n.Ours.Arm+" (exact only in "+n.Ours.Arm+" / only here, p)", func(i int, _ reproduce.ArmNumbers) string {
 			if i == 0 {
 				return "–"
 			}

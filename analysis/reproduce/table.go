@@ -52,7 +52,7 @@ func PrintTable(w io.Writer, n *Numbers) {
 		row("F1 with merged concepts", func(int, ArmNumbers) string { return "none merged" })
 	}
 	if n.Ours != nil && len(n.McNemar) > 0 {
-		row("Exact McNemar vs "+n.Ours.Arm+" (b / c, p)", func(i int, a ArmNumbers) string {
+		row("Exact McNemar vs "+n.Ours.Arm+" (exact only in "+n.Ours.Arm+" / only here, p)", func(i int, a ArmNumbers) string {
 			if i == 0 {
 				return "–"
 			}
