@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"testing"
 
@@ -356,6 +357,55 @@ func checkReembedding(t *testing.T, s Store, emb *trigramEmbedder) {
 
 func TestMemoryReembedOnlyChanged(t *testing.T) {
 	checkReembedding(t, NewMemory(), newTrigramEmbedder())
+}
+
+// Readers running while the pack is reloaded always see a complete pack
+// (run with -race).
+func TestMemoryConcurrentReadsDuringLoad(t *testing.T) {
+	ctx := context.Background()
+	m := NewMemory()
+	pack := loadMini(t)
+	_, err := m.Load(ctx, pack, BuildOptions{})
+	require.NoError(t, err)
+	keys := allKeys(t, m)
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for g := 0; g < 3; g++ {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				bs, err := m.Bundles(ctx, keys)
+				if err == nil && len(bs) != 6 {
+					err = fmt.Errorf("saw %d bundles during a reload, want 6", len(bs))
+				}
+				if err == nil {
+					var c Counts
+					if c, err = m.Counts(ctx); err == nil && !miniCounts().Equal(c) {
+						err = fmt.Errorf("saw counts %v during a reload", c.Diff(miniCounts()))
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 50; i++ {
+		opt := BuildOptions{IncludeContext: i%2 == 0}
+		if _, err := m.Load(ctx, pack, opt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	for g := 0; g < 3; g++ {
+		require.NoError(t, <-errs)
+	}
 }
 
 func TestNaturalLess(t *testing.T) {

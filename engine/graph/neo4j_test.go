@@ -59,6 +59,9 @@ func openNeo4j(t testing.TB) *Neo4j {
 	if os.Getenv("NEO4J_URI") == "" {
 		t.Skip(skipNeo4j)
 	}
+	if testing.Short() {
+		t.Skip("-short: the Neo4j tests are skipped")
+	}
 	s, err := OpenNeo4j(context.Background(), Neo4jConfigFromEnv())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
