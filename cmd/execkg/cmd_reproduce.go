@@ -293,6 +293,11 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "wrote %s\n", path)
 		}
 	}
-	fmt.Fprintf(stdout, "done in %.1f s\n", time.Since(start).Seconds())
+	var parts []string
+	for k, d := range out.Timings {
+		parts = append(parts, fmt.Sprintf("%s %.2f s", k, d.Seconds()))
+	}
+	sort.Strings(parts)
+	fmt.Fprintf(stdout, "done in %.1f s (%s)\n", time.Since(start).Seconds(), strings.Join(parts, ", "))
 	return 0
 }
