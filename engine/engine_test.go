@@ -16,6 +16,7 @@ import (
 	"github.com/executablekg/execkg/engine"
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/graph"
 	"github.com/executablekg/execkg/grounding/lexicon"
 	"github.com/executablekg/execkg/rules/packs"
 )
@@ -175,4 +176,34 @@ func TestConcurrentAsk(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// The pipeline answers identically from Neo4j and from the embedded store.
+func TestNeo4jParity(t *testing.T) {
+	uri := os.Getenv("NEO4J_URI")
+	if uri == "" {
+		t.Skip("set NEO4J_URI (e.g. bash scripts/neo4j.sh start; export NEO4J_URI=bolt://127.0.0.1:7687) to run the Neo4j tests")
+	}
+	if testing.Short() {
+		t.Skip("Neo4j parity skipped in -short mode")
+	}
+	cfg := graph.Neo4jConfigFromEnv()
+	st, err := graph.OpenNeo4j(context.Background(), cfg)
+	require.NoError(t, err)
+	p, err := packs.Default()
+	require.NoError(t, err)
+	lex, err := lexicon.Load("")
+	require.NoError(t, err)
+	neo, err := engine.New(context.Background(), p, engine.WithLexicon(lex), engine.WithStore(st))
+	require.NoError(t, err)
+	defer neo.Close()
+	for _, c := range readCases(t) {
+		a, err := program(t).Ask(context.Background(), c.CaseID, c.Question)
+		require.NoError(t, err)
+		b, err := neo.Ask(context.Background(), c.CaseID, c.Question)
+		require.NoError(t, err)
+		assert.Equal(t, a.PredictedRowIDs, b.PredictedRowIDs, c.CaseID)
+		assert.Equal(t, a.RetrievedRules, b.RetrievedRules, c.CaseID)
+		assert.Equal(t, len(a.Recommendations), len(b.Recommendations), c.CaseID)
+	}
 }

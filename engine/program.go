@@ -131,17 +131,20 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		aliases[r.DecisionID] = r.Aliases
 		texts[r.DecisionID] = r.Text
 	}
-	_, err := cfg.store.Load(ctx, pack, graph.BuildOptions{
-		Grounding: func(c rules.Condition) (string, []string) { return texts[c.DecisionID], aliases[c.DecisionID] },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("engine: load pack into graph store: %w", err)
+	if !storeHolds(ctx, cfg.store, pack) {
+		_, err := cfg.store.Load(ctx, pack, graph.BuildOptions{
+			Grounding: func(c rules.Condition) (string, []string) { return texts[c.DecisionID], aliases[c.DecisionID] },
+		})
+		if err != nil {
+			return nil, fmt.Errorf("engine: load pack into graph store: %w", err)
+		}
 	}
 	p.store = cfg.store
 	gopts := append([]grounding.Option{}, cfg.grounding...)
 	if cfg.embedder != nil {
 		gopts = append([]grounding.Option{grounding.WithEmbedder(cfg.embedder)}, gopts...)
 	}
+	var err error
 	p.grounder, err = grounding.New(records, gopts...)
 	if err != nil {
 		return nil, fmt.Errorf("engine: build grounding index: %w", err)
@@ -161,6 +164,22 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 	}
 	p.cfg = cfg
 	return p, nil
+}
+
+// storeHolds reports whether a store (typically a Neo4j graph built by
+// `execkg build`) already holds exactly this pack, so New need not rewrite
+// it: every answer then reads the graph as built.
+func storeHolds(ctx context.Context, st graph.Store, pack *rules.Pack) bool {
+	u, ok := st.(interface{ UsePack(id, version string) })
+	if !ok {
+		return false
+	}
+	u.UsePack(pack.Guideline.ID, pack.Guideline.Version)
+	c, err := st.Counts(ctx)
+	if err != nil || c.TotalNodes() == 0 {
+		return false
+	}
+	return c.Equal(graph.Predict(pack))
 }
 
 // Close releases the grounding index and the store.
@@ -188,8 +207,9 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	if err != nil {
 		return nil, fmt.Errorf("case %s: step (i) extraction with %s: %w", caseID, p.cfg.extractor.Name(), err)
 	}
-	tr := &Trace{Checks: p.cfg.checks.String(), ClosedWorld: p.cfg.closedWorld, TopK: p.cfg.topK}
+	tr := p.newTrace(p.cfg.checks.String())
 	var pairs []evidence.Pair
+	rank := map[[2]string]int{} // (finding, concept key) → anchor rank
 	mention := map[string]string{}
 	keys := map[string]bool{}
 	for _, f := range findings {
@@ -207,8 +227,9 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			negated = consistency.Analyze(text, f.Text).Negated
 		}
 		fa := FindingAnchors{FindingID: f.ID, Query: f.Text}
-		for _, a := range anchors {
+		for i, a := range anchors {
 			keys[a.ConceptKey] = true
+			rank[[2]string{f.ID, a.ConceptKey}] = i + 1
 			fa.Anchors = append(fa.Anchors, anchorInfo(a))
 			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated,
 				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey]}})
@@ -224,7 +245,9 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text,
 			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator}
 		ev = append(ev, e)
-		res.Evidence = append(res.Evidence, evidenceItem(e))
+		ei := evidenceItem(e)
+		ei.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
+		res.Evidence = append(res.Evidence, ei)
 	}
 	// Step (v) runs inside evaluation, per condition: a mention is judged
 	// against each condition's own wording and context.
@@ -270,12 +293,17 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	return res, nil
 }
 
+func (p *Program) newTrace(checks string) *Trace {
+	return &Trace{Checks: checks, ClosedWorld: p.cfg.closedWorld, TopK: p.cfg.topK, Fractions: p.cfg.fraction,
+		Pack: p.pack.Guideline.ID, PackVersion: p.pack.Guideline.Version, Settings: p.Settings()}
+}
+
 // Evaluate answers a case given as structured findings (coded data, no
 // text): steps (iii) and (vi) only. Evidence is matched by ConceptKey
 // ("sct:<id>" or "name:<concept name>"; a bare Concept name works too).
 func (p *Program) Evaluate(ctx context.Context, caseID string, ev []eval.Evidence) (*Result, error) {
 	res := &Result{CaseID: caseID}
-	tr := &Trace{Checks: "none (structured input)", ClosedWorld: p.cfg.closedWorld, TopK: p.cfg.topK}
+	tr := p.newTrace("none (structured input)")
 	keys := map[string]bool{}
 	for i := range ev {
 		k := ev[i].Key()
@@ -392,7 +420,7 @@ func ruleTrace(rr eval.RuleResult) RuleTrace {
 }
 
 func condTrace(c eval.ConditionResult) FiredCond {
-	fc := FiredCond{DecisionID: c.DecisionID, Concept: c.Concept, Operator: c.Operator, Threshold: c.Threshold,
+	fc := FiredCond{DecisionID: c.DecisionID, ConceptKey: c.ConceptKey, Concept: c.Concept, Operator: c.Operator, Threshold: c.Threshold,
 		Unit: c.Unit, Truth: c.Truth.String(), Reason: c.Reason}
 	for _, e := range c.Evidence {
 		fc.Evidence = append(fc.Evidence, evidenceItem(e))

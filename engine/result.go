@@ -58,6 +58,7 @@ type Action struct {
 // FiredCond is a condition that held, with the evidence that matched it.
 type FiredCond struct {
 	DecisionID string         `json:"decision_id"`
+	ConceptKey string         `json:"concept_key"`
 	Concept    string         `json:"concept"`
 	Operator   string         `json:"operator"`
 	Threshold  string         `json:"threshold,omitempty"`
@@ -87,6 +88,9 @@ type EvidenceItem struct {
 	Value               *float64 `json:"value,omitempty"`
 	Unit                string   `json:"unit,omitempty"`
 	Comparator          string   `json:"comparator,omitempty"`
+	// AnchorRank is the rank (from 1) of the finding's anchor this item was
+	// formatted for; 0 for structured input.
+	AnchorRank int `json:"anchor_rank,omitempty"`
 }
 
 // NearMiss is a retrieved rule that is unknown only for lack of findings.
@@ -106,6 +110,11 @@ type Trace struct {
 	Checks      string           `json:"checks"`
 	ClosedWorld bool             `json:"closed_world"`
 	TopK        int              `json:"topk"`
+	Fractions   bool             `json:"fractions"`
+	// Pack and PackVersion name the rules the trace was made with.
+	Pack        string `json:"pack"`
+	PackVersion string `json:"pack_version"`
+	Settings    string `json:"settings"`
 }
 
 // FindingAnchors are the concept anchors of one finding (step ii).
