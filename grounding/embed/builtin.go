@@ -16,9 +16,9 @@ const DefaultBuiltinDim = 512
 // with `execkg grounding-eval` (grounding/README.md). Its cosines measure
 // lexical overlap and run far lower than a neural model's, for which the
 // reference system's 0.80 is kept: at 0.80 the vector channel alone finds
-// the right concept in the top 3 for 27% of held-out synonyms, at 0.45 for
-// 66%, at 0.30 for 75%, and below 0.30 it gains little (77% at 0.20) while
-// the wrong hits keep growing. Fused accuracy@1 is flat from 0.20 to 0.45.
+// the right concept in the top 3 for 18% of held-out synonyms, at 0.45 for
+// 65%, at 0.30 for 75%, and below 0.30 it gains little (77% at 0.20) while
+// the wrong hits keep growing. Fused accuracy@1 is flat from 0.20 to 0.80.
 const BuiltinThreshold = 0.30
 
 // Builtin is a lexical embedder that needs nothing downloaded: it hashes
