@@ -129,9 +129,13 @@ type Hit struct {
 	DecisionIDs []string
 }
 
-// Fuse ranks the concepts found in c. Ground calls it with the configured
-// fusion; evaluation calls it with several.
+// Fuse ranks the concepts found in c, which must come from this Grounder's
+// Retrieve. Ground calls it with the configured fusion; evaluation calls it
+// with several. An RRF k of 0 means DefaultRRFK.
 func (g *Grounder) Fuse(c *Candidates, f Fusion) []Anchor {
+	if f.RRFK <= 0 {
+		f.RRFK = DefaultRRFK
+	}
 	anchors := map[string]*Anchor{}
 	get := func(key string) *Anchor {
 		a := anchors[key]
