@@ -30,7 +30,8 @@ const Version = 1
 // DefaultPath is the lexicon's path inside packs.FS().
 var DefaultPath = path.Join(packs.DefaultDir, "meta", "lexicon.json")
 
-// Lexicon is the lexicon file.
+// Lexicon is the lexicon file. Get one from Load, LoadFS or Parse; after
+// changing Concepts or Ambiguous by hand, call Reindex before Lookup.
 type Lexicon struct {
 	Version  int       `json:"version"`
 	Concepts []Concept `json:"concepts"`
