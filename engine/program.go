@@ -29,8 +29,11 @@ type Program struct {
 	grounder *grounding.Grounder
 	// units of the numeric conditions per concept key, for step (iv).
 	units map[string][]string
-	// concept names per key, for traces.
+	// phrases naming each concept (wordings, name, synonyms), for step (iv).
+	phrases map[string][]string
+	// concept names per key, and keys per normalised name.
 	names map[string]string
+	keys  map[string]string
 	rows  map[string]rowInfo
 }
 
@@ -120,7 +123,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 	if ds := rules.Validate(pack); len(ds) > 0 {
 		return nil, fmt.Errorf("engine: pack has %d error(s), first: %w", len(ds), ds[0])
 	}
-	p := &Program{cfg: cfg, pack: pack, units: map[string][]string{}, names: map[string]string{}, rows: map[string]rowInfo{}}
+	p := &Program{cfg: cfg, pack: pack, units: map[string][]string{}, names: map[string]string{}, keys: map[string]string{}, phrases: map[string][]string{}, rows: map[string]rowInfo{}}
 	records := grounding.Records(pack, cfg.lexicon, false)
 	if cfg.store == nil {
 		cfg.store = graph.NewMemory()
@@ -130,6 +133,11 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 	for _, r := range records {
 		aliases[r.DecisionID] = r.Aliases
 		texts[r.DecisionID] = r.Text
+		for _, ph := range r.Phrases {
+			if ph.Source != grounding.SourceContext && !containsStr(p.phrases[r.ConceptKey], ph.Text) {
+				p.phrases[r.ConceptKey] = append(p.phrases[r.ConceptKey], ph.Text)
+			}
+		}
 	}
 	if !storeHolds(ctx, cfg.store, pack) {
 		_, err := cfg.store.Load(ctx, pack, graph.BuildOptions{
@@ -154,6 +162,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		for _, c := range r.Conditions() {
 			k := rules.ConceptKey(c.Entity)
 			p.names[k] = c.Entity.Concept()
+			p.keys[rules.NormalizeName(c.Entity.Concept())] = k
 			if rules.IsNumeric(c.Entity.LogicStructured.Operator) {
 				u := units.Canonical(c.Entity.LogicStructured.Unit)
 				if !containsStr(p.units[k], u) {
@@ -219,6 +228,9 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		if err != nil {
 			return nil, fmt.Errorf("case %s: step (ii) grounding %q: %w", caseID, f.Text, err)
 		}
+		if a, ok := p.demographicAnchor(f.Text); ok {
+			anchors = withFirst(a, anchors)
+		}
 		if len(anchors) > p.cfg.topK {
 			anchors = anchors[:p.cfg.topK]
 		}
@@ -231,8 +243,8 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			keys[a.ConceptKey] = true
 			rank[[2]string{f.ID, a.ConceptKey}] = i + 1
 			fa.Anchors = append(fa.Anchors, anchorInfo(a))
-			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated,
-				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey]}})
+			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: commaClause(text, f.Start, f.End),
+				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: p.phrases[a.ConceptKey]}})
 		}
 		tr.Anchors = append(tr.Anchors, fa)
 	}
@@ -242,6 +254,10 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	}
 	ev := make([]eval.Evidence, 0, len(items))
 	for _, it := range items {
+		if it.Rejected != "" {
+			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter", Reason: it.ConceptKey + ": " + it.Rejected})
+			continue
+		}
 		e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text,
 			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator}
 		ev = append(ev, e)
@@ -443,6 +459,24 @@ func anchorInfo(a grounding.Anchor) AnchorInfo {
 		ai.Hits = append(ai.Hits, Hit{DecisionID: id, Channel: h.Channel, Rank: h.Rank, Score: h.Score, Phrase: h.Phrase})
 	}
 	return ai
+}
+
+// commaClause returns the text around [start,end) up to the nearest comma,
+// semicolon, colon or sentence end on each side ("" if unlocated).
+func commaClause(text string, start, end int) string {
+	if start < 0 || end > len(text) || start >= end {
+		return ""
+	}
+	isStop := func(c byte) bool { return c == ',' || c == ';' || c == ':' || c == '\n' || c == '.' }
+	s := start
+	for s > 0 && !isStop(text[s-1]) {
+		s--
+	}
+	e := end
+	for e < len(text) && !(isStop(text[e]) && (text[e] != '.' || e+1 >= len(text) || text[e+1] == ' ')) {
+		e++
+	}
+	return strings.TrimSpace(text[s:e])
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -14,6 +14,10 @@ type Anchor struct {
 	// Units of the anchor's numeric conditions (canonical); empty when the
 	// concept is only tested for presence.
 	Units []string
+	// Phrases name the concept (name, guideline wordings, lexicon
+	// synonyms). When set, the deterministic formatter accepts the pair
+	// only if the mention covers one of them (see Covers).
+	Phrases []string
 }
 
 // Item is one piece of structured evidence (the reference system's
@@ -30,6 +34,9 @@ type Item struct {
 	// Note says how the item was read when it needed a decision, e.g.
 	// "unit assumed from the guideline condition".
 	Note string
+	// Rejected, when set, says why the mention does not express the
+	// anchor's concept; such an item is not evidence.
+	Rejected string
 }
 
 // Format turns one finding–anchor pair into evidence. negated says whether
@@ -101,6 +108,10 @@ type Pair struct {
 	// Negated: the finding's clause in the case text is under a negation
 	// cue (from the consistency check's analysis).
 	Negated bool
+	// Clause is the stretch of the case text around the finding up to the
+	// nearest comma, semicolon or sentence end; the extractor splits finer
+	// ("achievable with PCI"), so the concept's words are looked for here.
+	Clause string
 }
 
 // Formatter is step (iv) for a whole case: one call serves every pair, so
@@ -121,6 +132,17 @@ func (Deterministic) Name() string { return "deterministic-v1" }
 func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]Item, error) {
 	var out []Item
 	for _, p := range pairs {
+		if len(p.Anchor.Phrases) > 0 {
+			mention := p.Text
+			if p.Clause != "" {
+				mention = p.Clause
+			}
+			if ok, _ := Covers(mention, p.Anchor.Phrases); !ok {
+				out = append(out, Item{FindingID: p.FindingID, Text: p.Text, ConceptKey: p.Anchor.ConceptKey, Concept: p.Anchor.Concept,
+					Rejected: "the mention does not state every word of any name of '" + p.Anchor.Concept + "'"})
+				continue
+			}
+		}
 		out = append(out, Format(p.FindingID, p.Text, p.Anchor, p.Negated)...)
 	}
 	return out, nil

@@ -36,13 +36,17 @@ func (Clauses) Name() string { return "clauses-v1" }
 
 // Joining words that separate findings. "or" is deliberately absent:
 // "documented or suspected ANOCA" is one finding.
-var joiners = []string{" and ", " with ", " but ", " plus ", " who ", " whose ", " which ", " whereas ", " while ", " as well as ", " in addition to ", " along with ", " together with "}
+var joiners = []string{" and ", " with ", " w/ ", " but ", " plus ", " who ", " whose ", " which ", " whereas ", " while ", " as well as ", " in addition to ", " along with ", " together with "}
 
 // lead-ins dropped from the first finding of a sentence.
-var leadIn = regexp.MustCompile(`(?i)^(?:the\s+|this\s+)?(?:patient|pt|individual|person|subject|case)s?\b\s*(?:is\s+|was\s+|has\s+|had\s+|presents\s+|presenting\s+)?(?:with\b|having\b|who has\b|who had\b)?\s*`)
+var leadIn = regexp.MustCompile(`(?i)^(?:the\s+|this\s+)?(?:patient|pt|individual|person|subject|case)s?\b\s*(?:is\s+|was\s+|has\s+|had\s+|presents\s+|presenting\s+)?(?:with\b|w/|having\b|who has\b|who had\b)?\s*`)
 
 // "known" is not dropped: it marks established disease for step (v).
-var article = regexp.MustCompile(`(?i)^(?:a|an|the|has|had|having|is|was)\s+`)
+var article = regexp.MustCompile(`(?i)^(?:(?:a|an|the|has|had|having|is|was)\s+|w/\s+)`)
+
+// demographic lead: "67yo F", "78-year-old woman", "a 54 y/o male". The age
+// and the sex are findings of their own, so each grounds on its concept.
+var demographic = regexp.MustCompile(`(?i)^(\d{1,3}\s*(?:-?\s*(?:years?|yrs?)[\s-]*old|\s*-?\s*(?:yo|y/o|y\.o\.)|-year-old))(?:\s+(man|woman|male|female|gentleman|lady|boy|girl|m|f))?\b`)
 
 // Extract splits text into findings.
 func (Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
@@ -69,6 +73,17 @@ func (Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 		s, e = trimSpan(text, s, e)
 		if s >= e || !hasLetterOrDigit(text[s:e]) {
 			continue
+		}
+		if m := demographic.FindStringSubmatchIndex(text[s:e]); m != nil {
+			out = append(out, Finding{Text: text[s+m[2] : s+m[3]], Start: s + m[2], End: s + m[3]})
+			if m[4] >= 0 {
+				out = append(out, Finding{Text: text[s+m[4] : s+m[5]], Start: s + m[4], End: s + m[5]})
+			}
+			s += m[1]
+			s, e = trimSpan(text, s, e)
+			if s >= e || !hasLetterOrDigit(text[s:e]) {
+				continue
+			}
 		}
 		out = append(out, Finding{Text: text[s:e], Start: s, End: e})
 	}

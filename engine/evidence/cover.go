@@ -1,0 +1,152 @@
+package evidence
+
+import (
+	"strings"
+
+	"github.com/executablekg/execkg/grounding/textnorm"
+)
+
+// Covers reports whether a mention expresses one of a concept's phrases
+// (its name, the guideline wordings, its lexicon synonyms): every content
+// word of some phrase occurs in the mention, up to spelling, plural and a
+// shared stem. The mention may say more ("s/p CABG 2015" covers "CABG");
+// it may not say less ("s/p CABG" does not cover "coronary artery bypass
+// graft failure", "LVEF 30%" does not cover "preserved LVEF").
+//
+// This is the deterministic stand-in for the reference system's LLM,
+// which rejected or renamed wrong candidates: grounding keeps three
+// candidate concepts per finding, and only those the words support may
+// become evidence.
+//
+// A long phrase (three or more content words) is also covered when two
+// thirds of its words are and none of the missing ones is a modifier that
+// changes meaning (low/high, preserved/reduced, failure, planned,
+// suspected, proximal, three, …): "a condition likely to prevent adequate
+// CT image quality" covers "condition preventing adequate computed
+// tomography image quality". An acronym in the mention covers the words
+// it abbreviates ("PCI" covers "percutaneous coronary intervention").
+func Covers(mention string, phrases []string) (bool, string) {
+	m := contentWords(mention)
+	for _, p := range phrases {
+		pw := contentWords(p)
+		if len(pw) == 0 {
+			continue
+		}
+		covered := make([]bool, len(pw))
+		for i, w := range pw {
+			covered[i] = hasWord(m, w)
+		}
+		coverAcronyms(m, pw, covered)
+		n, modifierMissing := 0, false
+		for i, c := range covered {
+			if c {
+				n++
+			} else if modifiers[pw[i]] {
+				modifierMissing = true
+			}
+		}
+		if n == len(pw) || (len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing) {
+			return true, p
+		}
+	}
+	return false, ""
+}
+
+// coverAcronyms marks runs of phrase words whose initials are a word of
+// the mention.
+func coverAcronyms(m, pw []string, covered []bool) {
+	for _, w := range m {
+		if len(w) < 2 || len(w) > 6 || isNum(w) {
+			continue
+		}
+		for i := 0; i+len(w) <= len(pw); i++ {
+			match := true
+			for j := 0; j < len(w); j++ {
+				if pw[i+j] == "" || pw[i+j][0] != w[j] {
+					match = false
+					break
+				}
+			}
+			if match {
+				for j := 0; j < len(w); j++ {
+					covered[i+j] = true
+				}
+			}
+		}
+	}
+}
+
+// modifiers change what a phrase means; a phrase missing one of them is
+// another concept ("heart failure" vs "heart failure with preserved
+// ejection fraction"). Generic words only: the list names no disease.
+var modifiers = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`low high very increased decreased reduced preserved mildly mild moderate severe
+		normal abnormal non not no without failure failed failing planned scheduled redo suspected possible probable
+		acute subacute chronic stable unstable decompensated new recurrent refractory persistent complex significant
+		intermediate extensive isolated left right main proximal mid distal one two three four single multivessel
+		1 2 3 4 type documented contraindication intolerance intolerant inability unavailability availability
+		unavailable available deterioration restenosis thrombosis occlusion complication dysfunction loss resistant
+		selected candidate eligible ineligible ineligibility absence absent`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// fillers carry no concept: determiners, "history of", "known", "patient".
+var fillers = map[string]bool{
+	"patient": true, "pt": true, "history": true, "hx": true, "known": true, "documented": true,
+	"presence": true, "evidence": true, "diagnosis": true, "diagnosed": true, "prior": true,
+	"previous": true, "previously": true, "s": true, "p": true, "status": true, "post": true,
+}
+
+func contentWords(s string) []string {
+	var out []string
+	for _, w := range textnorm.Tokens(s) {
+		if textnorm.StopWords[w] || fillers[w] {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func hasWord(ws []string, w string) bool {
+	for _, x := range ws {
+		if sameWord(x, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameWord: equal up to a plural "s" or a shared stem of five or more
+// letters covering three quarters of the shorter word (ischemia/ischemic,
+// vasospasm/vasospastic). Numbers must be equal.
+func sameWord(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if isNum(a) || isNum(b) {
+		return false
+	}
+	a, b = strings.TrimSuffix(a, "s"), strings.TrimSuffix(b, "s")
+	if a == b {
+		return true
+	}
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	short := min(len(a), len(b))
+	return n >= 5 && 4*n >= 3*short
+}
+
+func isNum(s string) bool {
+	for _, c := range s {
+		if (c < '0' || c > '9') && c != '.' {
+			return false
+		}
+	}
+	return s != ""
+}

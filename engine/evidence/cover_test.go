@@ -1,0 +1,51 @@
+package evidence
+
+import "testing"
+
+func TestCovers(t *testing.T) {
+	cases := []struct {
+		mention string
+		phrases []string
+		want    bool
+	}{
+		{"s/p CABG 2015", []string{"coronary artery bypass graft", "CABG"}, true},
+		{"s/p CABG", []string{"coronary artery bypass graft failure", "CABG failure", "failed bypass graft"}, false},
+		{"LVEF 30%", []string{"preserved left ventricular ejection fraction", "preserved LVEF", "HFpEF"}, false},
+		{"LVEF 30%", []string{"left ventricular ejection fraction", "LVEF", "EF"}, true},
+		{"high bleeding risk", []string{"low bleeding risk"}, false},
+		{"myocardial ischaemia", []string{"chronic myocardial ischemia"}, false},
+		{"chronic myocardial ischaemia", []string{"myocardial ischemia"}, true},
+		{"ischaemic heart failure", []string{"heart failure of ischaemic aetiology"}, true}, // 3 of 4, "aetiology" changes nothing
+		{"heart failure of ischemic etiology", []string{"heart failure of ischaemic aetiology"}, true},
+		{"vasospastic angina", []string{"vasospasm angina"}, true},
+		{"one-vessel disease", []string{"1-vessel coronary disease"}, true},
+		{"1-vessel coronary disease", []string{"one vessel coronary disease"}, true},
+		{"type 2 diabetes", []string{"type 1 diabetes"}, false},
+		{"", []string{"x"}, false},
+	}
+	for _, c := range cases {
+		if got, _ := Covers(c.mention, c.phrases); got != c.want {
+			t.Errorf("Covers(%q, %q) = %v, want %v", c.mention, c.phrases, got, c.want)
+		}
+	}
+}
+
+func TestCoversLongPhrases(t *testing.T) {
+	cases := []struct {
+		mention string
+		phrases []string
+		want    bool
+	}{
+		{"a condition likely to prevent adequate CT image quality", []string{"condition preventing adequate computed tomography image quality"}, true},
+		{"complete revascularisation achievable with PCI", []string{"complete revascularization achievable with percutaneous coronary intervention"}, true},
+		{"s/p CABG", []string{"coronary artery bypass graft failure"}, false},
+		{"heart failure", []string{"heart failure with preserved ejection fraction"}, false},
+		{"left main stenosis of 60%", []string{"left main coronary artery diameter stenosis", "left main stenosis"}, true},
+		{"stenosis of 60%", []string{"left main coronary artery diameter stenosis"}, false},
+	}
+	for _, c := range cases {
+		if got, _ := Covers(c.mention, c.phrases); got != c.want {
+			t.Errorf("Covers(%q, %q) = %v, want %v", c.mention, c.phrases, got, c.want)
+		}
+	}
+}
