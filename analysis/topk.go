@@ -76,6 +76,9 @@ func Rescore(ix *PackIndex, res engine.Result, k int) (engine.Result, int, error
 	var ev []eval.Evidence
 	out.Evidence = nil
 	for _, it := range res.Evidence {
+		if it.Via != "" {
+			continue // derived from a stated item: derived again below
+		}
 		r, ok := rank[[2]string{it.FindingID, it.ConceptKey}]
 		if !ok {
 			unattributed++
@@ -84,6 +87,13 @@ func Rescore(ix *PackIndex, res engine.Result, k int) (engine.Result, int, error
 		}
 		out.Evidence = append(out.Evidence, it)
 		ev = append(ev, EvalEvidence(it))
+	}
+	names, byName := ix.Pack.ConceptIndex()
+	for _, d := range eval.Derive(ev, ix.Pack.Hierarchy, names, byName) {
+		ev = append(ev, d)
+		kept[d.ConceptKey] = true
+		it := engine.EvidenceItem{FindingID: d.ID, OriginalText: d.Text, StandardizedConcept: d.Concept, ConceptKey: d.ConceptKey, Present: d.Present, Via: d.Via}
+		out.Evidence = append(out.Evidence, it)
 	}
 	rejected := map[[2]string]bool{}
 	for _, rj := range tr.Rejected {

@@ -30,7 +30,8 @@ type Program struct {
 	// units of the numeric conditions per concept key, for step (iv).
 	units map[string][]string
 	// phrases naming each concept (wordings, name, synonyms), for step (iv).
-	phrases map[string][]string
+	phrases   map[string][]string
+	hierarchy *rules.Hierarchy
 	// concept names per key, and keys per normalised name.
 	names map[string]string
 	keys  map[string]string
@@ -54,6 +55,7 @@ type config struct {
 	embedder    embed.Embedder
 	grounding   []grounding.Option
 	fraction    bool
+	hierarchy   *rules.Hierarchy
 }
 
 // Option configures New (functional options, as in cel-go and rego).
@@ -99,6 +101,12 @@ func WithGroundingOptions(opts ...grounding.Option) Option {
 // WithFractions lets a unitless 0–1 value meet a percent threshold
 // (LVEF 0.35 → 35 %); off by default because FFR 0.8 is not 80 %.
 func WithFractions(on bool) Option { return func(c *config) { c.fraction = on } }
+
+// WithHierarchy sets is-a relations between the pack's concepts (default:
+// the pack's own, rules.Pack.Hierarchy): evidence for a narrower concept
+// also supports the broader one, a stated absence of a broader one also
+// denies the narrower ones.
+func WithHierarchy(h *rules.Hierarchy) Option { return func(c *config) { c.hierarchy = h } }
 
 // New compiles a pack: loads it into the graph store, indexes the
 // grounding texts and prepares the steps. It fails with a located error
@@ -170,6 +178,10 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 				}
 			}
 		}
+	}
+	p.hierarchy = cfg.hierarchy
+	if p.hierarchy == nil {
+		p.hierarchy = pack.Hierarchy
 	}
 	p.cfg = cfg
 	return p, nil
@@ -265,6 +277,11 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		ei.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
 		res.Evidence = append(res.Evidence, ei)
 	}
+	for _, d := range eval.Derive(ev, p.hierarchy, p.names, p.keys) {
+		ev = append(ev, d)
+		keys[d.ConceptKey] = true
+		res.Evidence = append(res.Evidence, evidenceItem(d))
+	}
 	// Step (v) runs inside evaluation, per condition: a mention is judged
 	// against each condition's own wording and context.
 	var mu sync.Mutex
@@ -331,6 +348,11 @@ func (p *Program) Evaluate(ctx context.Context, caseID string, ev []eval.Evidenc
 		}
 		keys[k] = true
 		res.Evidence = append(res.Evidence, evidenceItem(ev[i]))
+	}
+	for _, d := range eval.Derive(ev, p.hierarchy, p.names, p.keys) {
+		ev = append(ev, d)
+		keys[d.ConceptKey] = true
+		res.Evidence = append(res.Evidence, evidenceItem(d))
 	}
 	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, nil); err != nil {
 		return nil, fmt.Errorf("case %s: %w", caseID, err)
@@ -446,7 +468,7 @@ func condTrace(c eval.ConditionResult) FiredCond {
 
 func evidenceItem(e eval.Evidence) EvidenceItem {
 	return EvidenceItem{FindingID: e.ID, OriginalText: e.Text, StandardizedConcept: e.Concept, ConceptKey: e.ConceptKey,
-		Present: e.Present, Value: e.Value, Unit: e.Unit, Comparator: e.Comparator}
+		Present: e.Present, Value: e.Value, Unit: e.Unit, Comparator: e.Comparator, Via: e.Via}
 }
 
 func anchorInfo(a grounding.Anchor) AnchorInfo {

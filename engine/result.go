@@ -91,6 +91,9 @@ type EvidenceItem struct {
 	// AnchorRank is the rank (from 1) of the finding's anchor this item was
 	// formatted for; 0 for structured input.
 	AnchorRank int `json:"anchor_rank,omitempty"`
+	// Via says how a derived item follows from a stated one ("is-a: type 2
+	// diabetes mellitus").
+	Via string `json:"via,omitempty"`
 }
 
 // NearMiss is a retrieved rule that is unknown only for lack of findings.

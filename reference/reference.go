@@ -77,9 +77,17 @@ func Rules(p *rules.Pack, merge map[string]string) []eval.Rule {
 // per vignette, the rows with at least one rule that holds, in pack order.
 func Compute(p *rules.Pack, vs []vignettes.Vignette, merge map[string]string) []Case {
 	rs := Rules(p, merge)
+	names, keys := p.ConceptIndex()
 	out := make([]Case, len(vs))
 	for i, v := range vs {
-		out[i] = Case{CaseID: v.CaseID, RowIDs: RowsFor(rs, Evidence(v, merge))}
+		ev := Evidence(v, merge)
+		// A stated finding implies its broader concepts (the pack's is-a
+		// relations), exactly as in the pipeline.
+		for _, d := range eval.Derive(ev, p.Hierarchy, names, keys) {
+			d.ConceptKey = mapKey(d.ConceptKey, merge)
+			ev = append(ev, d)
+		}
+		out[i] = Case{CaseID: v.CaseID, RowIDs: RowsFor(rs, ev)}
 	}
 	return out
 }

@@ -29,6 +29,7 @@ const (
 	CodeWorkflowKind  = "E026" // unknown workflow kind
 	CodeMissingField  = "E027" // required text missing
 	CodeDuplicateFile = "E028" // two files hold the same table number
+	CodeHierarchy     = "E029" // meta/hierarchy.json unreadable or names no pack concept
 )
 
 // Diagnostic is one located problem: what, where (file, row, rule, JSON

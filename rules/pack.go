@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -12,6 +13,41 @@ import (
 type Pack struct {
 	Guideline Guideline
 	Tables    []*Table
+	// Hierarchy holds the pack's is-a relations (meta/hierarchy.json), or
+	// nil when the pack has none.
+	Hierarchy *Hierarchy
+}
+
+// HierarchyFile is where a pack keeps its is-a relations, relative to its
+// rule directory.
+const HierarchyFile = "meta/hierarchy.json"
+
+// LoadHierarchyFS reads dir/meta/hierarchy.json; a missing file is no
+// hierarchy, not an error.
+func LoadHierarchyFS(fsys fs.FS, dir string) (*Hierarchy, error) {
+	name := path.Join(dir, HierarchyFile)
+	b, err := fs.ReadFile(fsys, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ParseHierarchy(name, b)
+}
+
+// ConceptIndex maps every condition concept key of the pack to its name
+// and every normalised name to its key.
+func (p *Pack) ConceptIndex() (nameOfKey, keyOfName map[string]string) {
+	nameOfKey, keyOfName = map[string]string{}, map[string]string{}
+	for _, r := range p.Rules() {
+		for _, c := range r.Rule.Conditions {
+			k := ConceptKey(c)
+			nameOfKey[k] = c.Concept()
+			keyOfName[NormalizeName(c.Concept())] = k
+		}
+	}
+	return nameOfKey, keyOfName
 }
 
 // RuleRef is one rule of the pack with its ids and the row it came from.
@@ -144,5 +180,10 @@ func LoadFS(fsys fs.FS, dir string) (*Pack, error) {
 		return p.Tables[i].File < p.Tables[j].File
 	})
 	p.Guideline = p.Tables[0].Guideline
+	h, err := LoadHierarchyFS(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	p.Hierarchy = h
 	return p, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/executablekg/execkg/analysis"
 	"github.com/executablekg/execkg/analysis/baseline"
 	"github.com/executablekg/execkg/engine"
+	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/grounding/embed"
 	"github.com/executablekg/execkg/reference"
 	"github.com/executablekg/execkg/rules/packs"
@@ -53,6 +54,14 @@ func (o *oracle) Predict(_ context.Context, vs []vignettes.Vignette) ([]engine.R
 		keys := map[string]bool{}
 		for _, n := range v.Intended {
 			keys[n.ConceptKey] = true
+		}
+		// The pack's is-a relations, as the pipeline and the reference apply them.
+		names, byName := o.ix.Pack.ConceptIndex()
+		for _, d := range eval.Derive(ev, o.ix.Pack.Hierarchy, names, byName) {
+			ev = append(ev, d)
+			keys[d.ConceptKey] = true
+			res.Evidence = append(res.Evidence, engine.EvidenceItem{FindingID: d.ID, OriginalText: d.Text, StandardizedConcept: d.Concept,
+				ConceptKey: d.ConceptKey, Present: d.Present, Via: d.Via})
 		}
 		for _, r := range o.ix.Rules {
 			reach := false

@@ -95,6 +95,8 @@ type Evidence struct {
 	// Comparator is "=" (default) or, for a value stated as a bound
 	// ("LVEF < 35%"), one of "<", "<=", ">", ">=".
 	Comparator string `json:"comparator,omitempty"`
+	// Via says how a derived item follows from a stated one (see Derive).
+	Via string `json:"via,omitempty"`
 }
 
 // UnmarshalJSON also accepts the reference formatter's field names

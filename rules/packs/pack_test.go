@@ -273,3 +273,15 @@ func TestPackShape(t *testing.T) {
 		t.Error(d.Error())
 	}
 }
+
+func TestHierarchy(t *testing.T) {
+	p, err := packs.Default()
+	require.NoError(t, err)
+	h, err := packs.DefaultHierarchy()
+	require.NoError(t, err)
+	require.Empty(t, h.Check(p))
+	require.Contains(t, h.Broader("three-vessel coronary artery disease"), "coronary artery disease")
+	require.Contains(t, h.Narrower("heart failure"), "heart failure with reduced ejection fraction")
+	_, err = rules.ParseHierarchy("x", []byte(`{"relations":[{"narrower":"a","broader":"b"},{"narrower":"b","broader":"a"}]}`))
+	require.ErrorContains(t, err, "cycle")
+}

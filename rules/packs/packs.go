@@ -23,3 +23,6 @@ func FS() fs.FS { return files }
 
 // Default loads the built-in 2024 ESC chronic coronary syndromes pack.
 func Default() (*rules.Pack, error) { return rules.LoadFS(files, DefaultDir) }
+
+// DefaultHierarchy loads the built-in pack's is-a relations.
+func DefaultHierarchy() (*rules.Hierarchy, error) { return rules.LoadHierarchyFS(files, DefaultDir) }

@@ -80,6 +80,17 @@ func Check(fsys fs.FS, dir string) (*Report, error) {
 		sort.SliceStable(p.Tables, func(i, j int) bool { return p.Tables[i].Table < p.Tables[j].Table })
 		p.Guideline = p.Tables[0].Guideline
 		rep.Diagnostics = append(rep.Diagnostics, rules.Validate(p)...)
+		h, err := rules.LoadHierarchyFS(fsys, dir)
+		if err != nil {
+			rep.Diagnostics = append(rep.Diagnostics, &rules.Diagnostic{Code: rules.CodeHierarchy, File: rules.HierarchyFile, Row: -1, Rule: -1,
+				Message: err.Error(), Fix: "fix the JSON of the is-a relations"})
+		} else if h != nil {
+			for _, bad := range h.Check(p) {
+				rep.Diagnostics = append(rep.Diagnostics, &rules.Diagnostic{Code: rules.CodeHierarchy, File: rules.HierarchyFile, Row: -1, Rule: -1,
+					Message: bad, Fix: "name concepts exactly as the tables' entity_standardized_candidate, or remove the relation"})
+			}
+			p.Hierarchy = h
+		}
 		rep.Stats = rules.ComputeStats(p)
 		rep.Stats.Files = len(rep.Files)
 		if parsed {
