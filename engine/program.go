@@ -31,6 +31,7 @@ type Program struct {
 	units map[string][]string
 	// phrases naming each concept (wordings, name, synonyms), for step (iv).
 	phrases   map[string][]string
+	synonyms  map[string][]string // lexicon synonyms alone, for step (v)
 	hierarchy *rules.Hierarchy
 	// concept names per key, and keys per normalised name.
 	names map[string]string
@@ -131,7 +132,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 	if ds := rules.Validate(pack); len(ds) > 0 {
 		return nil, fmt.Errorf("engine: pack has %d error(s), first: %w", len(ds), ds[0])
 	}
-	p := &Program{cfg: cfg, pack: pack, units: map[string][]string{}, names: map[string]string{}, keys: map[string]string{}, phrases: map[string][]string{}, rows: map[string]rowInfo{}}
+	p := &Program{cfg: cfg, pack: pack, units: map[string][]string{}, names: map[string]string{}, keys: map[string]string{}, phrases: map[string][]string{}, synonyms: map[string][]string{}, rows: map[string]rowInfo{}}
 	records := grounding.Records(pack, cfg.lexicon, false)
 	if cfg.store == nil {
 		cfg.store = graph.NewMemory()
@@ -144,6 +145,9 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		for _, ph := range r.Phrases {
 			if ph.Source != grounding.SourceContext && !containsStr(p.phrases[r.ConceptKey], ph.Text) {
 				p.phrases[r.ConceptKey] = append(p.phrases[r.ConceptKey], ph.Text)
+			}
+			if ph.Source == grounding.SourceSynonym && !containsStr(p.synonyms[r.ConceptKey], ph.Text) {
+				p.synonyms[r.ConceptKey] = append(p.synonyms[r.ConceptKey], ph.Text)
 			}
 		}
 	}
@@ -232,10 +236,12 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	var pairs []evidence.Pair
 	rank := map[[2]string]int{} // (finding, concept key) → anchor rank
 	mention := map[string]string{}
+	clause := map[string]string{}
 	keys := map[string]bool{}
 	for _, f := range findings {
 		res.Findings = append(res.Findings, Finding{ID: f.ID, Text: f.Text, Start: f.Start, End: f.End})
 		mention[f.ID] = f.Text
+		clause[f.ID] = commaClause(text, f.Start, f.End)
 		anchors, err := p.grounder.Ground(ctx, f.Text)
 		if err != nil {
 			return nil, fmt.Errorf("case %s: step (ii) grounding %q: %w", caseID, f.Text, err)
@@ -256,7 +262,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			rank[[2]string{f.ID, a.ConceptKey}] = i + 1
 			fa.Anchors = append(fa.Anchors, anchorInfo(a))
 			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: commaClause(text, f.Start, f.End),
-				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: p.phrases[a.ConceptKey]}})
+				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: phrasesFor(a, p.phrases)}})
 		}
 		tr.Anchors = append(tr.Anchors, fa)
 	}
@@ -301,6 +307,14 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		mu.Unlock()
 		if !ok {
 			v = consistency.Check(text, mention[e.ID], consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}, p.cfg.checks)
+			// A curated synonym carries the concept's qualifiers in its own
+			// words: "stable angina" is chronic coronary syndrome although
+			// it does not say "chronic". The synonym must be stated in full.
+			if !v.Pass && v.Check == consistency.CheckQualifier {
+				if ok, syn := evidence.CoversAll(clause[e.ID], p.synonyms[c.ConceptKey]); ok {
+					v.Pass, v.Check, v.Reason = true, "", "qualifier: the clause states the synonym '"+syn+"' of '"+c.Concept+"'"
+				}
+			}
 			mu.Lock()
 			verdicts[k] = v
 			mu.Unlock()
@@ -481,6 +495,15 @@ func anchorInfo(a grounding.Anchor) AnchorInfo {
 		ai.Hits = append(ai.Hits, Hit{DecisionID: id, Channel: h.Channel, Rank: h.Rank, Score: h.Score, Phrase: h.Phrase})
 	}
 	return ai
+}
+
+// phrasesFor returns the names the formatter checks a mention against; a
+// demographic pattern ("78 yo") already names its concept by its shape.
+func phrasesFor(a grounding.Anchor, phrases map[string][]string) []string {
+	if len(a.Channels) == 1 && a.Channels[0] == "pattern" {
+		return nil
+	}
+	return phrases[a.ConceptKey]
 }
 
 // commaClause returns the text around [start,end) up to the nearest comma,

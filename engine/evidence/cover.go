@@ -25,7 +25,13 @@ import (
 // CT image quality" covers "condition preventing adequate computed
 // tomography image quality". An acronym in the mention covers the words
 // it abbreviates ("PCI" covers "percutaneous coronary intervention").
-func Covers(mention string, phrases []string) (bool, string) {
+func Covers(mention string, phrases []string) (bool, string) { return covers(mention, phrases, false) }
+
+// CoversAll is Covers without the two-thirds allowance: every content word
+// of the phrase must be stated.
+func CoversAll(mention string, phrases []string) (bool, string) { return covers(mention, phrases, true) }
+
+func covers(mention string, phrases []string, all bool) (bool, string) {
 	m := contentWords(mention)
 	for _, p := range phrases {
 		pw := contentWords(p)
@@ -45,7 +51,7 @@ func Covers(mention string, phrases []string) (bool, string) {
 				modifierMissing = true
 			}
 		}
-		if n == len(pw) || (len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing) {
+		if n == len(pw) || (!all && len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing) {
 			return true, p
 		}
 	}
