@@ -29,7 +29,9 @@ func Covers(mention string, phrases []string) (bool, string) { return covers(men
 
 // CoversAll is Covers without the two-thirds allowance: every content word
 // of the phrase must be stated.
-func CoversAll(mention string, phrases []string) (bool, string) { return covers(mention, phrases, true) }
+func CoversAll(mention string, phrases []string) (bool, string) {
+	return covers(mention, phrases, true)
+}
 
 func covers(mention string, phrases []string, all bool) (bool, string) {
 	m := contentWords(mention)
