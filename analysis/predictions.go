@@ -1,21 +1,15 @@
 package analysis
 
 import (
-	"bufio"
-	"bytes"
 	"compress/gzip"
-	"encoding/json"
 	"fmt"
+	"github.com/executablekg/execkg/internal/jsonl"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/executablekg/execkg/engine"
 )
-
-// maxLine bounds one JSON line; a full trace of a vignette with many
-// retrieved rules runs to a few MB.
-const maxLine = 64 << 20
 
 // ReadPredictions reads a prediction file: JSON lines of engine.Result
 // (only case_id, predicted_row_ids and error are needed for scoring; the
@@ -43,45 +37,19 @@ func ReadPredictions(path string) ([]engine.Result, error) {
 // DecodePredictions parses JSON lines of engine.Result from r; name is
 // used in errors.
 func DecodePredictions(name string, r io.Reader) ([]engine.Result, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), maxLine)
-	var out []engine.Result
 	seen := map[string]int{}
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		var res engine.Result
-		if err := json.Unmarshal(b, &res); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v (each line must be one JSON object with case_id and predicted_row_ids)", name, line, err)
-		}
+	return jsonl.Read(name, r, jsonl.Options{Want: "one JSON object with case_id and predicted_row_ids"}, func(line int, res *engine.Result) error {
 		if res.CaseID == "" {
-			return nil, fmt.Errorf("%s:%d: case_id is missing or empty", name, line)
+			return fmt.Errorf("case_id is missing or empty")
 		}
 		if prev, dup := seen[res.CaseID]; dup {
-			return nil, fmt.Errorf("%s:%d: case %s was already given on line %d; keep one line per case", name, line, res.CaseID, prev)
+			return fmt.Errorf("case %s was already given on line %d; keep one line per case", res.CaseID, prev)
 		}
 		seen[res.CaseID] = line
-		out = append(out, res)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: after line %d: %w", name, line, err)
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // WritePredictions encodes results as JSON lines (one per result, in
 // order), the format ReadPredictions reads.
-func WritePredictions(w io.Writer, results []engine.Result) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for i := range results {
-		if err := enc.Encode(&results[i]); err != nil {
-			return fmt.Errorf("encode case %s: %w", results[i].CaseID, err)
-		}
-	}
-	return nil
-}
+func WritePredictions(w io.Writer, results []engine.Result) error { return jsonl.Write(w, results) }

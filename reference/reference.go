@@ -7,10 +7,8 @@
 package reference
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
+	"github.com/executablekg/execkg/internal/jsonl"
 	"io"
 	"sort"
 
@@ -110,49 +108,26 @@ func RowsFor(rs []eval.Rule, ev []eval.Evidence) []string {
 
 // Marshal writes the reference as JSON lines, in vignette order.
 func Marshal(cs []Case) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	for _, c := range cs {
+	out := make([]Case, len(cs))
+	for i, c := range cs {
 		if c.RowIDs == nil {
 			c.RowIDs = []string{}
 		}
-		if err := enc.Encode(c); err != nil {
-			return nil, err
-		}
+		out[i] = c
 	}
-	return b.Bytes(), nil
+	return jsonl.Marshal(out)
 }
 
 // Decode reads reference JSON lines; name is used in errors.
 func Decode(name string, r io.Reader) ([]Case, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
-	var out []Case
 	seen := map[string]int{}
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		var c Case
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v (want {\"case_id\",\"row_ids\":[…]})", name, line, err)
-		}
+	return jsonl.Read(name, r, jsonl.Options{Strict: true, Want: `{"case_id","row_ids":[…]}`}, func(line int, c *Case) error {
 		if prev, dup := seen[c.CaseID]; dup {
-			return nil, fmt.Errorf("%s:%d: case %s already on line %d", name, line, c.CaseID, prev)
+			return fmt.Errorf("case %s already on line %d", c.CaseID, prev)
 		}
 		seen[c.CaseID] = line
-		out = append(out, c)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: after line %d: %w", name, line, err)
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // Diff compares a stored reference with a fresh computation and describes

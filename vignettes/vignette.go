@@ -7,10 +7,7 @@
 package vignettes
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"fmt"
+	"github.com/executablekg/execkg/internal/jsonl"
 	"io"
 	"strings"
 )
@@ -85,42 +82,11 @@ func (n Node) Numeric() bool { return n.Value != nil }
 // Marshal writes vignettes as JSON lines, one per vignette, in order. The
 // encoding is stable (struct field order, no HTML escaping), so
 // regenerating gives byte-identical files.
-func Marshal(vs []Vignette) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	for i := range vs {
-		if err := enc.Encode(&vs[i]); err != nil {
-			return nil, fmt.Errorf("encode %s: %w", vs[i].CaseID, err)
-		}
-	}
-	return b.Bytes(), nil
-}
+func Marshal(vs []Vignette) ([]byte, error) { return jsonl.Marshal(vs) }
 
 // Decode reads JSON lines of vignettes; name is used in errors.
 func Decode(name string, r io.Reader) ([]Vignette, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
-	var out []Vignette
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		var v Vignette
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v (want {\"case_id\",\"category\",\"question\",\"intended\":[…]})", name, line, err)
-		}
-		out = append(out, v)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: after line %d: %w", name, line, err)
-	}
-	return out, nil
+	return jsonl.Read[Vignette](name, r, jsonl.Options{Strict: true, Want: `{"case_id","category","question","intended":[…]}`}, nil)
 }
 
 // Words counts the words of a question as the style rule does: runs of

@@ -7,11 +7,9 @@
 package baseline
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
+	"github.com/executablekg/execkg/internal/jsonl"
 	"io"
 	"math"
 	"sort"
@@ -144,40 +142,16 @@ func dot(a, b []float32) float64 {
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
 // MarshalSnapshot writes the snapshot as JSON lines.
-func MarshalSnapshot(rs []Retrieved) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	for _, r := range rs {
-		if err := enc.Encode(r); err != nil {
-			return nil, err
-		}
-	}
-	return b.Bytes(), nil
-}
+func MarshalSnapshot(rs []Retrieved) ([]byte, error) { return jsonl.Marshal(rs) }
 
 // DecodeSnapshot reads a snapshot; name is used in errors.
 func DecodeSnapshot(name string, r io.Reader) ([]Retrieved, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
-	var out []Retrieved
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		var x Retrieved
-		if err := json.Unmarshal(b, &x); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
-		}
+	return jsonl.Read(name, r, jsonl.Options{}, func(_ int, x *Retrieved) error {
 		if len(x.RowIDs) != len(x.Scores) {
-			return nil, fmt.Errorf("%s:%d: %d row ids but %d scores", name, line, len(x.RowIDs), len(x.Scores))
+			return fmt.Errorf("%d row ids but %d scores", len(x.RowIDs), len(x.Scores))
 		}
-		out = append(out, x)
-	}
-	return out, sc.Err()
+		return nil
+	})
 }
 
 // DiffSnapshot compares a stored snapshot with a fresh retrieval; empty
