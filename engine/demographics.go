@@ -14,7 +14,7 @@ var demographicAnchors = []struct {
 	re      *regexp.Regexp
 	concept string // concept name in the pack
 }{
-	{regexp.MustCompile(`(?i)^(?:aged?\s+)?\d{1,3}\s*(?:-?\s*(?:years?|yrs?)(?:[\s-]*old|\s+of\s+age)?|\s*-?\s*(?:yo|y/o|y\.o\.)|-year-old)$|^aged?\s+\d{1,3}$`), "age"},
+	{regexp.MustCompile(`(?i)^(?:aged?\s+)?\d{1,3}\s*(?:-?\s*(?:years?|yrs?)(?:[\s-]*old|\s+of\s+age)?|\s*-?\s*(?:yo|y/o|y\.o\.)|-year-old)$|^aged?\s+\d{1,3}$|^\d{1,3}$`), "age"},
 	{regexp.MustCompile(`(?i)^(?:woman|female|lady|girl|f)$`), "female sex"},
 }
 

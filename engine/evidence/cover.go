@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/executablekg/execkg/grounding/textnorm"
@@ -21,7 +22,8 @@ import (
 // A long phrase (three or more content words) is also covered when two
 // thirds of its words are and none of the missing ones is a modifier that
 // changes meaning (low/high, preserved/reduced, failure, planned,
-// suspected, proximal, three, …): "a condition likely to prevent adequate
+// suspected, proximal, three, …) or a number ("rosuvastatin 40 mg" is not
+// covered by "rosuvastatin 10 mg"): "a condition likely to prevent adequate
 // CT image quality" covers "condition preventing adequate computed
 // tomography image quality". An acronym in the mention covers the words
 // it abbreviates ("PCI" covers "percutaneous coronary intervention").
@@ -45,11 +47,12 @@ func covers(mention string, phrases []string, all bool) (bool, string) {
 			covered[i] = hasWord(m, w)
 		}
 		coverAcronyms(m, pw, covered)
+		acr := acronyms(p)
 		n, modifierMissing := 0, false
 		for i, c := range covered {
 			if c {
 				n++
-			} else if modifiers[pw[i]] {
+			} else if modifiers[pw[i]] || isNum(pw[i]) || acr[pw[i]] {
 				modifierMissing = true
 			}
 		}
@@ -59,6 +62,24 @@ func covers(mention string, phrases []string, all bool) (bool, string) {
 	}
 	return false, ""
 }
+
+// acronyms are the phrase's upper-case words ("CCTA", "PCI"): each names
+// one test, procedure or vessel, so a phrase missing one names another
+// thing ("CCTA is non-diagnostic" is not "SPECT non-diagnostic").
+func acronyms(phrase string) map[string]bool {
+	var m map[string]bool
+	for _, w := range acronymRe.FindAllString(phrase, -1) {
+		for _, t := range textnorm.Tokens(w) {
+			if m == nil {
+				m = map[string]bool{}
+			}
+			m[t] = true
+		}
+	}
+	return m
+}
+
+var acronymRe = regexp.MustCompile(`\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b`)
 
 // coverAcronyms marks runs of phrase words whose initials are a word of
 // the mention.
@@ -90,7 +111,7 @@ func coverAcronyms(m, pw []string, covered []bool) {
 var modifiers = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`low high very increased decreased reduced preserved mildly mild moderate severe
-		normal abnormal non not no without failure failed failing planned scheduled redo suspected possible probable
+		minimal maximal maximum normal abnormal non not no without failure failed failing planned scheduled redo suspected possible probable
 		acute subacute chronic stable unstable decompensated new recurrent refractory persistent complex significant
 		intermediate extensive isolated left right main proximal mid distal one two three four single multivessel
 		1 2 3 4 type documented contraindication intolerance intolerant inability unavailability availability

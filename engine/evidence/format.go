@@ -2,6 +2,8 @@ package evidence
 
 import (
 	"context"
+	"regexp"
+	"strings"
 
 	"github.com/executablekg/execkg/rules/units"
 )
@@ -142,8 +144,26 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 					Rejected: "the mention does not state every word of any name of '" + p.Anchor.Concept + "'"})
 				continue
 			}
+			if recentConcept(p.Anchor.Concept) && datedLongAgo(mention) {
+				out = append(out, Item{FindingID: p.FindingID, Text: p.Text, ConceptKey: p.Anchor.ConceptKey, Concept: p.Anchor.Concept,
+					Rejected: "the mention dates the event years ago, so it cannot support '" + p.Anchor.Concept + "'"})
+				continue
+			}
 		}
 		out = append(out, Format(p.FindingID, p.Text, p.Anchor, p.Negated)...)
 	}
 	return out, nil
 }
+
+// recentConcept: the concept is an event in a recent window ("recent
+// PCI", "MI within the previous 40 days").
+func recentConcept(concept string) bool {
+	c := strings.ToLower(concept)
+	return strings.Contains(c, "recent") || strings.Contains(c, "within the previous")
+}
+
+// longAgo: a calendar year ("in 2019") or "N years ago" dates an event
+// outside any recent window.
+var longAgo = regexp.MustCompile(`(?i)\b(?:19|20)\d\d\b|\b(?:\d+|a|two|three|four|five|several|many)\s*(?:years?|yrs?)\s+ago\b|\bremote\b`)
+
+func datedLongAgo(mention string) bool { return longAgo.MatchString(mention) }

@@ -36,7 +36,7 @@ func (Clauses) Name() string { return "clauses-v1" }
 
 // Joining words that separate findings. "or" is deliberately absent:
 // "documented or suspected ANOCA" is one finding.
-var joiners = []string{" and ", " with ", " w/ ", " but ", " plus ", " who ", " whose ", " which ", " whereas ", " while ", " as well as ", " in addition to ", " along with ", " together with "}
+var joiners = []string{" and ", " with ", " w/ ", " but ", " plus ", " + ", " then ", " who ", " whose ", " which ", " whereas ", " while ", " as well as ", " in addition to ", " along with ", " together with "}
 
 // lead-ins dropped from the first finding of a sentence.
 var leadIn = regexp.MustCompile(`(?i)^(?:the\s+|this\s+)?(?:patient|pt|individual|person|subject|case)s?\b\s*(?:is\s+|was\s+|has\s+|had\s+|presents\s+|presenting\s+)?(?:with\b|w/|having\b|who has\b|who had\b)?\s*`)
@@ -47,6 +47,17 @@ var article = regexp.MustCompile(`(?i)^(?:(?:a|an|the|has|had|having|is|was)\s+|
 // demographic lead: "67yo F", "78-year-old woman", "a 54 y/o male". The age
 // and the sex are findings of their own, so each grounds on its concept.
 var demographic = regexp.MustCompile(`(?i)^(\d{1,3}\s*(?:-?\s*(?:years?|yrs?)[\s-]*old|\s*-?\s*(?:yo|y/o|y\.o\.)|-year-old))(?:\s+(man|woman|male|female|gentleman|lady|boy|girl|m|f))?\b`)
+
+// compact demographic lead: "58M", "72F" (age glued to the sex letter).
+var compactDemographic = regexp.MustCompile(`^(\d{1,3}) ?([MF])\b`)
+
+// a demographic after "in": "Suspected CCS in 73M", "?CCS in a 66-year-old
+// woman". The " in a " is a boundary; the demographic starts a finding.
+var midDemographic = regexp.MustCompile(`(?i)\s+in\s+(?:an?\s+)?(\d{1,3}(?: ?[MF]\b|\s*-?\s*(?:years?|yrs?)[\s-]*old|\s*-?\s*(?:yo|y/o)\b|-year-old))`)
+
+// words that start a new finding and stay in it: "CCS s/p PCI" is two
+// findings, "s/p PCI" keeps its "s/p".
+var splitBefore = []string{" s/p ", " status post "}
 
 // Extract splits text into findings.
 func (Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
@@ -74,7 +85,11 @@ func (Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 		if s >= e || !hasLetterOrDigit(text[s:e]) {
 			continue
 		}
-		if m := demographic.FindStringSubmatchIndex(text[s:e]); m != nil {
+		m := demographic.FindStringSubmatchIndex(text[s:e])
+		if m == nil {
+			m = compactDemographic.FindStringSubmatchIndex(text[s:e])
+		}
+		if m != nil {
 			out = append(out, Finding{Text: text[s+m[2] : s+m[3]], Start: s + m[2], End: s + m[3]})
 			if m[4] >= 0 {
 				out = append(out, Finding{Text: text[s+m[4] : s+m[5]], Start: s + m[4], End: s + m[5]})
@@ -120,6 +135,25 @@ func splitSpans(text string) [][2]int {
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		switch c {
+		case '(', ')':
+			// A parenthesis with a value, a list or a clause of its own
+			// sets off findings ("DSE (PTP 45%)", "HBR (Hb 10.2 g/dL, GI
+			// bleed)"); a short qualifier stays with what it qualifies
+			// ("CCTA (non-diagnostic)", "rosuvastatin (max tolerated)"),
+			// and so does an example list: "(e.g. normal coronaries)".
+			if c == ')' {
+				continue // cut with its '(' below
+			}
+			j := strings.IndexByte(text[i:], ')')
+			if j < 0 {
+				cuts = append(cuts, [2]int{i, i + 1})
+				continue
+			}
+			if inner := text[i+1 : i+j]; isExampleParen(strings.ToLower(inner)) || !separateParen(inner) {
+				i += j
+				continue
+			}
+			cuts = append(cuts, [2]int{i, i + 1}, [2]int{i + j, i + j + 1})
 		case ',', ';', ':', '\n':
 			// "1,5" is a decimal comma, not a boundary.
 			if c == ',' && i > 0 && i+1 < len(text) && isDigit(text[i-1]) && isDigit(text[i+1]) {
@@ -150,6 +184,21 @@ func splitSpans(text string) [][2]int {
 			from = k + len(j)
 		}
 	}
+	for _, w := range splitBefore {
+		from := 0
+		for {
+			k := strings.Index(lower[from:], w)
+			if k < 0 {
+				break
+			}
+			k += from
+			cuts = append(cuts, [2]int{k, k + 1})
+			from = k + len(w)
+		}
+	}
+	for _, m := range midDemographic.FindAllStringSubmatchIndex(text, -1) {
+		cuts = append(cuts, [2]int{m[0], m[2]})
+	}
 	// Sort and merge cuts.
 	for i := 1; i < len(cuts); i++ {
 		for j := i; j > 0 && cuts[j][0] < cuts[j-1][0]; j-- {
@@ -170,6 +219,25 @@ func splitSpans(text string) [][2]int {
 	}
 	spans = append(spans, [2]int{pos, len(text)})
 	return spans
+}
+
+// separateParen: the parenthesis holds a number, a list or three or more
+// words.
+func separateParen(inner string) bool {
+	if strings.ContainsAny(inner, "0123456789,;") {
+		return true
+	}
+	return len(strings.Fields(inner)) >= 3
+}
+
+func isExampleParen(after string) bool {
+	after = strings.TrimLeft(after, " ")
+	for _, p := range []string{"e.g.", "i.e.", "eg ", "ie ", "e.g ", "i.e "} {
+		if strings.HasPrefix(after, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func isAbbrevEnd(text string, i int) bool {
