@@ -249,9 +249,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		if a, ok := p.demographicAnchor(f.Text); ok {
 			anchors = withFirst(a, anchors)
 		}
-		if len(anchors) > p.cfg.topK {
-			anchors = anchors[:p.cfg.topK]
-		}
+		anchors = p.withVerbatim(f.Text, clause[f.ID], anchors, p.cfg.topK)
 		negated := false
 		if p.cfg.checks.Negation {
 			negated = consistency.Analyze(text, f.Text).Negated

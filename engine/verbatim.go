@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/executablekg/execkg/engine/evidence"
+	"github.com/executablekg/execkg/grounding"
+)
+
+// verbatimAnchors returns the concepts one of whose phrases (name, row
+// wording, lexicon synonym) the finding states word for word, leaving out
+// a phrase that lies inside a longer stated phrase of another concept
+// ("beta-blocker" inside "contraindication to beta-blocker"). Short
+// phrases (three letters or fewer, mostly acronyms) must match case.
+func (p *Program) verbatimAnchors(finding string) []grounding.Anchor {
+	type hit struct {
+		key        string
+		start, end int
+	}
+	lower := strings.ToLower(finding)
+	var hits []hit
+	for key, phrases := range p.phrases {
+		for _, ph := range phrases {
+			hay, needle := lower, strings.ToLower(ph)
+			if len(ph) <= 3 {
+				hay, needle = finding, ph
+			}
+			if len(needle) < 2 {
+				continue
+			}
+			for from := 0; ; {
+				i := strings.Index(hay[from:], needle)
+				if i < 0 {
+					break
+				}
+				i += from
+				j := i + len(needle)
+				if (i == 0 || !isWordByte(hay[i-1])) && (j == len(hay) || !isWordByte(hay[j])) {
+					hits = append(hits, hit{key, i, j})
+				}
+				from = i + 1
+			}
+		}
+	}
+	var out []grounding.Anchor
+	seen := map[string]bool{}
+	sort.Slice(hits, func(a, b int) bool {
+		if hits[a].start != hits[b].start {
+			return hits[a].start < hits[b].start
+		}
+		if hits[a].end != hits[b].end {
+			return hits[a].end > hits[b].end
+		}
+		return hits[a].key < hits[b].key
+	})
+	for _, h := range hits {
+		inside := false
+		for _, o := range hits {
+			if o.key != h.key && o.start <= h.start && o.end >= h.end && o.end-o.start > h.end-h.start {
+				inside = true
+				break
+			}
+		}
+		if inside || seen[h.key] {
+			continue
+		}
+		seen[h.key] = true
+		out = append(out, grounding.Anchor{ConceptKey: h.key, Concept: p.names[h.key], Score: 1, Channels: []string{"phrase"}})
+	}
+	return out
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// withVerbatim keeps at most k anchors: first those of the grounder's
+// list whose names the clause states (in their order), then concepts the
+// finding states word for word, then the rest. A candidate the cover check
+// of step (iv) would reject no longer takes the place of a concept the
+// finding names outright.
+func (p *Program) withVerbatim(finding, clause string, anchors []grounding.Anchor, k int) []grounding.Anchor {
+	mention := finding
+	if clause != "" {
+		mention = clause
+	}
+	var covered, rest []grounding.Anchor
+	have := map[string]bool{}
+	for _, a := range anchors {
+		have[a.ConceptKey] = true
+		ph := phrasesFor(a, p.phrases)
+		if ok, _ := evidence.Covers(mention, ph); ok || len(ph) == 0 {
+			covered = append(covered, a)
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	out := covered
+	for _, v := range p.verbatimAnchors(finding) {
+		if !have[v.ConceptKey] {
+			have[v.ConceptKey] = true
+			out = append(out, v)
+		}
+	}
+	out = append(out, rest...)
+	if len(out) > k {
+		out = out[:k]
+	}
+	for i := range out {
+		out[i].Rank = i + 1
+	}
+	return out
+}
