@@ -308,7 +308,11 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			// A curated synonym carries the concept's qualifiers in its own
 			// words: "stable angina" is chronic coronary syndrome although
 			// it does not say "chronic". The synonym must be stated in full.
-			if !v.Pass && v.Check == consistency.CheckQualifier {
+			// So does a synonym that is itself a doubtful finding:
+			// "palpitations" is a suspected arrhythmia without saying
+			// "suspected". A doubtful case mention is never let through.
+			if !v.Pass && (v.Check == consistency.CheckQualifier ||
+				v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, "the condition is uncertain")) {
 				if ok, syn := evidence.CoversAll(clause[e.ID], p.synonyms[c.ConceptKey]); ok {
 					v.Pass, v.Check, v.Reason = true, "", "qualifier: the clause states the synonym '"+syn+"' of '"+c.Concept+"'"
 				}

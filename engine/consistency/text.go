@@ -49,7 +49,9 @@ func tokenize(text string) []token {
 			}
 			out = append(out, newToken(text[i:j], i, j, true))
 			i = j
-		case r == ',' || r == ';' || r == ':' || r == '.' || r == '!' || r == '\n' || r == '\r' || r == '•':
+		case r == ',' || r == ';' || r == ':' || r == '.' || r == '!' || r == '\n' || r == '\r' || r == '•' || r == '(' || r == ')':
+			// A parenthesis sets off a clause of its own: "suspected CCS
+			// (PTP 45%)" does not put the likelihood in doubt.
 			t := newToken(text[i:i+w], i, i+w, false)
 			t.boundary = true
 			out = append(out, t)
@@ -58,7 +60,7 @@ func tokenize(text string) []token {
 			out = append(out, newToken(text[i:i+w], i, i+w, false))
 			i += w
 		default:
-			i += w // spaces, brackets, quotes
+			i += w // spaces, square brackets, quotes
 		}
 	}
 	markClauses(out)
