@@ -312,7 +312,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			// "palpitations" is a suspected arrhythmia without saying
 			// "suspected". A doubtful case mention is never let through.
 			if !v.Pass && (v.Check == consistency.CheckQualifier ||
-				v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, "the condition is uncertain")) {
+				v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain")) {
 				if ok, syn := evidence.CoversAll(clause[e.ID], p.synonyms[c.ConceptKey]); ok {
 					v.Pass, v.Check, v.Reason = true, "", "qualifier: the clause states the synonym '"+syn+"' of '"+c.Concept+"'"
 				}

@@ -11,7 +11,9 @@ import (
 // verbatimAnchors returns the concepts one of whose phrases (name, row
 // wording, lexicon synonym) the finding states word for word, leaving out
 // a phrase that lies inside a longer stated phrase of another concept
-// ("beta-blocker" inside "contraindication to beta-blocker"). Short
+// ("beta-blocker" inside "contraindication to beta-blocker", "beta-blocker
+// intolerance") unless the longer phrase only puts adjectives before it
+// ("exertional chest discomfort" is still chest discomfort). Short
 // phrases (three letters or fewer, mostly acronyms) must match case.
 func (p *Program) verbatimAnchors(finding string) []grounding.Anchor {
 	type hit struct {
@@ -57,7 +59,8 @@ func (p *Program) verbatimAnchors(finding string) []grounding.Anchor {
 	for _, h := range hits {
 		inside := false
 		for _, o := range hits {
-			if o.key != h.key && o.start <= h.start && o.end >= h.end && o.end-o.start > h.end-h.start {
+			if o.key != h.key && o.start <= h.start && o.end >= h.end && o.end-o.start > h.end-h.start &&
+				!narrowedBy(lower[o.start:h.start], o.end == h.end) {
 				inside = true
 				break
 			}
@@ -69,6 +72,21 @@ func (p *Program) verbatimAnchors(finding string) []grounding.Anchor {
 		out = append(out, grounding.Anchor{ConceptKey: h.key, Concept: p.names[h.key], Score: 1, Channels: []string{"phrase"}})
 	}
 	return out
+}
+
+// narrowedBy: the words before a nested phrase that ends where the longer
+// one ends only narrow it (no preposition, negation or relation word).
+func narrowedBy(before string, sameEnd bool) bool {
+	if !sameEnd {
+		return false
+	}
+	for _, w := range strings.Fields(before) {
+		switch strings.Trim(w, "-/,") {
+		case "to", "of", "for", "with", "without", "on", "in", "after", "before", "no", "not", "non", "against", "from", "by", "despite":
+			return false
+		}
+	}
+	return true
 }
 
 func isWordByte(c byte) bool {

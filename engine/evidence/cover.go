@@ -111,7 +111,7 @@ func coverAcronyms(m, pw []string, covered []bool) {
 var modifiers = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`low high very increased decreased reduced preserved mildly mild moderate severe
-		minimal maximal maximum normal abnormal non not no without failure failed failing planned scheduled redo suspected possible probable
+		minimal maximal maximum normal abnormal non not no without inconclusive equivocal indeterminate uninterpretable diagnostic exertional exertion effort rest failure failed failing planned scheduled redo suspected possible probable
 		acute subacute chronic stable unstable decompensated new recurrent refractory persistent complex significant
 		intermediate extensive isolated left right main proximal mid distal one two three four single multivessel
 		1 2 3 4 type documented contraindication intolerance intolerant inability unavailability availability
