@@ -252,7 +252,16 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		anchors = p.withVerbatim(f.Text, clause[f.ID], anchors, p.cfg.topK)
 		negated := false
 		if p.cfg.checks.Negation {
-			negated = consistency.Analyze(text, f.Text).Negated
+			fc := consistency.Analyze(text, f.Text)
+			if fc.Other {
+				// A relative's finding says nothing about the patient,
+				// neither present nor absent.
+				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckNegation,
+					Reason: "negation: '" + strings.Join(fc.Cues, ", ") + "' makes this a relative's finding, not the patient's"})
+				tr.Anchors = append(tr.Anchors, FindingAnchors{FindingID: f.ID, Query: f.Text})
+				continue
+			}
+			negated = fc.Negated
 		}
 		fa := FindingAnchors{FindingID: f.ID, Query: f.Text}
 		for i, a := range anchors {

@@ -24,6 +24,9 @@ type Context struct {
 	// Either is set when a phrase such as "documented or suspected"
 	// scopes over the mention: it is asserted and suspected at once.
 	Either bool `json:"either,omitempty"`
+	// Other is set when the mention is about someone other than the
+	// patient (a relative: ConText's experiencer).
+	Other bool `json:"other_experiencer,omitempty"`
 	// Qualifiers found in the clause (chronic, acute, stable, severe, …).
 	Qualifiers []string `json:"qualifiers"`
 	// Cues that scope over the mention, in text order.
@@ -137,6 +140,9 @@ func (a analysis) context(target string, focus []int) Context {
 	c.Negated, neg = a.under(kindNegation, focus[:1])
 	c.Uncertain, unc = a.under(kindUncertainty, focus)
 	c.Either, either = a.under(kindEither, focus)
+	var other []string
+	c.Other, other = a.under(kindExperiencer, focus[:1])
+	neg = append(neg, other...)
 	// Cues in text order.
 	want := map[string]bool{}
 	for _, s := range append(append(neg, unc...), either...) {

@@ -192,6 +192,10 @@ func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
 	clause := quote(ctx.Clause)
 
 	mentionToks := append(tokenize(mention), a.toks[a.from:a.to+1]...)
+	if checks.Negation && ctx.Other {
+		return block(CheckNegation, fmt.Sprintf("%s in %s: the finding is a relative's, not the patient's, so it cannot support %s %s",
+			quote(strings.Join(ctx.Cues, ", ")), clause, name(cond), op))
+	}
 	if checks.Negation && op != rules.OpAbsent && ctx.Negated && !conditionNegated(cond, mentionToks) {
 		return block(CheckNegation, fmt.Sprintf("%s negates the mention in %s, so it cannot support %s %s",
 			quote(strings.Join(ctx.Cues, ", ")), clause, name(cond), op))

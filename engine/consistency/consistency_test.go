@@ -51,6 +51,7 @@ type analyzeCase struct {
 	Negated    bool     `json:"negated"`
 	Uncertain  bool     `json:"uncertain"`
 	Either     bool     `json:"either"`
+	Other      bool     `json:"other"`
 	Qualifiers []string `json:"qualifiers"`
 	Cues       []string `json:"cues"`
 	Clause     string   `json:"clause"`
@@ -61,7 +62,7 @@ func TestAnalyze(t *testing.T) {
 		t.Run(c.Target+" in "+c.Text, func(t *testing.T) {
 			got := Analyze(c.Text, c.Target)
 			want := Context{Target: c.Target, Found: c.Found, Clause: c.Clause, Negated: c.Negated, Uncertain: c.Uncertain,
-				Either: c.Either, Qualifiers: c.Qualifiers, Cues: c.Cues}
+				Either: c.Either, Other: c.Other, Qualifiers: c.Qualifiers, Cues: c.Cues}
 			if want.Qualifiers == nil {
 				want.Qualifiers = []string{}
 			}

@@ -16,6 +16,7 @@ const (
 	kindEither      // "documented or suspected": both certainties
 	kindPseudo      // looks like a cue but is not ("not only"); consumed, no scope
 	kindTermination // ends the scope of other cues ("except")
+	kindExperiencer // someone other than the patient ("father had an MI")
 )
 
 type direction uint8
@@ -94,6 +95,23 @@ var pseudo = []string{
 	"may be appropriate", "may be reasonable", "may be indicated",
 }
 
+// experiencerForward/Backward: ConText's "experiencer" — the finding is a
+// relative's, not the patient's ("father had an MI at 52", "MI in his
+// brother", "family history of premature CAD").
+var experiencerForward = []string{
+	"father", "mother", "brother", "sister", "sibling", "siblings", "parent", "parents",
+	"son", "daughter", "grandfather", "grandmother", "uncle", "aunt", "cousin", "relative",
+	"relatives", "family history of", "family hx of", "fhx of", "fh of", "fhx", "family history",
+	"first-degree relative", "first degree relative", "his father", "her father", "his mother", "her mother",
+}
+
+var experiencerBackward = []string{
+	"in father", "in his father", "in her father", "in mother", "in his mother", "in her mother",
+	"in a brother", "in his brother", "in her brother", "in a sister", "in his sister", "in her sister",
+	"in a sibling", "in siblings", "in a first-degree relative", "in first-degree relatives", "in the family",
+	"in a relative", "in relatives",
+}
+
 var termination = []string{
 	"except", "except for", "apart from", "aside from", "other than", "besides",
 	"save for",
@@ -141,6 +159,8 @@ func buildCues() []cueDef {
 	add(eitherForward, kindEither, forward)
 	add(pseudo, kindPseudo, 0)
 	add(termination, kindTermination, 0)
+	add(experiencerForward, kindExperiencer, forward)
+	add(experiencerBackward, kindExperiencer, backward)
 	out := make([]cueDef, 0, len(merged))
 	for _, d := range merged {
 		out = append(out, *d)
@@ -253,6 +273,9 @@ func setScope(ts []token, hits []cueHit, k int) {
 		for end < len(ts) && ts[end].clause == c && end-h.last <= window && !terminates(hits, end) {
 			end++
 		}
+		if h.def.kind == kindNegation {
+			end = listEnd(ts, end)
+		}
 		from, to = h.first+1, end
 	}
 	if h.dir&backward != 0 {
@@ -266,6 +289,47 @@ func setScope(ts []token, hits []cueHit, k int) {
 		}
 	}
 	h.from, h.to = from, to
+}
+
+// listEnd extends a negation over a list that continues after a comma:
+// "no prior MI, PCI or CABG" negates all three. The rest must be short
+// items separated by commas and close with "or"/"nor" before the sentence
+// ends; "no diabetes, hypertension" (no closing "or") is left alone, as
+// the second item may well be asserted.
+func listEnd(ts []token, end int) int {
+	if end >= len(ts) || ts[end].low != "," {
+		return end
+	}
+	i, items, words, sawOr := end, 0, 0, false
+	for i < len(ts) {
+		t := ts[i]
+		switch {
+		case t.low == ",":
+			if words == 0 && items > 0 {
+				return end
+			}
+			items++
+			words = 0
+		case t.low == "or" || t.low == "nor":
+			sawOr = true
+			words = 0
+		case t.boundary: // sentence end, ";" or a clause word ("and", "but", "with")
+			if sawOr && words > 0 {
+				return i
+			}
+			return end
+		case t.word:
+			words++
+			if words > 3 {
+				return end
+			}
+		}
+		i++
+	}
+	if sawOr && words > 0 {
+		return i
+	}
+	return end
 }
 
 // terminates reports whether a termination cue starts at token i.
