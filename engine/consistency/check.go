@@ -215,7 +215,9 @@ func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
 				where, clause))
 		}
 	}
-	if checks.Qualifier && !rules.IsNumeric(op) {
+	// Numeric conditions are checked too: "resting ST-segment depression
+	// >= 0.1 mV" is not met by ST depression during exercise.
+	if checks.Qualifier {
 		if op == rules.OpAbsent && ctx.Negated {
 			// A stated absence reads the other way round: "no heart
 			// failure" shows chronic heart failure is absent, but "no
@@ -224,7 +226,7 @@ func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
 				return block(CheckQualifier, fmt.Sprintf("the case negates only the %s form (%s), which does not show that %s is absent",
 					quote(q), clause, name(cond)))
 			}
-		} else if q, phrase := missingQualifier(cond, a); q != "" {
+		} else if q, phrase := missingQualifier(cond, a, rules.IsNumeric(op)); q != "" {
 			return block(CheckQualifier, fmt.Sprintf("the condition says %s (%s) but the case clause %s does not",
 				quote(q), quote(phrase), clause))
 		}
@@ -323,16 +325,29 @@ func extraQualifier(cond Condition, a analysis) string {
 
 // missingQualifier returns the first qualifier of the condition's wording
 // or concept that the mention's clause lacks, with the phrase it came from.
-func missingQualifier(cond Condition, a analysis) (string, string) {
+//
+// For a numeric condition only the concept name counts and severity words
+// are skipped: "moderate pre-test likelihood > 15 %" names a band the
+// value states, while "resting ST-segment depression" names a kind of
+// finding the value does not.
+func missingQualifier(cond Condition, a analysis, numeric bool) (string, string) {
 	have := map[string]bool{}
 	for _, q := range a.qualifiers() {
 		have[q] = true
 	}
-	for _, phrase := range []string{cond.Wording, cond.Concept} {
+	phrases := []string{cond.Wording, cond.Concept}
+	if numeric {
+		phrases = []string{cond.Concept}
+	}
+	for _, phrase := range phrases {
 		ts := tokenize(phrase)
 		for i := 0; i < len(ts); i++ {
 			q, n := qualifierAt(ts, i, false)
 			if n == 0 {
+				continue
+			}
+			if numeric && qualifiers[q] == qualSeverity {
+				i += n - 1
 				continue
 			}
 			if qualifiers[q] == qualCertainty || have[q] || acronymInClause(ts[i:], a) {

@@ -404,6 +404,9 @@ var qualifiers = map[string]qualKind{
 	"stable": qualCourse, "unstable": qualCourse, "decompensated": qualCourse, "compensated": qualCourse,
 	"recurrent": qualCourse, "refractory": qualCourse, "persistent": qualCourse, "paroxysmal": qualCourse,
 	"permanent": qualCourse, "new-onset": qualCourse, "long-standing": qualCourse, "intermittent": qualCourse,
+	// "resting" findings (ST depression on the resting ECG) differ from
+	// those on exercise or stress testing.
+	"resting": qualCourse,
 	"severe": qualSeverity, "mild": qualSeverity, "moderate": qualSeverity,
 	"established": qualCertainty, "documented": qualCertainty, "known": qualCertainty,
 	"confirmed": qualCertainty, "proven": qualCertainty,
@@ -415,6 +418,7 @@ var qualifierSpellings = map[string]string{
 	"new onset": "new-onset", "newonset": "new-onset",
 	"long standing": "long-standing", "longstanding": "long-standing",
 	"chronically": "chronic",
+	"at rest": "resting",
 }
 
 // qualifierDescriptions describe a qualifier in other words ("de novo" is
@@ -431,6 +435,7 @@ var qualifierDescriptions = map[string]string{
 	"not adequately controlled": "refractory", "poorly controlled": "refractory",
 	"persist": "persistent", "persists": "persistent", "persisting": "persistent", "persisted": "persistent",
 	"recurring": "recurrent", "recurrence": "recurrent", "recurrences": "recurrent",
+	"rest": "resting", "baseline": "resting",
 }
 
 // maxQualifierWords is the longest qualifier phrase.
