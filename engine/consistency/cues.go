@@ -407,7 +407,7 @@ var qualifiers = map[string]qualKind{
 	// "resting" findings (ST depression on the resting ECG) differ from
 	// those on exercise or stress testing.
 	"resting": qualCourse,
-	"severe": qualSeverity, "mild": qualSeverity, "moderate": qualSeverity,
+	"severe":  qualSeverity, "mild": qualSeverity, "moderate": qualSeverity,
 	"established": qualCertainty, "documented": qualCertainty, "known": qualCertainty,
 	"confirmed": qualCertainty, "proven": qualCertainty,
 }
@@ -418,7 +418,7 @@ var qualifierSpellings = map[string]string{
 	"new onset": "new-onset", "newonset": "new-onset",
 	"long standing": "long-standing", "longstanding": "long-standing",
 	"chronically": "chronic",
-	"at rest": "resting",
+	"at rest":     "resting",
 }
 
 // qualifierDescriptions describe a qualifier in other words ("de novo" is
