@@ -37,6 +37,8 @@ type Program struct {
 	names map[string]string
 	keys  map[string]string
 	rows  map[string]rowInfo
+	// antonym phrases of the lexicon, for step (iv).
+	antonyms []antonym
 }
 
 type rowInfo struct {
@@ -183,6 +185,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 			}
 		}
 	}
+	p.antonyms = antonymsOf(cfg.lexicon, p.keys)
 	p.hierarchy = cfg.hierarchy
 	if p.hierarchy == nil {
 		p.hierarchy = pack.Hierarchy
@@ -238,6 +241,8 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	mention := map[string]string{}
 	clause := map[string]string{}
 	keys := map[string]bool{}
+	var antonyms []eval.Evidence
+	byAntonym := map[[2]string]bool{}
 	for _, f := range findings {
 		res.Findings = append(res.Findings, Finding{ID: f.ID, Text: f.Text, Start: f.Start, End: f.End})
 		mention[f.ID] = f.Text
@@ -263,6 +268,11 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			}
 			negated = fc.Negated
 		}
+		for _, a := range p.antonymEvidence(f.ID, f.Text, negated) {
+			antonyms = append(antonyms, a)
+			byAntonym[[2]string{f.ID, a.ConceptKey}] = true
+			keys[a.ConceptKey] = true
+		}
 		fa := FindingAnchors{FindingID: f.ID, Query: f.Text}
 		for i, a := range anchors {
 			keys[a.ConceptKey] = true
@@ -279,6 +289,12 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	}
 	ev := make([]eval.Evidence, 0, len(items))
 	for _, it := range items {
+		if byAntonym[[2]string{it.FindingID, it.ConceptKey}] {
+			// The finding names the concept only inside an antonym
+			// phrase ("sparing the proximal LAD"): read as the antonym.
+			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter", Reason: it.ConceptKey + ": the finding states an antonym phrase of the concept"})
+			continue
+		}
 		if it.Rejected != "" {
 			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter", Reason: it.ConceptKey + ": " + it.Rejected})
 			continue
@@ -289,6 +305,15 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		ei := evidenceItem(e)
 		ei.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
 		res.Evidence = append(res.Evidence, ei)
+	}
+	for _, a := range antonyms {
+		ev = append(ev, a)
+		res.Evidence = append(res.Evidence, evidenceItem(a))
+	}
+	for _, r := range p.recencyEvidence(ev) {
+		ev = append(ev, r)
+		keys[r.ConceptKey] = true
+		res.Evidence = append(res.Evidence, evidenceItem(r))
 	}
 	for _, d := range eval.Derive(ev, p.hierarchy, p.names, p.keys) {
 		ev = append(ev, d)
@@ -302,13 +327,13 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	// Many DecisionNodes share wording, context and operator (chronic
 	// coronary syndrome is tested by dozens of rules): judge each distinct
 	// (condition text, finding) pair once per case.
-	type vkey struct{ concept, wording, context, op, finding string }
+	type vkey struct{ concept, wording, context, op, finding, via string }
 	verdicts := map[vkey]consistency.Verdict{}
 	admit := func(c eval.Cond, e eval.Evidence) bool {
 		if p.cfg.checks == (consistency.Checks{}) {
 			return true
 		}
-		k := vkey{c.Concept, c.Wording, c.Context, c.Operator, e.ID}
+		k := vkey{c.Concept, c.Wording, c.Context, c.Operator, e.ID, e.Via}
 		mu.Lock()
 		v, ok := verdicts[k]
 		mu.Unlock()
@@ -325,6 +350,21 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 				if ok, syn := evidence.CoversAll(clause[e.ID], p.synonyms[c.ConceptKey]); ok {
 					v.Pass, v.Check, v.Reason = true, "", "qualifier: the clause states the synonym '"+syn+"' of '"+c.Concept+"'"
 				}
+			}
+			// An antonym phrase already carries its polarity (a negated
+			// one reads as present) and names the concept in other words.
+			if !v.Pass && strings.HasPrefix(e.Via, ViaAntonym) &&
+				(v.Check == consistency.CheckNegation || v.Check == consistency.CheckQualifier || v.Check == consistency.CheckAbsence) {
+				v.Pass, v.Check, v.Reason = true, "", v.Check+": read through the "+e.Via
+			}
+			// A dated event states its recency in the time phrase.
+			if !v.Pass && v.Check == consistency.CheckQualifier && strings.HasPrefix(e.Via, ViaRecency) {
+				v.Pass, v.Check, v.Reason = true, "", "qualifier: "+e.Via
+			}
+			// A value inside a numeric definition states the defined
+			// concept's qualifiers: "LVEF 60%" is preserved LVEF.
+			if !v.Pass && v.Check == consistency.CheckQualifier && strings.HasPrefix(e.Via, eval.ViaDefinition) {
+				v.Pass, v.Check, v.Reason = true, "", "qualifier: "+e.Via
 			}
 			mu.Lock()
 			verdicts[k] = v

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Hierarchy holds is-a relations between a pack's concepts: a stated
@@ -15,6 +16,9 @@ type Hierarchy struct {
 	Version   int    `json:"version"`
 	Note      string `json:"note,omitempty"`
 	Relations []IsA  `json:"relations"`
+	// Definitions give concepts a numeric definition over a measured
+	// concept of the pack (preserved LVEF is LVEF >= 50 %).
+	Definitions []Definition `json:"definitions,omitempty"`
 
 	up, down map[string][]string // normalised name → transitive closure
 }
@@ -23,6 +27,37 @@ type Hierarchy struct {
 type IsA struct {
 	Narrower string `json:"narrower"`
 	Broader  string `json:"broader"`
+}
+
+// Definition says that Concept holds exactly when the value of Measure
+// lies within [Min, Max] (inclusive; a missing bound is open), in Unit:
+// "intermediate coronary artery stenosis" is a coronary artery diameter
+// stenosis of 40–90 %. A stated value inside the band affirms Concept, one
+// wholly outside it denies Concept. Source names where the definition
+// comes from (a footnote of the pack, a universally used definition);
+// only definitions with such a source belong here.
+type Definition struct {
+	Concept string   `json:"concept"`
+	Measure string   `json:"measure"`
+	Min     *float64 `json:"min,omitempty"`
+	Max     *float64 `json:"max,omitempty"`
+	Unit    string   `json:"unit"`
+	Source  string   `json:"source"`
+}
+
+// DefinitionsOf returns the definitions over a measured concept.
+func (h *Hierarchy) DefinitionsOf(measure string) []Definition {
+	if h == nil {
+		return nil
+	}
+	var out []Definition
+	m := NormalizeName(measure)
+	for _, d := range h.Definitions {
+		if NormalizeName(d.Measure) == m {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // ParseHierarchy decodes and indexes a hierarchy file; a cycle is an error.
@@ -38,6 +73,17 @@ func ParseHierarchy(name string, data []byte) (*Hierarchy, error) {
 			return nil, fmt.Errorf("%s: relations[%d]: narrower and broader must be two different concept names", name, i)
 		}
 		direct[n] = append(direct[n], b)
+	}
+	for i, d := range h.Definitions {
+		if NormalizeName(d.Concept) == "" || NormalizeName(d.Measure) == "" || NormalizeName(d.Concept) == NormalizeName(d.Measure) {
+			return nil, fmt.Errorf("%s: definitions[%d]: concept and measure must be two different concept names", name, i)
+		}
+		if d.Min == nil && d.Max == nil || d.Min != nil && d.Max != nil && *d.Min > *d.Max {
+			return nil, fmt.Errorf("%s: definitions[%d] (%s): give min and/or max, with min <= max", name, i, d.Concept)
+		}
+		if strings.TrimSpace(d.Unit) == "" || strings.TrimSpace(d.Source) == "" {
+			return nil, fmt.Errorf("%s: definitions[%d] (%s): unit and source are required", name, i, d.Concept)
+		}
 	}
 	h.up, h.down = map[string][]string{}, map[string][]string{}
 	for n := range direct {
@@ -106,6 +152,13 @@ func (h *Hierarchy) Check(p *Pack) []string {
 		for _, n := range []string{r.Narrower, r.Broader} {
 			if !names[NormalizeName(n)] {
 				bad = append(bad, fmt.Sprintf("relations[%d]: %q is not a concept of the pack", i, n))
+			}
+		}
+	}
+	for i, d := range h.Definitions {
+		for _, n := range []string{d.Concept, d.Measure} {
+			if !names[NormalizeName(n)] {
+				bad = append(bad, fmt.Sprintf("definitions[%d]: %q is not a concept of the pack", i, n))
 			}
 		}
 	}

@@ -1,6 +1,12 @@
 package eval
 
-import "github.com/executablekg/execkg/rules"
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/executablekg/execkg/rules"
+	"github.com/executablekg/execkg/rules/units"
+)
 
 // Derive applies a pack's is-a relations to evidence: an affirmed finding
 // also affirms every broader concept of the pack (without its value: "HFrEF
@@ -15,7 +21,9 @@ func Derive(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]s
 	}
 	var out []Evidence
 	seen := map[[3]string]bool{}
-	for _, e := range ev {
+	defs := defined(ev, h, nameOfKey, keyOfName)
+	out = append(out, defs...)
+	for _, e := range append(ev[:len(ev):len(ev)], defs...) {
 		name := nameOfKey[e.Key()]
 		if name == "" {
 			name = e.Concept
@@ -46,4 +54,73 @@ func boolKey(b bool) string {
 		return "+"
 	}
 	return "-"
+}
+
+// defined applies the numeric definitions of the hierarchy file: a stated
+// value of a measured concept inside a definition's band affirms the
+// defined concept ("LVEF 60%" → preserved LVEF), one wholly outside it
+// denies it ("LVEF 35%" → no preserved LVEF); a bound that straddles the
+// band ("LVEF > 45%") says nothing. Via names the definition.
+func defined(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]string) []Evidence {
+	var out []Evidence
+	seen := map[[3]string]bool{}
+	for _, e := range ev {
+		if e.Value == nil {
+			continue
+		}
+		name := nameOfKey[e.Key()]
+		if name == "" {
+			name = e.Concept
+		}
+		for _, d := range h.DefinitionsOf(name) {
+			key, ok := keyOfName[rules.NormalizeName(d.Concept)]
+			if !ok {
+				continue
+			}
+			v, err := units.ConvertWith(*e.Value, e.Unit, d.Unit, d.Measure, units.Options{})
+			if err != nil || e.Unit == "" && d.Unit != "" {
+				continue
+			}
+			cmp := rules.NormalizeOperator(e.Comparator)
+			if cmp == "" {
+				cmp = rules.OpEQ
+			}
+			iv := intervalOf(cmp, v)
+			var ts []Truth
+			if d.Min != nil {
+				ts = append(ts, relate(iv, rules.OpGE, *d.Min))
+			}
+			if d.Max != nil {
+				ts = append(ts, relate(iv, rules.OpLE, *d.Max))
+			}
+			t := And(ts...)
+			if t == Unknown {
+				continue
+			}
+			k := [3]string{e.ID, key, boolKey(t == True)}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: t == True,
+				Via: ViaDefinition + d.Concept + " is " + name + " " + band(d)})
+		}
+	}
+	return out
+}
+
+// ViaDefinition starts the Via of an item derived from a numeric
+// definition; step (v) does not ask its mention to state the defined
+// concept's qualifiers ("preserved"): the value states them.
+const ViaDefinition = "definition: "
+
+func band(d rules.Definition) string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+	switch {
+	case d.Min != nil && d.Max != nil:
+		return fmt.Sprintf("%s–%s %s", f(*d.Min), f(*d.Max), d.Unit)
+	case d.Min != nil:
+		return fmt.Sprintf(">= %s %s", f(*d.Min), d.Unit)
+	}
+	return fmt.Sprintf("<= %s %s", f(*d.Max), d.Unit)
 }

@@ -54,6 +54,12 @@ type Concept struct {
 	SnomedID string `json:"snomed_id,omitempty"`
 	// Synonyms are other ways to write the concept.
 	Synonyms []string `json:"synonyms"`
+	// Antonyms are phrases that state the concept is absent without a
+	// negation word ("surgical candidate" for ineligibility for cardiac
+	// surgery, "low bleeding risk" for high bleeding risk). They are not
+	// grounding text: step (iv) reads a finding that states one as a
+	// stated absence of the concept (a negated one as a presence).
+	Antonyms []string `json:"antonyms,omitempty"`
 }
 
 // Ambiguity is a term allowed to name several concepts, with the reason.
@@ -111,6 +117,18 @@ func (l *Lexicon) Reindex() error {
 			}
 			seen[tk] = true
 			l.byTerm[tk] = append(l.byTerm[tk], i)
+		}
+	}
+	for i, c := range l.Concepts {
+		for _, a := range c.Antonyms {
+			for _, j := range l.byTerm[Key(a)] {
+				if j == i {
+					errs = append(errs, fmt.Sprintf("concept %q lists %q both as a name or synonym and as an antonym", c.Concept, a))
+				}
+			}
+			if Key(a) == "" {
+				errs = append(errs, fmt.Sprintf("concept %q has an empty antonym", c.Concept))
+			}
 		}
 	}
 	if len(errs) > 0 {

@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/grounding/lexicon"
+	"github.com/executablekg/execkg/grounding/textnorm"
+	"github.com/executablekg/execkg/rules"
+)
+
+// ViaAntonym starts the Via of an evidence item read from an antonym
+// phrase of the lexicon ("surgical candidate" states that ineligibility
+// for cardiac surgery is absent).
+const ViaAntonym = "antonym: "
+
+type antonym struct {
+	key, phrase, norm string
+}
+
+// antonymsOf indexes the lexicon's antonym phrases by the pack's concept
+// keys; concepts the pack does not test are left out. Longer phrases come
+// first so that the reported phrase is the most specific one.
+func antonymsOf(lex *lexicon.Lexicon, keys map[string]string) []antonym {
+	if lex == nil {
+		return nil
+	}
+	var out []antonym
+	for _, c := range lex.Concepts {
+		k, ok := keys[rules.NormalizeName(c.Concept)]
+		if !ok {
+			continue
+		}
+		for _, a := range c.Antonyms {
+			if n := textnorm.Normalize(a); n != "" {
+				out = append(out, antonym{k, a, n})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].norm) > len(out[j].norm) })
+	return out
+}
+
+// antonymEvidence returns, for each concept one of whose antonym phrases
+// the finding states word for word, an evidence item: absent, or present
+// when the finding is negated ("not a surgical candidate").
+func (p *Program) antonymEvidence(id, finding string, negated bool) []eval.Evidence {
+	if len(p.antonyms) == 0 {
+		return nil
+	}
+	hay := " " + textnorm.Normalize(finding) + " "
+	var out []eval.Evidence
+	seen := map[string]bool{}
+	for _, a := range p.antonyms {
+		if seen[a.key] || !containsWords(hay, a.norm) {
+			continue
+		}
+		seen[a.key] = true
+		out = append(out, eval.Evidence{ID: id, ConceptKey: a.key, Concept: p.names[a.key], Text: finding, Present: negated,
+			Via: ViaAntonym + "'" + a.phrase + "'"})
+	}
+	return out
+}
+
+// containsWords reports whether needle occurs in hay at word boundaries.
+func containsWords(hay, needle string) bool {
+	for from := 0; ; {
+		i := strings.Index(hay[from:], needle)
+		if i < 0 {
+			return false
+		}
+		i += from
+		j := i + len(needle)
+		if (i == 0 || !isWordByte(hay[i-1])) && (j == len(hay) || !isWordByte(hay[j])) {
+			return true
+		}
+		from = i + 1
+	}
+}

@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/rules"
+)
+
+// ViaRecency starts the Via of an item read as the "recent" form of a
+// stated event ("DES 1 week ago" → recent percutaneous coronary
+// intervention).
+const ViaRecency = "recency: "
+
+// RecentWindowDays is how far back an event still counts as recent: three
+// months. The guideline gives no number; this stays inside the default
+// six-month DAPT period after PCI, so "PCI last month" is recent and "PCI
+// in 2019" or "4 years ago" is not. A year alone never counts (the case
+// has no date).
+const RecentWindowDays = 92
+
+var recencyRE = regexp.MustCompile(`(?i)\b(?:(today|yesterday|tonight|this morning|this afternoon|this week|this admission|last night|last week|last month|earlier this (?:week|month)|recently|just now)|(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s+(day|days|week|weeks|wk|wks|month|months|mo)\s+(?:ago|earlier|previously|before|prior))\b`)
+
+var numberWords = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "few": 3, "several": 5}
+
+// recentPhrase returns the first time phrase of text that dates an event
+// within RecentWindowDays, or "".
+func recentPhrase(text string) string {
+	for _, m := range recencyRE.FindAllStringSubmatch(text, -1) {
+		if m[1] != "" {
+			return m[0]
+		}
+		n, err := strconv.Atoi(m[2])
+		if err != nil {
+			n = numberWords[strings.ToLower(m[2])]
+		}
+		days := n
+		switch u := strings.ToLower(m[3]); {
+		case strings.HasPrefix(u, "w"):
+			days = 7 * n
+		case strings.HasPrefix(u, "mo"):
+			days = 30 * n
+		}
+		if n > 0 && days <= RecentWindowDays {
+			return m[0]
+		}
+	}
+	return ""
+}
+
+// recencyEvidence reads an affirmed event the finding dates within the
+// window as the pack's "recent <event>" concept, when the pack has one.
+func (p *Program) recencyEvidence(ev []eval.Evidence) []eval.Evidence {
+	var out []eval.Evidence
+	seen := map[[2]string]bool{}
+	for _, e := range ev {
+		if !e.Present || e.Via != "" {
+			continue
+		}
+		name := p.names[e.ConceptKey]
+		if name == "" {
+			continue
+		}
+		key, ok := p.keys[rules.NormalizeName("recent "+name)]
+		if !ok || seen[[2]string{e.ID, key}] {
+			continue
+		}
+		ph := recentPhrase(e.Text)
+		if ph == "" {
+			continue
+		}
+		seen[[2]string{e.ID, key}] = true
+		out = append(out, eval.Evidence{ID: e.ID, ConceptKey: key, Concept: p.names[key], Text: e.Text, Present: true,
+			Via: ViaRecency + "'" + ph + "' dates " + name})
+	}
+	return out
+}
