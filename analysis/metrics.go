@@ -53,9 +53,9 @@ type TableScore struct {
 	Precision float64 `json:"precision"`
 }
 
-// ArmScore is one arm scored against the reference.
-type ArmScore struct {
-	Arm       string  `json:"arm"`
+// Totals are an arm's figures over all vignettes: the line of the results
+// table, shared by the score and paper_numbers.json.
+type Totals struct {
 	TP        int     `json:"tp"`
 	FP        int     `json:"fp"`
 	FN        int     `json:"fn"`
@@ -73,12 +73,18 @@ type ArmScore struct {
 	Unsupported int `json:"unsupported"`
 	// Abstention counts vignettes with an empty reference and empty output,
 	// of EmptyReference such vignettes.
-	Abstention     int          `json:"correct_abstention"`
-	EmptyReference int          `json:"empty_reference"`
-	Failed         int          `json:"failed"`
-	Missing        int          `json:"missing"`
-	Cases          []CaseScore  `json:"cases"`
-	Tables         []TableScore `json:"tables"`
+	Abstention     int `json:"correct_abstention"`
+	EmptyReference int `json:"empty_reference"`
+	Failed         int `json:"failed"`
+	Missing        int `json:"missing"`
+}
+
+// ArmScore is one arm scored against the reference.
+type ArmScore struct {
+	Arm string `json:"arm"`
+	Totals
+	Cases  []CaseScore  `json:"cases"`
+	Tables []TableScore `json:"tables"`
 }
 
 // Score scores one arm. Every reference case is scored; a case without a
@@ -108,7 +114,7 @@ func Score(arm string, gold []GoldCase, preds []engine.Result) (*ArmScore, error
 		return nil, fmt.Errorf("arm %s: %d predicted case(s) not in the reference (first: %s); score predictions for the same vignettes", arm, len(extra), extra[0])
 	}
 
-	s := &ArmScore{Arm: arm, ExactBy: map[string]int{}, CasesBy: map[string]int{}}
+	s := &ArmScore{Arm: arm, Totals: Totals{ExactBy: map[string]int{}, CasesBy: map[string]int{}}}
 	for _, c := range Categories {
 		s.ExactBy[c] = 0
 	}

@@ -14,8 +14,8 @@ import (
 func TestRenderIsSelfContained(t *testing.T) {
 	n := &reproduce.Numbers{
 		Arms: []reproduce.ArmNumbers{
-			{Arm: "kg", TP: 9, FP: 1, FN: 2, Precision: 0.9, Recall: 9.0 / 11, F1: 0.857, Exact: 3, ExactBy: map[string]int{"near": 2, "synonym": 1}, EmptyReference: 1, Abstention: 1},
-			{Arm: "rag <&>", TP: 2, FP: 5, FN: 9, Precision: 2.0 / 7, Recall: 2.0 / 11, F1: 0.22, ExactBy: map[string]int{}, EmptyReference: 1},
+			{Arm: "kg", Totals: analysis.Totals{TP: 9, FP: 1, FN: 2, Precision: 0.9, Recall: 9.0 / 11, F1: 0.857, Exact: 3, ExactBy: map[string]int{"near": 2, "synonym": 1}, EmptyReference: 1, Abstention: 1}},
+			{Arm: "rag <&>", Totals: analysis.Totals{TP: 2, FP: 5, FN: 9, Precision: 2.0 / 7, Recall: 2.0 / 11, F1: 0.22, ExactBy: map[string]int{}, EmptyReference: 1}},
 		},
 		McNemar: []analysis.McNemar{{A: "kg", B: "rag <&>", OnlyA: 3, OnlyB: 0, P: 0.25}},
 		Ours: &reproduce.OursNumbers{Arm: "kg", TracedCases: 4, Errors: &reproduce.ErrorNumbers{FP: 1, FN: 2,

@@ -54,24 +54,11 @@ type ReferenceNumbers struct {
 
 // ArmNumbers is one arm's line of the results table.
 type ArmNumbers struct {
-	Arm            string         `json:"arm"`
-	Config         string         `json:"config,omitempty"`
-	TP             int            `json:"tp"`
-	FP             int            `json:"fp"`
-	FN             int            `json:"fn"`
-	Precision      float64        `json:"precision"`
-	Recall         float64        `json:"recall"`
-	F1             float64        `json:"f1"`
-	Exact          int            `json:"exact"`
-	ExactBy        map[string]int `json:"exact_by_category"`
-	CasesBy        map[string]int `json:"cases_by_category"`
-	Unsupported    int            `json:"unsupported"`
-	Abstention     int            `json:"correct_abstention"`
-	EmptyReference int            `json:"empty_reference"`
-	Failed         int            `json:"failed"`
-	Missing        int            `json:"missing"`
-	F1Merged       *float64       `json:"f1_merged,omitempty"`
-	MergedPairs    int            `json:"merged_pairs,omitempty"`
+	Arm    string `json:"arm"`
+	Config string `json:"config,omitempty"`
+	analysis.Totals
+	F1Merged    *float64 `json:"f1_merged,omitempty"`
+	MergedPairs int      `json:"merged_pairs,omitempty"`
 }
 
 // RetrievalNumbers count reference pairs inside an arm's retrieval.

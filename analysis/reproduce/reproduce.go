@@ -280,9 +280,7 @@ func (n *Numbers) fillInputs(cfg Config, rep *vignettes.Report, gold []analysis.
 }
 
 func armNumbers(s *analysis.ArmScore) ArmNumbers {
-	return ArmNumbers{Arm: s.Arm, TP: s.TP, FP: s.FP, FN: s.FN, Precision: s.Precision, Recall: s.Recall, F1: s.F1,
-		Exact: s.Exact, ExactBy: s.ExactBy, CasesBy: s.CasesBy, Unsupported: s.Unsupported,
-		Abstention: s.Abstention, EmptyReference: s.EmptyReference, Failed: s.Failed, Missing: s.Missing}
+	return ArmNumbers{Arm: s.Arm, Totals: s.Totals}
 }
 
 func errorNumbers(rows []analysis.ErrorRow) *ErrorNumbers {
