@@ -53,7 +53,7 @@ var compactDemographic = regexp.MustCompile(`^(\d{1,3}) ?([MF])\b`)
 
 // a demographic after "in": "Suspected CCS in 73M", "?CCS in a 66-year-old
 // woman". The " in a " is a boundary; the demographic starts a finding.
-var midDemographic = regexp.MustCompile(`(?i)\s+in\s+(?:an?\s+)?(\d{1,3}(?: ?[MF]\b|\s*-?\s*(?:years?|yrs?)[\s-]*old|\s*-?\s*(?:yo|y/o)\b|-year-old))`)
+var midDemographic = regexp.MustCompile(`(?i)\s+(?:in|seeing|see|saw|reviewed|review)\s+(?:an?\s+|this\s+)?(\d{1,3}(?: ?[MF]\b|\s*-?\s*(?:years?|yrs?)[\s-]*old|\s*-?\s*(?:yo|y/o)\b|-year-old))`)
 
 // words that start a new finding and stay in it: "CCS s/p PCI" is two
 // findings, "s/p PCI" keeps its "s/p".
@@ -154,9 +154,14 @@ func splitSpans(text string) [][2]int {
 				continue
 			}
 			cuts = append(cuts, [2]int{i, i + 1}, [2]int{i + j, i + j + 1})
-		case ',', ';', ':', '\n':
+		case ',', ';', ':', '\n', '|':
 			// "1,5" is a decimal comma, not a boundary.
 			if c == ',' && i > 0 && i+1 < len(text) && isDigit(text[i-1]) && isDigit(text[i+1]) {
+				continue
+			}
+			// A label before a value stays with it: "RF-CL: 15%",
+			// "LMS: 50% stenosis"; so does a clock time ("05:00").
+			if c == ':' && valueAfterColon(text, i) {
 				continue
 			}
 			cuts = append(cuts, [2]int{i, i + 1})
@@ -219,6 +224,34 @@ func splitSpans(text string) [][2]int {
 	}
 	spans = append(spans, [2]int{pos, len(text)})
 	return spans
+}
+
+// valueAfterColon: the colon at i is followed by a bare value (a number,
+// after at most one space or "~"/"<"/">", and at most a unit): the label
+// and its value are one finding ("RF-CL: 15%", "eGFR: 34").
+func valueAfterColon(text string, i int) bool {
+	j := i + 1
+	if j < len(text) && text[j] == ' ' {
+		j++
+	}
+	for j < len(text) && strings.IndexByte("~<>≈", text[j]) >= 0 {
+		j++
+	}
+	if j >= len(text) || !isDigit(text[j]) {
+		return false
+	}
+	// "Pt: 49M", "Age: 67 years old": the demographic is a finding of
+	// its own, so the colon still cuts.
+	if demographic.MatchString(text[j:]) || compactDemographic.MatchString(text[j:]) {
+		return false
+	}
+	// Only a bare value (a number and at most a unit) joins its label:
+	// "ECG: 2 mm ST depression" is a finding of its own after a label.
+	k := j
+	for k < len(text) && strings.IndexByte(",;|\n", text[k]) < 0 && !(text[k] == '.' && (k+1 >= len(text) || text[k+1] == ' ')) {
+		k++
+	}
+	return len(strings.Fields(text[j:k])) <= 2
 }
 
 // separateParen: the parenthesis holds a number, a list or three or more
