@@ -338,7 +338,8 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		v, ok := verdicts[k]
 		mu.Unlock()
 		if !ok {
-			v = consistency.Check(text, mention[e.ID], consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}, p.cfg.checks)
+			cond := consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}
+			v = consistency.Check(text, mention[e.ID], cond, p.cfg.checks)
 			// A curated synonym carries the concept's qualifiers in its own
 			// words: "stable angina" is chronic coronary syndrome although
 			// it does not say "chronic". The synonym must be stated in full.
@@ -347,7 +348,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			// "suspected". A doubtful case mention is never let through.
 			if !v.Pass && (v.Check == consistency.CheckQualifier ||
 				v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain")) {
-				if ok, syn := evidence.CoversAll(clause[e.ID], p.synonyms[c.ConceptKey]); ok {
+				if ok, syn := evidence.CoversAll(clause[e.ID], p.synonyms[c.ConceptKey]); ok && !doubtfulSynonym(clause[e.ID], syn, cond, p.cfg.checks) {
 					v.Pass, v.Check, v.Reason = true, "", "qualifier: the clause states the synonym '"+syn+"' of '"+c.Concept+"'"
 				}
 			}
@@ -389,6 +390,18 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		res.Trace = tr
 	}
 	return res, nil
+}
+
+// doubtfulSynonym: the synonym, judged where the clause states it, is
+// doubted or negated there ("for probable stable angina"), which the
+// mention as a whole may hide when it shares no word with the condition.
+func doubtfulSynonym(clause, syn string, cond consistency.Condition, checks consistency.Checks) bool {
+	if !strings.Contains(strings.ToLower(clause), strings.ToLower(syn)) {
+		return false
+	}
+	v := consistency.Check(clause, syn, cond, checks)
+	return !v.Pass && (v.Check == consistency.CheckNegation ||
+		v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the case is uncertain"))
 }
 
 func (p *Program) newTrace(checks string) *Trace {
