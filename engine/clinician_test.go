@@ -66,7 +66,7 @@ func clinScore(t *testing.T, path string) (hit, must, violated, mustNot, right, 
 // below what was measured when they were set (dev 114/142 with 1 violation,
 // test 93/121 with 5 violations). clinician_dev2.jsonl is a second dev set
 // in letter and note style (section labels, brand names, plans); its floor
-// was set at 138/220 with 6 violations.
+// was set at 138/220 with 4 violations.
 func TestClinicianCases(t *testing.T) {
 	for _, c := range []struct {
 		path          string
@@ -75,7 +75,7 @@ func TestClinicianCases(t *testing.T) {
 	}{
 		{"testdata/clinician_dev.jsonl", 0.78, 2},
 		{"testdata/clinician_test.jsonl", 0.74, 6},
-		{"testdata/clinician_dev2.jsonl", 0.62, 7},
+		{"testdata/clinician_dev2.jsonl", 0.62, 5},
 	} {
 		hit, must, viol, mustNot, right, n := clinScore(t, c.path)
 		recall := float64(hit) / float64(must)

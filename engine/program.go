@@ -255,6 +255,21 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			anchors = withFirst(a, anchors)
 		}
 		anchors = p.withVerbatim(f.Text, clause[f.ID], anchors, p.cfg.topK)
+		if p.cfg.checks.Certainty && f.Start >= 0 && inPlan(text, f.Start) {
+			// Under a "Plan:" heading a finding is intended, not present:
+			// only concepts that are themselves intentions may use it.
+			kept := anchors[:0:0]
+			for _, a := range anchors {
+				if plannedConcept(a.Concept) {
+					kept = append(kept, a)
+				}
+			}
+			if len(kept) < len(anchors) {
+				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty,
+					Reason: "certainty: the finding is under a plan heading, so it is intended, not present"})
+			}
+			anchors = kept
+		}
 		negated := false
 		if p.cfg.checks.Negation {
 			fc := consistency.Analyze(text, f.Text)

@@ -1,0 +1,29 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+)
+
+// planLabel is a note's plan heading: "Plan:", "Plan -", "Imp/Plan:".
+var planLabel = regexp.MustCompile(`(?i)\b(?:plan|management plan|imp/plan)\s*(?::|-)\s`)
+
+// inPlan reports whether the text at start lies under a plan heading of
+// its sentence: what follows "Plan:" is intended, not a present finding.
+func inPlan(text string, start int) bool {
+	if start <= 0 || start > len(text) {
+		return false
+	}
+	s := start
+	for s > 0 && text[s-1] != '\n' && !(text[s-1] == ' ' && s >= 2 && strings.ContainsRune(".!?", rune(text[s-2]))) {
+		s--
+	}
+	return planLabel.MatchString(text[s:start])
+}
+
+// plannedConcept: a concept that is itself an intention ("planned PCI",
+// "candidate for revascularization") may be read from a plan.
+func plannedConcept(name string) bool {
+	n := strings.ToLower(name)
+	return strings.HasPrefix(n, "planned ") || strings.Contains(n, "candidate") || strings.HasPrefix(n, "referral to")
+}
