@@ -592,12 +592,25 @@ func commaClause(text string, start, end int) string {
 		return ""
 	}
 	isStop := func(c byte) bool { return c == ',' || c == ';' || c == ':' || c == '\n' || c == '.' }
-	s := start
+	// A finding inside parentheses is a detail of its own: its clause
+	// ends at the closing parenthesis and does not borrow the words
+	// before it ("Not HBR (PRECISE-DAPT 12)": the score does not say
+	// HBR).
+	s, depth, inside := start, 0, false
 	for s > 0 && !isStop(text[s-1]) {
+		if text[s-1] == ')' {
+			depth++
+		} else if text[s-1] == '(' {
+			if depth == 0 {
+				inside = true
+				break
+			}
+			depth--
+		}
 		s--
 	}
 	e := end
-	for e < len(text) && !(isStop(text[e]) && (text[e] != '.' || e+1 >= len(text) || text[e+1] == ' ')) {
+	for e < len(text) && !(isStop(text[e]) && (text[e] != '.' || e+1 >= len(text) || text[e+1] == ' ')) && !(inside && text[e] == ')') {
 		e++
 	}
 	return strings.TrimSpace(text[s:e])
