@@ -252,7 +252,31 @@ func findCues(ts []token) []cueHit {
 	for k := range hits {
 		setScope(ts, hits, k)
 	}
-	return hits
+	return append(hits, prefixNegations(ts)...)
+}
+
+// nonPrefix is the cue of a word negated by its own prefix: "non-diabetic"
+// states that diabetes is absent, "non-smoker" that smoking is. The cue
+// scopes over its own word only, so "non-ST-elevation MI" or
+// "non-obstructive CAD" (the head is MI, CAD) are not negated; an
+// upper-case remainder ("non-HDL", "non-LM") names a thing, not its
+// absence.
+var nonPrefix = &cueDef{words: []string{"non-"}, text: "non-", kind: kindNegation, dir: forward}
+
+func prefixNegations(ts []token) []cueHit {
+	var out []cueHit
+	for i, t := range ts {
+		if !t.word || !strings.HasPrefix(t.low, "non-") || len(t.low) < len("non-")+4 {
+			continue
+		}
+		rest := t.low[len("non-"):]
+		raw := t.raw[len("non-"):]
+		if raw != rest || strings.ContainsAny(rest, "-/0123456789") {
+			continue
+		}
+		out = append(out, cueHit{def: nonPrefix, first: i, last: i, dir: forward, from: i, to: i + 1})
+	}
+	return out
 }
 
 // setScope: forward cues reach from just after their first word (so "no

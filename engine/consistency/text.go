@@ -9,6 +9,7 @@ import (
 
 // token is one word or symbol of a text with its byte offsets.
 type token struct {
+	raw        string // as written
 	low        string // lower-cased as written
 	norm       string // spelling-normalised, for fuzzy matching
 	start, end int    // byte offsets in the text
@@ -71,7 +72,7 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r)
 
 func newToken(s string, start, end int, word bool) token {
 	low := strings.ToLower(s)
-	return token{low: low, norm: normalize(low), start: start, end: end, word: word}
+	return token{raw: s, low: low, norm: normalize(low), start: start, end: end, word: word}
 }
 
 // spelling folds British and American spellings and plurals together so
