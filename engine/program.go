@@ -303,7 +303,12 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		return nil, fmt.Errorf("case %s: step (iv) evidence with %s: %w", caseID, p.cfg.formatter.Name(), err)
 	}
 	ev := make([]eval.Evidence, 0, len(items))
+	intolerant := intoleranceDrops(text, findings, items, p.keys)
 	for _, it := range items {
+		if by, ok := intolerant[[2]string{it.FindingID, it.ConceptKey}]; ok && it.Rejected == "" {
+			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter", Reason: it.ConceptKey + ": '" + by + "' states the drug is not tolerated, not taken"})
+			continue
+		}
 		if byAntonym[[2]string{it.FindingID, it.ConceptKey}] {
 			// The finding names the concept only inside an antonym
 			// phrase ("sparing the proximal LAD"): read as the antonym.
