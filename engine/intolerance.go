@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/executablekg/execkg/engine/evidence"
@@ -28,9 +29,13 @@ func intolerantOf(concept string) string {
 // neither does the detail in parentheses right after it ("(cough on
 // ramipril)"). It returns the (finding, drug concept key) pairs to drop.
 func intoleranceDrops(text string, findings []extract.Finding, items []evidence.Item, keyOf map[string]string) map[[2]string]string {
+	said := map[string]bool{} // findings whose own words state intolerance
+	for _, f := range findings {
+		said[f.ID] = intoleranceWords.MatchString(f.Text)
+	}
 	drugs := map[string][]string{} // finding → drug keys it is intolerant of
 	for _, it := range items {
-		if it.Rejected != "" || !it.Present {
+		if it.Rejected != "" || !it.Present || !said[it.FindingID] {
 			continue
 		}
 		if d := intolerantOf(it.Concept); d != "" {
@@ -65,6 +70,11 @@ func intoleranceDrops(text string, findings []extract.Finding, items []evidence.
 	}
 	return out
 }
+
+// intoleranceWords: the finding itself says the drug is not tolerated or
+// not allowed; grounding alone ("beta-blocker therapy" near a
+// contraindication wording) does not.
+var intoleranceWords = regexp.MustCompile(`(?i)intoleran|contra-?indicat|allerg|not tolerat|unable to tolerate|cannot tolerate|could not tolerate`)
 
 // parenthesisAfter returns the inside of a parenthesis that opens right
 // after end (spaces allowed), or -1, -1.

@@ -32,6 +32,18 @@ func TestIntoleranceDrops(t *testing.T) {
 	if _, ok := got[[2]string{"f2", acei}]; ok {
 		t.Errorf("f2: a separate mention of the drug is kept")
 	}
+	// A finding that only grounds to the intolerance concept, without
+	// saying so, keeps its drug: "beta-blocker therapy".
+	bb := "sct:33252009"
+	text = "On beta-blocker therapy, no contraindication to beta-blockers."
+	fs = []extract.Finding{find("f0", "beta-blocker therapy")}
+	items = []evidence.Item{
+		{FindingID: "f0", ConceptKey: "name:contraindication to beta-blocker", Concept: "contraindication to beta-blocker", Present: true},
+		{FindingID: "f0", ConceptKey: bb, Concept: "beta-blocker", Present: true},
+	}
+	if got := intoleranceDrops(text, fs, items, map[string]string{"beta-blocker": bb}); len(got) != 0 {
+		t.Errorf("beta-blocker therapy: nothing should be dropped, got %v", got)
+	}
 	if intolerantOf("contraindication to beta-blocker") != "beta-blocker" || intolerantOf("statin") != "" {
 		t.Errorf("intolerantOf")
 	}
