@@ -65,17 +65,18 @@ func clinScore(t *testing.T, path string) (hit, must, violated, mustNot, right, 
 // and is only measured. The floors guard against regressions; they sit just
 // below what was measured when they were set (dev 114/142 with 1 violation,
 // test 93/121 with 5 violations). clinician_dev2.jsonl is a second dev set
-// in letter and note style (section labels, brand names, plans); its floor
-// was set at 138/220 with 4 violations.
+// in letter and note style (section labels, brand names, plans). The dev
+// and dev2 floors were last raised at dev 121/142 with 1 violation and
+// dev2 139/220 with 0 violations.
 func TestClinicianCases(t *testing.T) {
 	for _, c := range []struct {
 		path          string
 		minRecall     float64
 		maxViolations int
 	}{
-		{"testdata/clinician_dev.jsonl", 0.78, 2},
+		{"testdata/clinician_dev.jsonl", 0.84, 2},
 		{"testdata/clinician_test.jsonl", 0.74, 6},
-		{"testdata/clinician_dev2.jsonl", 0.62, 5},
+		{"testdata/clinician_dev2.jsonl", 0.625, 1},
 	} {
 		hit, must, viol, mustNot, right, n := clinScore(t, c.path)
 		recall := float64(hit) / float64(must)
