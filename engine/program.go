@@ -255,6 +255,11 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			anchors = withFirst(a, anchors)
 		}
 		anchors = p.withVerbatim(f.Text, clause[f.ID], anchors, p.cfg.topK)
+		if creatinineRE.MatchString(f.Text) {
+			// Creatinine is not a pack concept, and eGFR is never computed
+			// from it.
+			anchors = nil
+		}
 		if p.cfg.checks.Certainty && f.Start >= 0 && inPlan(text, f.Start) {
 			// Under a "Plan:" heading a finding is intended, not present:
 			// only concepts that are themselves intentions may use it.
@@ -330,6 +335,11 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		ev = append(ev, a)
 		res.Evidence = append(res.Evidence, evidenceItem(a))
 	}
+	for _, r := range append(p.anatomyEvidence(text, findings, ev), p.ckdEvidence(text, findings, ev)...) {
+		ev = append(ev, r)
+		keys[r.ConceptKey] = true
+		res.Evidence = append(res.Evidence, evidenceItem(r))
+	}
 	for _, r := range p.recencyEvidence(ev) {
 		ev = append(ev, r)
 		keys[r.ConceptKey] = true
@@ -377,6 +387,13 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			if !v.Pass && strings.HasPrefix(e.Via, ViaAntonym) &&
 				(v.Check == consistency.CheckNegation || v.Check == consistency.CheckQualifier || v.Check == consistency.CheckAbsence) {
 				v.Pass, v.Check, v.Reason = true, "", v.Check+": read through the "+e.Via
+			}
+			// A stenosis report states its significance in its numbers
+			// (anatomically; "functionally significant" it does not state),
+			// and a CKD stage its eGFR band.
+			if !v.Pass && (v.Check == consistency.CheckQualifier || v.Check == consistency.CheckAbsence) &&
+				(strings.HasPrefix(e.Via, ViaAnatomy) && !strings.Contains(strings.ToLower(c.Context), "functional") || strings.HasPrefix(e.Via, ViaCKDStage)) {
+				v.Pass, v.Check, v.Reason = true, "", v.Check+": "+e.Via
 			}
 			// A dated event states its recency in the time phrase.
 			if !v.Pass && v.Check == consistency.CheckQualifier && strings.HasPrefix(e.Via, ViaRecency) {

@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestStenoses(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want string // vessel:percent[p][s] per report, "p" proximal, "s" significant
+	}{
+		{"LAD 80%", "LAD:80s"},
+		{"80% mid-LAD", "LAD:80s"},
+		{"pLAD 90%", "LAD:90ps"},
+		{"90% stenosis of the proximal LAD", "LAD:90ps"},
+		{"RCA 90%, LCx 75%", "RCA:90s LCx:75s"},
+		{"three-vessel disease (LAD 80%, LCx 75%, RCA 90%)", "LAD:80s LCx:75s RCA:90s"},
+		{"LM 60%", "LM:60s"},
+		{"distal LMS 40%", "LM:40"},
+		{"Two-vessel disease: 80% proximal LAD, 75% OM1", "LAD:80ps LCx:75s"},
+		{"occluded RCA", "RCA:100s"},
+		{"RCA CTO", "RCA:100s"},
+		{"non-obstructive CAD (max 30% LAD)", "LAD:30"},
+		{"LAD <50%", "LAD:50"},
+		// Not native stenoses, or not coronary at all.
+		{"occluded SVG-RCA", ""},
+		{"SVG-LAD and SVG-OM occluded (graft failure)", ""},
+		{"80% in-stent restenosis within the LAD DES", ""},
+		{"focal mid-LAD spasm >90%", ""},
+		{"LVEF 45%, PTP 15%", ""},
+		{"carotid stenosis 80%", ""},
+		{"PCI to LAD 2016", ""},
+	} {
+		var got []string
+		for _, s := range stenoses(tc.text) {
+			g := fmt.Sprintf("%s:%g", s.Vessel, s.Percent)
+			if s.Proximal {
+				g += "p"
+			}
+			if s.significant() {
+				g += "s"
+			}
+			got = append(got, g)
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("stenoses(%q) = %q, want %q", tc.text, g, tc.want)
+		}
+	}
+}
+
+func TestContradicts(t *testing.T) {
+	for _, tc := range []struct {
+		n       int
+		concept string
+		present bool
+		want    bool
+	}{
+		{2, "one-vessel coronary artery disease", true, true},
+		{2, "two-vessel coronary artery disease", true, false},
+		{1, "multivessel coronary artery disease", true, true},
+		{3, "multivessel coronary artery disease", true, false},
+		{2, "multivessel coronary artery disease", false, true},
+		{1, "obstructive coronary artery disease", false, true},
+		{1, "left ventricular ejection fraction", true, false},
+	} {
+		if got := contradicts(tc.n, tc.concept, tc.present); got != tc.want {
+			t.Errorf("contradicts(%d, %q, %v) = %v, want %v", tc.n, tc.concept, tc.present, got, tc.want)
+		}
+	}
+}
+
+func TestCKDStage(t *testing.T) {
+	for _, tc := range []struct{ text, stage string }{
+		{"CKD stage 4", "4"},
+		{"CKD 3b", "3b"},
+		{"CKD G4", "4"},
+		{"CKD 3", "3"},
+		{"chronic kidney disease stage 3a", "3a"},
+		{"ESRD", "5"},
+		{"on haemodialysis", "5"},
+		{"on dialysis", "5"},
+		{"CKD", ""},
+		{"Cr 180 µmol/L", ""},
+	} {
+		if got := ckdStage(tc.text); got != tc.stage {
+			t.Errorf("ckdStage(%q) = %q, want %q", tc.text, got, tc.stage)
+		}
+	}
+	for _, s := range []string{"Cr 180 µmol/L", "creatinine 2.1 mg/dL", "serum creatinine 150"} {
+		if !creatinineRE.MatchString(s) {
+			t.Errorf("creatinineRE does not match %q", s)
+		}
+	}
+	if creatinineRE.MatchString("CrCl 25 mL/min") {
+		t.Errorf("creatinineRE matches a creatinine clearance")
+	}
+}
