@@ -66,17 +66,17 @@ func clinScore(t *testing.T, path string) (hit, must, violated, mustNot, right, 
 // below what was measured when they were set (dev 114/142 with 1 violation,
 // test 93/121 with 5 violations). clinician_dev2.jsonl is a second dev set
 // in letter and note style (section labels, brand names, plans). The dev
-// and dev2 floors were last raised at dev 121/142 with 1 violation and
-// dev2 139/220 with 0 violations.
+// and dev2 floors were last raised at dev 125/142 with 1 violation and
+// dev2 141/220 with 0 violations.
 func TestClinicianCases(t *testing.T) {
 	for _, c := range []struct {
 		path          string
 		minRecall     float64
 		maxViolations int
 	}{
-		{"testdata/clinician_dev.jsonl", 0.84, 2},
+		{"testdata/clinician_dev.jsonl", 0.875, 2},
 		{"testdata/clinician_test.jsonl", 0.74, 6},
-		{"testdata/clinician_dev2.jsonl", 0.625, 1},
+		{"testdata/clinician_dev2.jsonl", 0.635, 1},
 	} {
 		hit, must, viol, mustNot, right, n := clinScore(t, c.path)
 		recall := float64(hit) / float64(must)
