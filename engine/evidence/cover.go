@@ -116,7 +116,8 @@ var modifiers = func() map[string]bool {
 		intermediate extensive isolated left right main proximal mid distal one two three four single multivessel
 		1 2 3 4 type documented contraindication intolerance intolerant inability unavailability availability
 		unavailable available deterioration restenosis thrombosis occlusion complication dysfunction loss resistant
-		selected candidate eligible ineligible ineligibility absence absent`) {
+		selected candidate eligible ineligible ineligibility absence absent elevated raised lowered
+		prohibitive extreme excessive borderline`) {
 		m[w] = true
 	}
 	return m

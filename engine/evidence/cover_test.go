@@ -49,3 +49,13 @@ func TestCoversLongPhrases(t *testing.T) {
 		}
 	}
 }
+
+func TestCoversOppositeGrades(t *testing.T) {
+	// "elevated" is a grade: a low risk never states an elevated one.
+	if ok, _ := Covers("STS 1.2% - low surgical risk", []string{"elevated surgical risk", "high surgical risk"}); ok {
+		t.Error("low surgical risk must not cover elevated surgical risk")
+	}
+	if ok, _ := Covers("elevated surgical risk (STS 9%)", []string{"elevated surgical risk"}); !ok {
+		t.Error("a stated elevated risk covers itself")
+	}
+}
