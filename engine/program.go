@@ -335,7 +335,8 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		ev = append(ev, a)
 		res.Evidence = append(res.Evidence, evidenceItem(a))
 	}
-	for _, r := range append(p.anatomyEvidence(text, findings, ev), p.ckdEvidence(text, findings, ev)...) {
+	extra := append(p.anatomyEvidence(text, findings, ev), p.ckdEvidence(text, findings, ev)...)
+	for _, r := range append(extra, p.refractoryEvidence(text, findings)...) {
 		ev = append(ev, r)
 		keys[r.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(r))
@@ -393,6 +394,11 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			// and a CKD stage its eGFR band.
 			if !v.Pass && (v.Check == consistency.CheckQualifier || v.Check == consistency.CheckAbsence) &&
 				(strings.HasPrefix(e.Via, ViaAnatomy) && !strings.Contains(strings.ToLower(c.Context), "functional") || strings.HasPrefix(e.Via, ViaCKDStage)) {
+				v.Pass, v.Check, v.Reason = true, "", v.Check+": "+e.Via
+			}
+			// Symptoms stated to persist despite named therapy state the
+			// refractoriness in those words.
+			if !v.Pass && (v.Check == consistency.CheckQualifier || v.Check == consistency.CheckAbsence) && strings.HasPrefix(e.Via, ViaRefractory) {
 				v.Pass, v.Check, v.Reason = true, "", v.Check+": "+e.Via
 			}
 			// A dated event states its recency in the time phrase.
