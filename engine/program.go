@@ -336,6 +336,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		res.Evidence = append(res.Evidence, evidenceItem(a))
 	}
 	extra := append(p.anatomyEvidence(text, findings, ev), p.ckdEvidence(text, findings, ev)...)
+	extra = append(extra, p.regimenEvidence(text, findings)...)
 	for _, r := range append(extra, p.refractoryEvidence(text, findings)...) {
 		ev = append(ev, r)
 		keys[r.ConceptKey] = true
@@ -397,8 +398,10 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 				v.Pass, v.Check, v.Reason = true, "", v.Check+": "+e.Via
 			}
 			// Symptoms stated to persist despite named therapy state the
-			// refractoriness in those words.
-			if !v.Pass && (v.Check == consistency.CheckQualifier || v.Check == consistency.CheckAbsence) && strings.HasPrefix(e.Via, ViaRefractory) {
+			// refractoriness in those words, and drugs taken together the
+			// regimen they make.
+			if !v.Pass && (v.Check == consistency.CheckQualifier || v.Check == consistency.CheckAbsence) &&
+				(strings.HasPrefix(e.Via, ViaRefractory) || strings.HasPrefix(e.Via, ViaRegimen)) {
 				v.Pass, v.Check, v.Reason = true, "", v.Check+": "+e.Via
 			}
 			// A dated event states its recency in the time phrase.
