@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
@@ -354,81 +353,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	}
 	// Step (v) runs inside evaluation, per condition: a mention is judged
 	// against each condition's own wording and context.
-	var mu sync.Mutex
-	seen := map[[2]string]bool{}
-	// Many DecisionNodes share wording, context and operator (chronic
-	// coronary syndrome is tested by dozens of rules): judge each distinct
-	// (condition text, finding) pair once per case.
-	type vkey struct{ concept, wording, context, op, finding, via string }
-	verdicts := map[vkey]consistency.Verdict{}
-	admit := func(c eval.Cond, e eval.Evidence) bool {
-		if p.cfg.checks == (consistency.Checks{}) {
-			return true
-		}
-		k := vkey{c.Concept, c.Wording, c.Context, c.Operator, e.ID, e.Via}
-		mu.Lock()
-		v, ok := verdicts[k]
-		mu.Unlock()
-		if !ok {
-			cond := consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}
-			v = consistency.Check(text, mention[e.ID], cond, p.cfg.checks)
-			// A curated synonym carries the concept's qualifiers in its own
-			// words: "stable angina" is chronic coronary syndrome although
-			// it does not say "chronic". The synonym must be stated in full.
-			// So does a synonym that is itself a doubtful finding:
-			// "palpitations" is a suspected arrhythmia without saying
-			// "suspected". A doubtful case mention is never let through.
-			if !v.Pass && (v.Check == consistency.CheckQualifier ||
-				v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain")) {
-				if ok, syn := evidence.CoversAll(clause[e.ID], p.synonyms[c.ConceptKey]); ok && !doubtfulSynonym(clause[e.ID], syn, cond, p.cfg.checks) {
-					v.Pass, v.Check, v.Reason = true, "", "qualifier: the clause states the synonym '"+syn+"' of '"+c.Concept+"'"
-				}
-			}
-			// An antonym phrase already carries its polarity (a negated
-			// one reads as present) and names the concept in other words.
-			if !v.Pass && strings.HasPrefix(e.Via, ViaAntonym) &&
-				(v.Check == consistency.CheckNegation || v.Check == consistency.CheckQualifier || v.Check == consistency.CheckAbsence) {
-				v.Pass, v.Check, v.Reason = true, "", v.Check+": read through the "+e.Via
-			}
-			// A stenosis report states its significance in its numbers
-			// (anatomically; "functionally significant" it does not state),
-			// and a CKD stage its eGFR band.
-			if !v.Pass && (v.Check == consistency.CheckQualifier || v.Check == consistency.CheckAbsence) &&
-				(strings.HasPrefix(e.Via, ViaAnatomy) && !strings.Contains(strings.ToLower(c.Context), "functional") || strings.HasPrefix(e.Via, ViaCKDStage)) {
-				v.Pass, v.Check, v.Reason = true, "", v.Check+": "+e.Via
-			}
-			// Symptoms stated to persist despite named therapy state the
-			// refractoriness in those words, and drugs taken together the
-			// regimen they make.
-			if !v.Pass && (v.Check == consistency.CheckQualifier || v.Check == consistency.CheckAbsence) &&
-				(strings.HasPrefix(e.Via, ViaRefractory) || strings.HasPrefix(e.Via, ViaRegimen)) {
-				v.Pass, v.Check, v.Reason = true, "", v.Check+": "+e.Via
-			}
-			// A dated event states its recency in the time phrase.
-			if !v.Pass && v.Check == consistency.CheckQualifier && strings.HasPrefix(e.Via, ViaRecency) {
-				v.Pass, v.Check, v.Reason = true, "", "qualifier: "+e.Via
-			}
-			// A value inside a numeric definition states the defined
-			// concept's qualifiers: "LVEF 60%" is preserved LVEF.
-			if !v.Pass && v.Check == consistency.CheckQualifier && strings.HasPrefix(e.Via, eval.ViaDefinition) {
-				v.Pass, v.Check, v.Reason = true, "", "qualifier: "+e.Via
-			}
-			mu.Lock()
-			verdicts[k] = v
-			mu.Unlock()
-		}
-		if v.Pass {
-			return true
-		}
-		mu.Lock()
-		rk := [2]string{c.DecisionID, e.ID}
-		if !seen[rk] {
-			seen[rk] = true
-			tr.Rejected = append(tr.Rejected, Rejection{DecisionID: c.DecisionID, FindingID: e.ID, Check: v.Check, Reason: v.Reason})
-		}
-		mu.Unlock()
-		return false
-	}
+	admit := p.newAdmitter(text, mention, clause, tr).admit
 	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, admit); err != nil {
 		return nil, fmt.Errorf("case %s: %w", caseID, err)
 	}

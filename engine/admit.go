@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/executablekg/execkg/engine/consistency"
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/evidence"
+)
+
+// selfStating lists, per kind of derived evidence (by its Via prefix), the
+// step (v) checks whose point the derivation already makes in the patient's
+// own words, so the check must not block it for lacking the condition's
+// wording:
+//   - an antonym phrase carries its polarity ("not a surgical candidate")
+//     and names the concept in other words;
+//   - a stenosis report states anatomical significance in its numbers (not
+//     functional significance), a CKD stage its eGFR band;
+//   - symptoms persisting despite named therapy state refractoriness, drugs
+//     taken together the regimen they make;
+//   - a dated event states its recency; a value inside a numeric definition
+//     the defined concept's qualifiers ("LVEF 60%" is preserved LVEF).
+var selfStating = []struct {
+	via    string
+	checks []string
+	// unless, when set, keeps the check for some conditions.
+	unless func(c eval.Cond) bool
+}{
+	{ViaAntonym, []string{consistency.CheckNegation, consistency.CheckQualifier, consistency.CheckAbsence}, nil},
+	{ViaAnatomy, []string{consistency.CheckQualifier, consistency.CheckAbsence}, func(c eval.Cond) bool {
+		return strings.Contains(strings.ToLower(c.Context), "functional")
+	}},
+	{ViaCKDStage, []string{consistency.CheckQualifier, consistency.CheckAbsence}, nil},
+	{ViaRefractory, []string{consistency.CheckQualifier, consistency.CheckAbsence}, nil},
+	{ViaRegimen, []string{consistency.CheckQualifier, consistency.CheckAbsence}, nil},
+	{ViaRecency, []string{consistency.CheckQualifier}, nil},
+	{eval.ViaDefinition, []string{consistency.CheckQualifier}, nil},
+}
+
+// statedBy reports whether derived evidence makes the point of a failed
+// check itself.
+func statedBy(via, check string, c eval.Cond) bool {
+	for _, s := range selfStating {
+		if !strings.HasPrefix(via, s.via) || (s.unless != nil && s.unless(c)) {
+			continue
+		}
+		for _, ch := range s.checks {
+			if ch == check {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// admitter is step (v) for one case: whether a piece of evidence may
+// support a condition, judged against that condition's own wording and
+// context, with every refusal recorded in the trace.
+type admitter struct {
+	p       *Program
+	text    string
+	mention map[string]string // finding id → finding text
+	clause  map[string]string // finding id → its comma clause
+	tr      *Trace
+
+	mu sync.Mutex
+	// Many DecisionNodes share wording, context and operator (chronic
+	// coronary syndrome is tested by dozens of rules): each distinct
+	// (condition text, evidence) pair is judged once per case.
+	verdicts map[verdictKey]consistency.Verdict
+	seen     map[[2]string]bool
+}
+
+type verdictKey struct{ concept, wording, context, op, finding, via string }
+
+func (p *Program) newAdmitter(text string, mention, clause map[string]string, tr *Trace) *admitter {
+	return &admitter{p: p, text: text, mention: mention, clause: clause, tr: tr,
+		verdicts: map[verdictKey]consistency.Verdict{}, seen: map[[2]string]bool{}}
+}
+
+// admit is the eval.Options.Admit hook.
+func (a *admitter) admit(c eval.Cond, e eval.Evidence) bool {
+	if a.p.cfg.checks == (consistency.Checks{}) {
+		return true
+	}
+	k := verdictKey{c.Concept, c.Wording, c.Context, c.Operator, e.ID, e.Via}
+	a.mu.Lock()
+	v, ok := a.verdicts[k]
+	a.mu.Unlock()
+	if !ok {
+		v = a.judge(c, e)
+		a.mu.Lock()
+		a.verdicts[k] = v
+		a.mu.Unlock()
+	}
+	if v.Pass {
+		return true
+	}
+	a.mu.Lock()
+	rk := [2]string{c.DecisionID, e.ID}
+	if !a.seen[rk] {
+		a.seen[rk] = true
+		a.tr.Rejected = append(a.tr.Rejected, Rejection{DecisionID: c.DecisionID, FindingID: e.ID, Check: v.Check, Reason: v.Reason})
+	}
+	a.mu.Unlock()
+	return false
+}
+
+func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
+	cond := consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}
+	v := consistency.Check(a.text, a.mention[e.ID], cond, a.p.cfg.checks)
+	if v.Pass {
+		return v
+	}
+	// A curated synonym carries the concept's qualifiers in its own words:
+	// "stable angina" is chronic coronary syndrome although it does not say
+	// "chronic". So does a synonym that is itself a doubtful finding:
+	// "palpitations" is a suspected arrhythmia without saying "suspected".
+	// The synonym must be stated in full, and a doubtful case mention is
+	// never let through.
+	if v.Check == consistency.CheckQualifier ||
+		v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") {
+		cl := a.clause[e.ID]
+		if ok, syn := evidence.CoversAll(cl, a.p.synonyms[c.ConceptKey]); ok && !doubtfulSynonym(cl, syn, cond, a.p.cfg.checks) {
+			v.Pass, v.Check, v.Reason = true, "", "qualifier: the clause states the synonym '"+syn+"' of '"+c.Concept+"'"
+			return v
+		}
+	}
+	if statedBy(e.Via, v.Check, c) {
+		v.Pass, v.Reason, v.Check = true, v.Check+": "+e.Via, ""
+	}
+	return v
+}
