@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/rules"
@@ -77,10 +76,7 @@ func (p *Program) ckdEvidence(text string, findings []extract.Finding, ev []eval
 		if !ok {
 			continue
 		}
-		if f.Start >= 0 && inPlan(text, f.Start) {
-			continue
-		}
-		if fc := consistency.Analyze(text, f.Text); fc.Negated || fc.Other {
+		if !asserted(text, f) {
 			continue
 		}
 		via := ViaCKDStage + "'" + f.Text + "' is KDIGO G" + stage

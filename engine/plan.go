@@ -3,6 +3,9 @@ package engine
 import (
 	"regexp"
 	"strings"
+
+	"github.com/executablekg/execkg/engine/consistency"
+	"github.com/executablekg/execkg/engine/extract"
 )
 
 // planLabel is a note's plan heading: "Plan:", "Plan -", "Imp/Plan:".
@@ -26,4 +29,26 @@ func inPlan(text string, start int) bool {
 func plannedConcept(name string) bool {
 	n := strings.ToLower(name)
 	return strings.HasPrefix(n, "planned ") || strings.Contains(n, "candidate") || strings.HasPrefix(n, "referral to")
+}
+
+// asserted reports whether a finding states something the patient has now:
+// not under a plan heading, not negated, not a relative's. The evidence
+// readers (CKD stage, refractory symptoms, regimen) only read asserted
+// findings.
+func asserted(text string, f extract.Finding) bool {
+	if f.Start >= 0 && inPlan(text, f.Start) {
+		return false
+	}
+	fc := consistency.Analyze(text, f.Text)
+	return !fc.Negated && !fc.Other
+}
+
+// findingAt returns the finding whose span holds byte offset pos, or nil.
+func findingAt(findings []extract.Finding, pos int) *extract.Finding {
+	for i := range findings {
+		if findings[i].Start >= 0 && findings[i].Start <= pos && pos < findings[i].End {
+			return &findings[i]
+		}
+	}
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/rules"
@@ -44,17 +43,8 @@ func (p *Program) refractoryEvidence(text string, findings []extract.Finding) []
 		if refractoryNotRE.MatchString(link) {
 			continue
 		}
-		var f *extract.Finding
-		for i := range findings {
-			if findings[i].Start >= 0 && findings[i].Start <= m[2] && m[2] < findings[i].End {
-				f = &findings[i]
-				break
-			}
-		}
-		if f == nil || inPlan(text, f.Start) {
-			continue
-		}
-		if fc := consistency.Analyze(text, f.Text); fc.Negated || fc.Other {
+		f := findingAt(findings, m[2])
+		if f == nil || !asserted(text, *f) {
 			continue
 		}
 		sym := strings.ToLower(text[m[2]:m[3]])

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/rules"
@@ -59,17 +58,8 @@ func (p *Program) regimenEvidence(text string, findings []extract.Finding) []eva
 		if sentenceAround(text, m[0], regimenNotRE) {
 			continue
 		}
-		var f *extract.Finding
-		for i := range findings {
-			if findings[i].Start >= 0 && findings[i].Start <= m[0] && m[0] < findings[i].End {
-				f = &findings[i]
-				break
-			}
-		}
-		if f == nil || inPlan(text, f.Start) {
-			continue
-		}
-		if fc := consistency.Analyze(text, f.Text); fc.Negated || fc.Other {
+		f := findingAt(findings, m[0])
+		if f == nil || !asserted(text, *f) {
 			continue
 		}
 		cls := regimenClass(name)
