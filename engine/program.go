@@ -287,6 +287,11 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			}
 			negated = fc.Negated
 		}
+		if negated {
+			if anchors, err = p.orAnchors(ctx, f.Text, anchors); err != nil {
+				return nil, fmt.Errorf("case %s: step (ii) grounding %q: %w", caseID, f.Text, err)
+			}
+		}
 		for _, a := range p.antonymEvidence(f.ID, f.Text, negated) {
 			antonyms = append(antonyms, a)
 			byAntonym[[2]string{f.ID, a.ConceptKey}] = true
@@ -341,7 +346,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		keys[r.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(r))
 	}
-	for _, r := range p.recencyEvidence(ev) {
+	for _, r := range append(p.recencyEvidence(ev), p.cutDateEvidence(text, findings)...) {
 		ev = append(ev, r)
 		keys[r.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(r))

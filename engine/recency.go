@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/rules"
 )
 
@@ -78,3 +79,50 @@ func (p *Program) recencyEvidence(ev []eval.Evidence) []eval.Evidence {
 	}
 	return out
 }
+
+// cutDateEvidence reads a recent date the splitter cut off from its event
+// at a joining word: in "LMS bifurcation PCI with two-stent technique
+// 6 weeks ago" the date closes the second fragment but dates the PCI the
+// first one states. The date must end its fragment, the two fragments
+// must be joined only by "with"/"w/"/"+"/"plus", the first must state
+// exactly one event with a recent form (word for word), be asserted and
+// carry no date of its own.
+func (p *Program) cutDateEvidence(text string, findings []extract.Finding) []eval.Evidence {
+	var out []eval.Evidence
+	seen := map[[2]string]bool{}
+	for i := 1; i < len(findings); i++ {
+		f, g := findings[i-1], findings[i]
+		if f.Start < 0 || g.Start < f.End || g.Start > len(text) || !cutJoin.MatchString(text[f.End:g.Start]) {
+			continue
+		}
+		ph := recentPhrase(g.Text)
+		if ph == "" || !strings.HasSuffix(strings.TrimRight(g.Text, " )."), ph) {
+			continue
+		}
+		if recentPhrase(f.Text) != "" || datedElse.MatchString(f.Text) || !asserted(text, f) {
+			continue
+		}
+		var recent []string // keys of the recent forms
+		var names []string
+		for _, a := range p.verbatimAnchors(f.Text) {
+			if k, ok := p.keys[rules.NormalizeName("recent "+a.Concept)]; ok {
+				recent = append(recent, k)
+				names = append(names, a.Concept)
+			}
+		}
+		if len(recent) != 1 || seen[[2]string{f.ID, recent[0]}] {
+			continue
+		}
+		seen[[2]string{f.ID, recent[0]}] = true
+		out = append(out, eval.Evidence{ID: f.ID, ConceptKey: recent[0], Concept: p.names[recent[0]], Text: f.Text, Present: true,
+			Via: ViaRecency + "'" + ph + "' (in '" + g.Text + "') dates " + names[0]})
+	}
+	return out
+}
+
+// cutJoin: the separator the splitter dropped between an event and the
+// detail that carries its date.
+var cutJoin = regexp.MustCompile(`(?i)^\s*(?:with|w/|\+|plus)\s*$`)
+
+// datedElse: a year or a phrase dating an event outside the window.
+var datedElse = regexp.MustCompile(`(?i)\b(?:19|20)\d\d\b|\b(?:years?|yrs?)\s+ago\b|\bremote\b|\bprevious\b|\bprior\b|\bhistory of\b`)
