@@ -73,9 +73,13 @@ const vesselPat = `(?:(?P<pos>p|prox\.?|proximal|ostial|m|mid|d|dist\.?|distal)[
 var (
 	pctPat      = `(?P<cmp><|>|≥|≤|>=|<=)?\s*(?P<n>\d{1,3})(?:\s*[-–]\s*\d{1,3})?\s*%`
 	vesselPctRE = regexp.MustCompile(`(?i)\b` + vesselPat + `\b(?:\s*(?:stenosis|lesion|disease))?\s*:?\s*` + pctPat)
-	pctVesselRE = regexp.MustCompile(`(?i)` + pctPat + `\s*(?:(?:stenosis|lesion|narrowing|disease)\s+)?(?:(?:in|of|at)\s+)?(?:the\s+)?` + vesselPat + `\b`)
-	occVesselRE = regexp.MustCompile(`(?i)\b(?:occluded|occlusion of(?: the)?|CTO of(?: the)?|CTO)\s+` + vesselPat + `\b`)
-	vesselOccRE = regexp.MustCompile(`(?i)\b` + vesselPat + `\b\s*(?:is\s+|was\s+)?(?:occluded|occlusion|CTO)\b`)
+	pctVesselRE = regexp.MustCompile(`(?i)` + pctPat + `\s*` + lesionWordsPat + `(?:(?:stenosis|lesion|narrowing|disease)\s+)?(?:(?:in|of|at)\s+)?(?:the\s+)?` + vesselPat + `\b`)
+	// lesionWordsPat: words describing the lesion that may stand between
+	// the percentage and the vessel ("85% long (38 mm) calcified proximal
+	// LAD"); a closed list, so a second finding never joins in.
+	lesionWordsPat = `(?:(?:long|short|diffuse|diffusely|focal|calcified|heavily|severely|severe|moderately|tight|eccentric|concentric|tandem|tubular|discrete|non-calcified|noncalcified|mixed|soft|complex|critical|subtotal|ulcerated|angulated|tortuous|\(\s*\d+(?:\.\d+)?\s*mm\s*\)|\d+(?:\.\d+)?\s*mm)\s+){0,4}`
+	occVesselRE    = regexp.MustCompile(`(?i)\b(?:occluded|occlusion of(?: the)?|CTO of(?: the)?|CTO)\s+` + vesselPat + `\b`)
+	vesselOccRE    = regexp.MustCompile(`(?i)\b` + vesselPat + `\b\s*(?:is\s+|was\s+)?(?:occluded|occlusion|CTO)\b`)
 	// Words that make a percentage near a vessel something other than a
 	// native stenosis: a graft, a stent, a spasm, a flow reserve.
 	notNativeRE = regexp.MustCompile(`(?i)\b(?:SVG|LIMA|RIMA|graft|grafts|in-stent|ISR|restenosis|stent|stented|DES|spasm|vasospasm|FFR|iFR|QFR|CFR|patent)\b`)

@@ -24,6 +24,9 @@ func TestStenoses(t *testing.T) {
 		{"RCA CTO", "RCA:100s"},
 		{"non-obstructive CAD (max 30% LAD)", "LAD:30"},
 		{"LAD <50%", "LAD:50"},
+		{"85% long (38 mm) calcified proximal LAD lesion", "LAD:85ps"},
+		{"90% tight eccentric mid-RCA stenosis", "RCA:90s"},
+		{"LVEF 45% and LAD normal", ""},
 		// Not native stenoses, or not coronary at all.
 		{"occluded SVG-RCA", ""},
 		{"SVG-LAD and SVG-OM occluded (graft failure)", ""},

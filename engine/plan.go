@@ -6,6 +6,8 @@ import (
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/extract"
+	"github.com/executablekg/execkg/grounding"
+	"github.com/executablekg/execkg/rules"
 )
 
 // planLabel is a note's plan heading: "Plan:", "Plan -", "Imp/Plan:".
@@ -51,4 +53,16 @@ func findingAt(findings []extract.Finding, pos int) *extract.Finding {
 		}
 	}
 	return nil
+}
+
+// plannedForm returns the anchor of the pack's "planned <concept>" for an
+// anchor a plan heading governs ("Plan: PCI" → planned percutaneous
+// coronary intervention), when the pack has that concept.
+func (p *Program) plannedForm(a grounding.Anchor) (grounding.Anchor, bool) {
+	key, ok := p.keys[rules.NormalizeName("planned "+a.Concept)]
+	if !ok {
+		return a, false
+	}
+	a.ConceptKey, a.Concept = key, p.names[key]
+	return a, true
 }

@@ -242,6 +242,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	keys := map[string]bool{}
 	var antonyms []eval.Evidence
 	byAntonym := map[[2]string]bool{}
+	planned := map[[2]string]grounding.Anchor{} // (finding, planned key) → the procedure's own anchor
 	for _, f := range findings {
 		res.Findings = append(res.Findings, Finding{ID: f.ID, Text: f.Text, Start: f.Start, End: f.End})
 		mention[f.ID] = f.Text
@@ -263,9 +264,19 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			// Under a "Plan:" heading a finding is intended, not present:
 			// only concepts that are themselves intentions may use it.
 			kept := anchors[:0:0]
+			seen := map[string]bool{}
 			for _, a := range anchors {
 				if plannedConcept(a.Concept) {
-					kept = append(kept, a)
+					if !seen[a.ConceptKey] {
+						seen[a.ConceptKey] = true
+						kept = append(kept, a)
+					}
+				} else if pa, ok := p.plannedForm(a); ok && !seen[pa.ConceptKey] {
+					// "Plan: PCI" states the planned procedure: the
+					// mention must name the procedure, not the plan.
+					seen[pa.ConceptKey] = true
+					planned[[2]string{f.ID, pa.ConceptKey}] = a
+					kept = append(kept, pa)
 				}
 			}
 			if len(kept) < len(anchors) {
@@ -302,8 +313,12 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			keys[a.ConceptKey] = true
 			rank[[2]string{f.ID, a.ConceptKey}] = i + 1
 			fa.Anchors = append(fa.Anchors, anchorInfo(a))
+			ph := phrasesFor(a, p.phrases)
+			if proc, ok := planned[[2]string{f.ID, a.ConceptKey}]; ok {
+				ph = phrasesFor(proc, p.phrases)
+			}
 			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: commaClause(text, f.Start, f.End),
-				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: phrasesFor(a, p.phrases)}})
+				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph}})
 		}
 		tr.Anchors = append(tr.Anchors, fa)
 	}

@@ -1,0 +1,32 @@
+package engine_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Under a plan heading a procedure with a "planned" form in the pack reads
+// as that form; the procedure itself stays unstated.
+func TestPlanHeadingGivesPlannedForm(t *testing.T) {
+	prog := program(t)
+	for _, tc := range []struct {
+		text, concept string
+		want          bool
+	}{
+		{"CCS, refractory angina. Plan: PCI with IVUS guidance next week.", "planned percutaneous coronary intervention", true},
+		{"CCS, refractory angina. Plan: PCI with IVUS guidance next week.", "percutaneous coronary intervention", false},
+		{"CCS, refractory angina. PCI with IVUS guidance last week.", "planned percutaneous coronary intervention", false},
+	} {
+		res, err := prog.Ask(context.Background(), "t", tc.text)
+		require.NoError(t, err)
+		got := false
+		for _, e := range res.Evidence {
+			if e.StandardizedConcept == tc.concept && e.Present {
+				got = true
+			}
+		}
+		require.Equalf(t, tc.want, got, "%q: %s", tc.text, tc.concept)
+	}
+}
