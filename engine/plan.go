@@ -38,7 +38,7 @@ func plannedConcept(name string) bool {
 // readers (CKD stage, refractory symptoms, regimen) only read asserted
 // findings.
 func asserted(text string, f extract.Finding) bool {
-	if f.Start >= 0 && inPlan(text, f.Start) {
+	if intended(text, f) {
 		return false
 	}
 	fc := consistency.Analyze(text, f.Text)
@@ -66,3 +66,12 @@ func (p *Program) plannedForm(a grounding.Anchor) (grounding.Anchor, bool) {
 	a.ConceptKey, a.Concept = key, p.names[key]
 	return a, true
 }
+
+// intended reports whether a finding states an intention, not a present
+// fact: it lies under a plan heading, or its own words schedule it ("For
+// CABG next month", "booked for PCI", "scheduled next week").
+func intended(text string, f extract.Finding) bool {
+	return f.Start >= 0 && inPlan(text, f.Start) || intentionWords.MatchString(f.Text)
+}
+
+var intentionWords = regexp.MustCompile(`(?i)^(?:for|booked for|listed for|scheduled for|planned for)\s|\b(?:next|coming)\s+(?:week|month)\b|\bin\s+\d+\s+(?:days|weeks)\b|\btomorrow\b|\bscheduled\b`)

@@ -18,6 +18,11 @@ func TestPlanHeadingGivesPlannedForm(t *testing.T) {
 		{"CCS, refractory angina. Plan: PCI with IVUS guidance next week.", "planned percutaneous coronary intervention", true},
 		{"CCS, refractory angina. Plan: PCI with IVUS guidance next week.", "percutaneous coronary intervention", false},
 		{"CCS, refractory angina. PCI with IVUS guidance last week.", "planned percutaneous coronary intervention", false},
+		// A finding that schedules itself is intended too.
+		{"CCS, multivessel CAD. For CABG next month.", "planned coronary artery bypass graft", true},
+		{"CCS, multivessel CAD. For CABG next month.", "coronary artery bypass graft", false},
+		{"CCS, multivessel CAD. CABG scheduled.", "planned coronary artery bypass graft", true},
+		{"CCS, multivessel CAD. CABG in 2015.", "coronary artery bypass graft", true},
 	} {
 		res, err := prog.Ask(context.Background(), "t", tc.text)
 		require.NoError(t, err)

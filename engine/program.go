@@ -260,7 +260,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			// from it.
 			anchors = nil
 		}
-		if p.cfg.checks.Certainty && f.Start >= 0 && inPlan(text, f.Start) {
+		if p.cfg.checks.Certainty && intended(text, f) {
 			// Under a "Plan:" heading a finding is intended, not present:
 			// only concepts that are themselves intentions may use it.
 			kept := anchors[:0:0]
