@@ -19,12 +19,16 @@ type PackIndex struct {
 	RuleOfCond map[string]string
 	// Table maps a row id to its table's file name.
 	Table map[string]string
+	// NameOfKey and KeyOfName are the pack's concept index (for is-a
+	// derivation), computed once rather than per re-scored case.
+	NameOfKey, KeyOfName map[string]string
 }
 
 // NewPackIndex indexes a pack.
 func NewPackIndex(p *rules.Pack) *PackIndex {
 	ix := &PackIndex{Pack: p, RuleByID: map[string]*eval.Rule{}, RulesByRow: map[string][]*eval.Rule{},
 		Cond: map[string]eval.Cond{}, RuleOfCond: map[string]string{}, Table: map[string]string{}}
+	ix.NameOfKey, ix.KeyOfName = p.ConceptIndex()
 	refs := p.Rules()
 	ix.Rules = make([]eval.Rule, len(refs))
 	for i, r := range refs {

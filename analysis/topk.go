@@ -88,8 +88,7 @@ func Rescore(ix *PackIndex, res engine.Result, k int) (engine.Result, int, error
 		out.Evidence = append(out.Evidence, it)
 		ev = append(ev, EvalEvidence(it))
 	}
-	names, byName := ix.Pack.ConceptIndex()
-	for _, d := range eval.Derive(ev, ix.Pack.Hierarchy, names, byName) {
+	for _, d := range eval.Derive(ev, ix.Pack.Hierarchy, ix.NameOfKey, ix.KeyOfName) {
 		ev = append(ev, d)
 		kept[d.ConceptKey] = true
 		it := engine.EvidenceItem{FindingID: d.ID, OriginalText: d.Text, StandardizedConcept: d.Concept, ConceptKey: d.ConceptKey, Present: d.Present, Via: d.Via}

@@ -133,7 +133,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 	if ds := rules.Validate(pack); len(ds) > 0 {
 		return nil, fmt.Errorf("engine: pack has %d error(s), first: %w", len(ds), ds[0])
 	}
-	p := &Program{cfg: cfg, pack: pack, units: map[string][]string{}, names: map[string]string{}, keys: map[string]string{}, phrases: map[string][]string{}, synonyms: map[string][]string{}, rows: map[string]rowInfo{}}
+	p := &Program{cfg: cfg, pack: pack, units: map[string][]string{}, phrases: map[string][]string{}, synonyms: map[string][]string{}, rows: map[string]rowInfo{}}
 	records := grounding.Records(pack, cfg.lexicon, false)
 	if cfg.store == nil {
 		cfg.store = graph.NewMemory()
@@ -170,12 +170,11 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 	if err != nil {
 		return nil, fmt.Errorf("engine: build grounding index: %w", err)
 	}
+	p.names, p.keys = pack.ConceptIndex()
 	for _, r := range pack.Rules() {
 		p.rows[r.RowID] = rowInfo{table: r.Table, row: r.Row}
 		for _, c := range r.Conditions() {
 			k := rules.ConceptKey(c.Entity)
-			p.names[k] = c.Entity.Concept()
-			p.keys[rules.NormalizeName(c.Entity.Concept())] = k
 			if rules.IsNumeric(c.Entity.LogicStructured.Operator) {
 				u := units.Canonical(c.Entity.LogicStructured.Unit)
 				if !containsStr(p.units[k], u) {

@@ -56,8 +56,7 @@ func (o *oracle) Predict(_ context.Context, vs []vignettes.Vignette) ([]engine.R
 			keys[n.ConceptKey] = true
 		}
 		// The pack's is-a relations, as the pipeline and the reference apply them.
-		names, byName := o.ix.Pack.ConceptIndex()
-		for _, d := range eval.Derive(ev, o.ix.Pack.Hierarchy, names, byName) {
+		for _, d := range eval.Derive(ev, o.ix.Pack.Hierarchy, o.ix.NameOfKey, o.ix.KeyOfName) {
 			ev = append(ev, d)
 			keys[d.ConceptKey] = true
 			res.Evidence = append(res.Evidence, engine.EvidenceItem{FindingID: d.ID, OriginalText: d.Text, StandardizedConcept: d.Concept,
