@@ -316,7 +316,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			if proc, ok := planned[[2]string{f.ID, a.ConceptKey}]; ok {
 				ph = phrasesFor(proc, p.phrases)
 			}
-			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: commaClause(text, f.Start, f.End),
+			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: clause[f.ID],
 				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph}})
 		}
 		tr.Anchors = append(tr.Anchors, fa)
