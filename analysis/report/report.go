@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/executablekg/execkg/analysis"
+	"github.com/executablekg/execkg/analysis/docbench"
 	"github.com/executablekg/execkg/analysis/reproduce"
 	"github.com/executablekg/execkg/rules"
 )
@@ -57,6 +58,11 @@ type page struct {
 	TopKHead          []string
 	Cov               *analysis.Coverage
 	CovTables         []covTable
+	// Documents: the real-world document benchmark, when scored.
+	Docs                     *docbench.Score
+	DocHead                  []string
+	DocRows                  []tableRow
+	DocPlot, DocErr, DocTabs template.HTML
 }
 
 // Render writes the page.
@@ -136,6 +142,9 @@ func Render(w io.Writer, in Input) error {
 				fmt.Sprintf("%.3f", a.F1), fmt.Sprint(a.Exact), fmt.Sprintf("%d / %d", a.Abstention, a.EmptyReference),
 				fmt.Sprintf("%d mismatch(es)", t.Stats.SelfCheckMismatches)}})
 		}
+	}
+	if d := n.Documents; d != nil {
+		documentsSection(&p, d)
 	}
 	if in.Coverage != nil {
 		p.Cov = in.Coverage
@@ -286,6 +295,16 @@ svg .v{font-size:10px;fill:#222}svg .vw{font-size:10px;fill:#fff}svg .g{stroke:#
 {{range .TopK}}<tr><td class="num">{{.Label}}</td>{{range .Cells}}<td class="num">{{.}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
 
+{{if .Docs}}<h2>Real-world documents ({{.Docs.Split}} split)</h2>
+<p>Clinic letters, discharge summaries, shorthand notes, GP referrals, reports and Heart Team notes written blind, each labelled with the rows that must and must not apply. Clean: every must row and no must-not row; exact: exactly the must rows.</p>
+<table><tr>{{range .DocHead}}<th>{{.}}</th>{{end}}</tr>
+{{range .DocRows}}<tr><th>{{.Label}}</th>{{range .Cells}}<td class="num">{{.}}</td>{{end}}</tr>
+{{end}}</table>
+{{.DocPlot}}
+<p>Each miss and violation is assigned to the first stage that explains it (one line per error in the documents error CSV).</p>
+{{.DocErr}}
+{{.DocTabs}}{{end}}
+
 {{if .Cov}}<h2>Condition coverage</h2>
 <p>Across all vignettes, which conditions of which rules were ever evaluated true and false (from the trace's rule evaluations):
 {{.Cov.EverEvaluated}} of {{.Cov.Conditions}} conditions were evaluated, {{.Cov.EverTrue}} were true at least once, {{.Cov.EverFalse}} false at least once, {{.Cov.BothWays}} both;
@@ -296,3 +315,51 @@ svg .v{font-size:10px;fill:#222}svg .vw{font-size:10px;fill:#fff}svg .g{stroke:#
 {{end}}</table>{{end}}{{end}}
 </body></html>
 `))
+
+// documentsSection fills the documents table and its plots: recall and
+// violation rate per style, errors per stage, and recall per table.
+func documentsSection(p *page, d *docbench.Score) {
+	p.Docs = d
+	p.DocHead = []string{"style", "documents", "must returned", "recall", "must-not returned", "violation rate", "clean", "exact"}
+	row := func(name string, t docbench.Tally) tableRow {
+		return tableRow{Label: name, Cells: []string{fmt.Sprint(t.Docs), fmt.Sprintf("%d / %d", t.MustHit, t.Must), fmt.Sprintf("%.3f", t.Recall()),
+			fmt.Sprintf("%d / %d", t.Violated, t.MustNot), fmt.Sprintf("%.3f", t.ViolationRate()), fmt.Sprint(t.Clean), fmt.Sprint(t.Exact)}}
+	}
+	var labels []string
+	var rec, viol []float64
+	for _, g := range d.ByStyle {
+		p.DocRows = append(p.DocRows, row(g.Name, g.Tally))
+		labels = append(labels, g.Name)
+		rec = append(rec, g.Recall())
+		viol = append(viol, g.ViolationRate())
+	}
+	p.DocRows = append(p.DocRows, row("all", d.Total))
+	p.DocPlot = template.HTML(barChart("Must-include recall and must-not violation rate per style", labels,
+		[]series{{Name: "must recall", Values: rec}, {Name: "violation rate", Values: viol}}, 1, "%.2f", 900))
+	var cats []string
+	for _, st := range docbench.Stages {
+		if d.Stages["miss"][st]+d.Stages["violation"][st] > 0 {
+			cats = append(cats, st)
+		}
+	}
+	if len(cats) > 0 {
+		vals := make([][]int, 2)
+		for i, k := range []string{"miss", "violation"} {
+			for _, c := range cats {
+				vals[i] = append(vals[i], d.Stages[k][c])
+			}
+		}
+		p.DocErr = template.HTML(stackedBars("Document errors by the stage that explains them", []string{"misses", "violations"}, cats, vals, 760))
+	}
+	var tl []string
+	var tr []float64
+	for _, g := range d.ByTable {
+		if g.Must > 0 {
+			tl = append(tl, tableLabel(g.Name))
+			tr = append(tr, g.Recall())
+		}
+	}
+	if len(tl) > 0 {
+		p.DocTabs = template.HTML(barChart("Document must-include recall per recommendation table", tl, []series{{Name: "must recall", Values: tr}}, 1, "%.2f", 900))
+	}
+}

@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"github.com/executablekg/execkg/analysis"
+	"github.com/executablekg/execkg/analysis/docbench"
 	"github.com/executablekg/execkg/reference"
 )
 
@@ -15,6 +16,8 @@ type Numbers struct {
 	Retrieval []RetrievalNumbers `json:"retrieval"`
 	Ours      *OursNumbers       `json:"ours,omitempty"`
 	Baseline  *BaselineNumbers   `json:"baseline,omitempty"`
+	// Documents is the real-world document benchmark's split, when scored.
+	Documents *docbench.Score `json:"documents,omitempty"`
 }
 
 // PackNumbers are the encoded guideline's counts.

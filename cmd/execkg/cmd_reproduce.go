@@ -46,6 +46,7 @@ type evalFlags struct {
 	refresh       bool
 	rescore       string
 	workers       int
+	docs          docFlags
 }
 
 func (f *evalFlags) register(fl *flag.FlagSet) {
@@ -61,6 +62,7 @@ func (f *evalFlags) register(fl *flag.FlagSet) {
 	fl.BoolVar(&f.refresh, "refresh-snapshot", false, "recompute the baseline retrieval and write it to --snapshot (default analysis/data/baseline_snapshot.jsonl)")
 	fl.StringVar(&f.rescore, "rescore-topk", "1,2,3", "re-score the KG trace with these anchors per finding (each at most --topk)")
 	fl.IntVar(&f.workers, "workers", 2, "KG cases answered at once")
+	f.docs.register(fl)
 }
 
 // closer collects cleanups.
@@ -222,6 +224,19 @@ func (f *evalFlags) run(ctx context.Context, stdout io.Writer) (*prepared, *repr
 		return nil, nil, cl, err
 	}
 	out.Numbers.Baseline = p.baseline
+	var asker analysis.Asker
+	if a, ok := p.cfg.Ours.(*analysis.AskerArm); ok {
+		asker = a.Asker
+	}
+	start := time.Now()
+	ds, err := f.docs.score(ctx, docRun{asker: asker, pack: p.cfg.Pack, dir: f.ef.dir, lexPath: f.ef.lexicon, workers: f.workers}, stdout)
+	if err != nil {
+		return nil, nil, cl, err
+	}
+	if ds != nil {
+		out.Numbers.Documents = ds
+		out.Timings["documents"] = time.Since(start)
+	}
 	return p, out, cl, nil
 }
 
@@ -262,6 +277,13 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout)
 	reproduce.PrintTable(stdout, n)
 	reproduce.PrintDetails(stdout, n)
+	if n.Documents != nil {
+		fmt.Fprintln(stdout)
+		n.Documents.WriteTable(stdout)
+		if f.docs.errorsCSV != "" {
+			fmt.Fprintf(stdout, "wrote %s (%d document errors)\n", f.docs.errorsCSV, len(n.Documents.Errors))
+		}
+	}
 	if err := writeJSONAtomic(*numbers, n); err != nil {
 		fmt.Fprintln(stderr, "execkg reproduce:", err)
 		return 1

@@ -1,0 +1,80 @@
+package documents
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/executablekg/execkg/rules/packs"
+)
+
+func TestValidateNamesEachProblem(t *testing.T) {
+	five := "a\nb\nc\nd\ne"
+	known := func(id string) bool { return id == "table_01.json::row_0" || id == "table_02.json::row_1" }
+	docs := []Document{
+		{DocID: "ok", Style: "report", Date: "2026-01-02", Text: five, Must: []string{"table_01.json::row_0"}, MustNot: []string{"table_02.json::row_1"}},
+		{DocID: "ok", Style: "poem", Date: "2026-1-2", Text: "one line", Must: []string{"table_99.json::row_0", "table_01.json::row_0"}, MustNot: []string{"table_01.json::row_0"}},
+	}
+	var got []string
+	for _, p := range Validate(docs, known) {
+		got = append(got, p.Field+": "+p.Msg)
+	}
+	require.Equal(t, []string{
+		"doc_id: duplicate id",
+		`style: "poem" is not one of clinic_letter, discharge_summary, shorthand_note, gp_referral, report, heart_team`,
+		`date: "2026-1-2" is not YYYY-MM-DD`,
+		"text: 1 lines; documents have 5–40",
+		`must: unknown row id "table_99.json::row_0"`,
+		`must_not: "table_01.json::row_0" is also a must row`,
+	}, got)
+}
+
+func TestDecodeNamesTheLine(t *testing.T) {
+	_, err := Decode("x.jsonl", strings.NewReader("{\"doc_id\":\"a\"}\n{bad\n"))
+	require.ErrorContains(t, err, "x.jsonl:2:")
+}
+
+func TestLogRoundTrip(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "log.jsonl")
+	ms, err := ReadLog(p)
+	require.NoError(t, err)
+	require.Empty(t, ms)
+	require.NoError(t, AppendLog(p, Measurement{Split: Test, Commit: "abc", MustHit: 3, Must: 4}))
+	require.NoError(t, AppendLog(p, Measurement{Split: Final, Commit: "def"}))
+	ms, err = ReadLog(p)
+	require.NoError(t, err)
+	require.Len(t, ms, 2)
+	require.Equal(t, "def", ms[1].Commit)
+}
+
+func TestUnknownSplit(t *testing.T) {
+	_, err := Load("holdout")
+	require.ErrorContains(t, err, "have dev, test, final")
+}
+
+// TestShippedSplits: 240 documents, 40 per style split 20/10/10, every
+// document valid against the built-in pack, no document in two splits.
+func TestShippedSplits(t *testing.T) {
+	p, err := packs.Default()
+	require.NoError(t, err)
+	exists := func(id string) bool { _, _, ok := p.Row(id); return ok }
+	seen := map[string]string{}
+	want := map[string]int{Dev: 20, Test: 10, Final: 10}
+	for _, split := range Splits {
+		docs, err := Load(split)
+		require.NoError(t, err)
+		require.Empty(t, Validate(docs, exists), split)
+		per := map[string]int{}
+		for _, d := range docs {
+			require.Empty(t, seen[d.DocID], "%s is in %s and %s", d.DocID, seen[d.DocID], split)
+			seen[d.DocID] = split
+			per[d.Style]++
+		}
+		for _, s := range Styles {
+			require.Equal(t, want[split], per[s], "%s: %s", split, s)
+		}
+	}
+	require.Len(t, seen, 240)
+}
