@@ -18,9 +18,25 @@ var cueFiles embed.FS
 // cueFile is one category's cue list.
 type cueFile struct {
 	About string `json:"about"`
-	// Lists: a cue of this category runs on over a list that follows
-	// (or, for a backward cue, precedes) its clause.
-	Lists         bool     `json:"lists"`
+	// Lists: whether a cue of this category runs on over a list that
+	// follows (or, for a backward cue, precedes) its clause: "all",
+	// "heads" (only a list head) or "none".
+	Lists string `json:"lists"`
+	// Scope "sentence": a forward cue reaches to the end of its sentence
+	// or a subject_ends word (a relative is the subject until the
+	// patient is); default "clause".
+	Scope       string   `json:"scope"`
+	SubjectEnds []string `json:"subject_ends"`
+	// Self: words that state their own absence ("NKDA"); the cue scopes
+	// over itself.
+	Self []string `json:"self"`
+	// AgentBefore: after one of these words (a possessive between may
+	// stand) a cue names a source, not the experiencer ("brought in by
+	// his wife").
+	AgentBefore []string `json:"agent_before"`
+	// Conditions: hypothetical cues that open a condition clause ("if",
+	// "once"), inside which doubt and resolution cues are dropped.
+	Conditions    []string `json:"conditions"`
 	Forward       []string `json:"forward"`
 	Backward      []string `json:"backward"`
 	Both          []string `json:"both"`
@@ -48,15 +64,23 @@ type scopeFile struct {
 	// making it look forward.
 	ResolveFollowers []string `json:"resolve_followers"`
 	Governors        struct {
-		Reach     int      `json:"reach"`
+		Reach int `json:"reach"`
+		// Verb governors take their object directly ("not able to
+		// tolerate statin"); noun and item governors only before a
+		// follower ("no effect on", "no change in").
 		Verb      []string `json:"verb"`
+		Noun      []string `json:"noun"`
 		Item      []string `json:"item"`
 		Followers []string `json:"followers"`
 	} `json:"governors"`
 	Lists struct {
-		Separators           []string `json:"separators"`
-		Coordinators         []string `json:"coordinators"`
-		Conjunctive          []string `json:"conjunctive"`
+		Separators   []string `json:"separators"`
+		Coordinators []string `json:"coordinators"`
+		Conjunctive  []string `json:"conjunctive"`
+		Disjunctive  []string `json:"disjunctive"`
+		// TailWords start a phrase that closes a list item and may hold
+		// anything ("VT on 48 h Holter"), in a list closed by "or".
+		TailWords            []string `json:"tail_words"`
 		Ends                 []string `json:"ends"`
 		MaxItemWords         int      `json:"max_item_words"`
 		MaxItemWordsAfterAnd int      `json:"max_item_words_after_and"`
@@ -102,8 +126,14 @@ func tokenizeCue(s string) []string {
 
 // cueSet is the cues loaded from cues/.
 type cueSet struct {
-	defs  []cueDef
-	lists map[cueKind]bool
+	defs []cueDef
+	// lists: "all", "heads" or "none" per kind.
+	lists map[cueKind]string
+	// sentence: kinds whose forward cues reach the sentence end, with
+	// the words that end that reach.
+	sentence map[cueKind]map[string]bool
+	// agent: per kind, the words after which its cues name a source.
+	agent map[cueKind]map[string]bool
 }
 
 // scopeSet is scope.json with its lists as sets.
@@ -111,7 +141,9 @@ type scopeSet struct {
 	scopeFile
 	clauseWords      map[string]bool
 	resolveFollowers map[string]bool
-	conj             map[string]bool
+	conj, disj       map[string]bool
+	tails            map[string]bool
+	nounGov          map[string]bool
 	verbGov          map[string]bool
 	itemGov          map[string]bool
 	govNext          map[string]bool
@@ -139,7 +171,8 @@ func loadScope() (*scopeSet, error) {
 	if sc.Window <= 0 || sc.Governors.Reach < 0 || sc.Lists.MaxItemWords <= 0 || sc.Lists.MaxItemWordsAfterAnd <= 0 || sc.Lists.MinItemsNoCoord < 2 {
 		return nil, fmt.Errorf("engine/consistency/cues/scope.json: window, lists.max_item_words and lists.max_item_words_after_and must be positive, governors.reach not negative and lists.min_items_without_coordinator at least 2")
 	}
-	s.verbGov, s.itemGov, s.govNext = setOf(sc.Governors.Verb), setOf(sc.Governors.Item), setOf(sc.Governors.Followers)
+	s.verbGov, s.nounGov, s.itemGov, s.govNext = setOf(sc.Governors.Verb), setOf(sc.Governors.Noun), setOf(sc.Governors.Item), setOf(sc.Governors.Followers)
+	s.disj, s.tails = setOf(sc.Lists.Disjunctive), setOf(sc.Lists.TailWords)
 	s.sep, s.coord, s.ends, s.breakers = setOf(sc.Lists.Separators), setOf(sc.Lists.Coordinators), setOf(sc.Lists.Ends), setOf(sc.Lists.Breakers)
 	for w := range s.coord {
 		if !s.sep[w] {
@@ -147,6 +180,11 @@ func loadScope() (*scopeSet, error) {
 		}
 	}
 	s.clauseWords, s.resolveFollowers, s.conj = setOf(sc.ClauseWords), setOf(sc.ResolveFollowers), setOf(sc.Lists.Conjunctive)
+	for w := range s.disj {
+		if !s.coord[w] || s.conj[w] {
+			return nil, fmt.Errorf("engine/consistency/cues/scope.json: disjunctive %q must be a coordinator and not conjunctive", w)
+		}
+	}
 	for w := range s.conj {
 		if !s.coord[w] {
 			return nil, fmt.Errorf("engine/consistency/cues/scope.json: conjunctive %q is not among lists.coordinators; add it there", w)
@@ -162,7 +200,7 @@ func loadScope() (*scopeSet, error) {
 
 // loadCues reads and checks the cue files.
 func loadCues() (*cueSet, error) {
-	s := &cueSet{lists: map[cueKind]bool{}}
+	s := &cueSet{lists: map[cueKind]string{}, sentence: map[cueKind]map[string]bool{}, agent: map[cueKind]map[string]bool{}}
 
 	merged := map[string]*cueDef{}
 	var order []string
@@ -192,7 +230,23 @@ func loadCues() (*cueSet, error) {
 		if err := readCueFile(c.file, &f); err != nil {
 			return nil, err
 		}
-		s.lists[c.kind] = f.Lists
+		switch f.Lists {
+		case "all", "heads", "none":
+			s.lists[c.kind] = f.Lists
+		default:
+			return nil, fmt.Errorf("engine/consistency/cues/%s: lists %q must be \"all\", \"heads\" or \"none\"", c.file, f.Lists)
+		}
+		switch f.Scope {
+		case "", "clause":
+		case "sentence":
+			s.sentence[c.kind] = setOf(f.SubjectEnds)
+		default:
+			return nil, fmt.Errorf("engine/consistency/cues/%s: scope %q must be \"clause\" or \"sentence\"", c.file, f.Scope)
+		}
+		s.agent[c.kind] = setOf(f.AgentBefore)
+		if len(f.Self) > 0 && c.kind != kindNegation {
+			return nil, fmt.Errorf("engine/consistency/cues/%s: self cues are negation cues only", c.file)
+		}
 		steps := []struct {
 			list []string
 			set  func(*cueDef)
@@ -203,6 +257,8 @@ func loadCues() (*cueSet, error) {
 			{f.Bidirectional, func(d *cueDef) { d.dir |= both; d.bidi = true }},
 			{f.Final, func(d *cueDef) { d.final = true }},
 			{f.ListHeads, func(d *cueDef) { d.listHead = true }},
+			{f.Self, func(d *cueDef) { d.self = true }},
+			{f.Conditions, func(d *cueDef) { d.condition = true }},
 		}
 		for _, st := range steps {
 			if err := add(c.file, st.list, c.kind, st.set); err != nil {
@@ -229,7 +285,7 @@ func loadCues() (*cueSet, error) {
 	}
 	for _, k := range order {
 		d := merged[k]
-		if d.kind != kindPseudo && d.kind != kindTermination && d.dir == 0 && !d.final {
+		if d.kind != kindPseudo && d.kind != kindTermination && d.dir == 0 && !d.final && !d.self {
 			return nil, fmt.Errorf("engine/consistency/cues: cue %q has no direction; list it under forward, backward, both or final", k)
 		}
 		s.defs = append(s.defs, *d)

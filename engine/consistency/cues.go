@@ -45,6 +45,10 @@ type cueDef struct {
 	// listHead: governs a following list of any shape ("denies fever,
 	// night sweats and weight loss").
 	listHead bool
+	// self: the word states its own absence ("NKDA").
+	self bool
+	// condition: opens a condition clause ("if", "once").
+	condition bool
 }
 
 // cuesByFirst indexes cues by their first word (longest first within), so
@@ -98,6 +102,11 @@ func findCues(ts []token) []cueHit {
 			if !ok {
 				continue
 			}
+			if d.kind != kindPseudo && pseudoInside(ts, i+1, i+n) {
+				// "has no doubt had": the pseudo-cue "no doubt" starts
+				// inside "has no" and wins.
+				break
+			}
 			dir := d.dir
 			if d.final {
 				if closesClause(ts, i+n) {
@@ -136,14 +145,60 @@ func findCues(ts []token) []cueHit {
 	for k := range hits {
 		setScope(ts, hits, k)
 	}
+	shieldHypothetical(hits)
 	return append(hits, prefixNegations(ts)...)
+}
+
+// shieldHypothetical: a doubt or a resolution inside a condition
+// describes the condition, not the patient ("MRI if there is further
+// concern for malignancy", "once the haematuria has resolved"), so such
+// a cue in a condition cue's scope loses its own. Other hypothetical
+// cues ("would") do not shield: "I would value your opinion on testing
+// for probable angina" is still in doubt.
+func shieldHypothetical(hits []cueHit) {
+	for i := range hits {
+		h := &hits[i]
+		if !(h.def.kind == kindUncertainty || h.def.kind == kindNegation && h.dir == backward) {
+			continue
+		}
+		for _, p := range hits {
+			if p.def.condition && p.dir&forward != 0 && p.covers(h.first) {
+				h.from, h.to = h.first, h.first
+				break
+			}
+		}
+	}
+}
+
+// pseudoInside reports whether a pseudo-cue starts at a token in
+// [from, to) and runs past to-1.
+func pseudoInside(ts []token, from, to int) bool {
+	for i := from; i < to; i++ {
+		for _, k := range cuesByFirst[ts[i].low] {
+			d := &cueRules.defs[k]
+			if d.kind != kindPseudo || i+len(d.words) <= to || i+len(d.words) > len(ts) {
+				continue
+			}
+			ok := true
+			for j, w := range d.words {
+				if ts[i+j].boundary && !(j > 0 && ts[i+j].word) || ts[i+j].low != w {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // closesClause reports whether a cue ending before token j ends its
 // clause: the text or clause ends there, or only a count follows
 // ("troponin negative x2").
 func closesClause(ts []token, j int) bool {
-	return j >= len(ts) || ts[j].boundary || ts[j].word && hasDigit(ts[j].low)
+	return j >= len(ts) || ts[j].boundary || ts[j].word && (hasDigit(ts[j].low) || scopeRules.tails[ts[j].low])
 }
 
 func hasDigit(s string) bool {
@@ -186,6 +241,14 @@ func setScope(ts []token, hits []cueHit, k int) {
 		h.from, h.to = h.first, h.first
 		return
 	}
+	if h.def.self {
+		h.from, h.to = h.first, h.last+1
+		return
+	}
+	if agentBefore(ts, h) {
+		h.from, h.to = h.first, h.first
+		return
+	}
 	from, to := h.first, h.first
 	if h.dir&forward != 0 {
 		from, to = h.first+1, forwardEnd(ts, hits, k)
@@ -199,6 +262,23 @@ func setScope(ts []token, hits []cueHit, k int) {
 	h.from, h.to = from, to
 }
 
+// possessives may stand between an agent word and its cue.
+var possessives = map[string]bool{"his": true, "her": true, "their": true, "the": true, "a": true, "an": true, "my": true, "our": true, "patient's": true}
+
+// agentBefore reports whether the cue follows one of its kind's agent
+// words ("brought in by his wife", "per her mother").
+func agentBefore(ts []token, h *cueHit) bool {
+	agent := cueRules.agent[h.def.kind]
+	if len(agent) == 0 {
+		return false
+	}
+	p := h.first - 1
+	for p >= 0 && possessives[ts[p].low] {
+		p--
+	}
+	return p >= 0 && !ts[p].boundary && agent[ts[p].low]
+}
+
 // forwardEnd is where a forward cue's scope ends (exclusive).
 func forwardEnd(ts []token, hits []cueHit, k int) int {
 	h := &hits[k]
@@ -207,6 +287,9 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 		// "Denies: fever, chills", "Family history: MI, stroke": a cue
 		// heading a section reaches over its value.
 		return sectionEnd(ts, hits, start+1)
+	}
+	if ends, ok := cueRules.sentence[h.def.kind]; ok {
+		return sentenceEnd(ts, hits, start, ends)
 	}
 	if start >= len(ts) || ts[start].boundary {
 		return start
@@ -218,11 +301,12 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 			words++
 			// A governor near the cue, followed by its object, takes
 			// the negation for itself: "had no effect on the pain".
-			if words <= scopeRules.Governors.Reach && end+1 < len(ts) && scopeRules.govNext[ts[end+1].low] {
-				if scopeRules.verbGov[ts[end].low] {
+			if words <= scopeRules.Governors.Reach {
+				next := end+1 < len(ts) && scopeRules.govNext[ts[end+1].low]
+				if scopeRules.verbGov[ts[end].low] || next && scopeRules.nounGov[ts[end].low] {
 					return end + 1
 				}
-				if scopeRules.itemGov[ts[end].low] {
+				if next && scopeRules.itemGov[ts[end].low] {
 					gov = end
 				}
 			}
@@ -232,10 +316,34 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 	if gov >= 0 {
 		h.holeFrom, h.holeTo = gov+1, end
 	}
-	if cueRules.lists[h.def.kind] {
+	if takesList(h.def) {
 		end = listEnd(ts, hits, k, end)
 	}
 	return end
+}
+
+// takesList reports whether a cue may run on over a list.
+func takesList(d *cueDef) bool {
+	switch cueRules.lists[d.kind] {
+	case "all":
+		return true
+	case "heads":
+		return d.listHead
+	}
+	return false
+}
+
+// sentenceEnd ends a sentence-scope cue ("father had MI, stroke and
+// diabetes") at its sentence end or a word that makes the patient the
+// subject again. Termination cues do not: "her roommate tested positive
+// for influenza" is still the roommate's.
+func sentenceEnd(ts []token, hits []cueHit, i int, ends map[string]bool) int {
+	for j := i; j < len(ts); j++ {
+		if ends[ts[j].low] || ts[j].boundary && scopeRules.ends[ts[j].low] && ts[j].low != ":" {
+			return j
+		}
+	}
+	return len(ts)
 }
 
 // sectionEnd ends a heading cue's scope at the end of its sentence, a
@@ -263,19 +371,34 @@ func sectionEnd(ts []token, hits []cueHit, i int) int {
 func backwardStart(ts []token, hits []cueHit, k int) int {
 	h := &hits[k]
 	c, lo := ts[h.first].clause, h.first
-	if lo >= 2 && ts[lo-1].low == ":" && !ts[lo-2].boundary {
-		// "Allergies: none", "CXR: negative": the value looks back over
-		// its heading.
+	if lo >= 2 && !ts[lo-2].boundary && valueAfter(ts, h) {
+		// "Allergies: none", "CXR: negative", "Trop I <5, negative",
+		// "HIV  Negative": a value alone looks back over its heading.
 		c, lo = ts[lo-2].clause, lo-1
 	}
 	start := lo
 	for start > 0 && ts[start-1].clause == c && h.first-start < scopeRules.Window && !terminatesBefore(hits, start-1) {
 		start--
 	}
-	if cueRules.lists[h.def.kind] {
+	if cueRules.lists[h.def.kind] != "none" {
 		start = listStart(ts, hits, k, start)
 	}
 	return start
+}
+
+// valueAfter reports whether a backward cue is the value of the label
+// before it: after a colon, or alone in its clause after a table cell
+// break or (a final cue: "negative", "none") a comma.
+func valueAfter(ts []token, h *cueHit) bool {
+	switch ts[h.first-1].low {
+	case ":":
+		return true
+	case "\t":
+		return closesClause(ts, h.last+1)
+	case ",":
+		return h.def.final && closesClause(ts, h.last+1)
+	}
+	return false
 }
 
 func isSep(t token) bool { return scopeRules.sep[t.low] }
@@ -289,23 +412,53 @@ func isEnd(t token) bool { return t.boundary && scopeRules.ends[t.low] }
 // the item, its word count, and whether it can be a list item: short, no
 // count or value, no word that asserts ("presents", "on", "a"), no cue of
 // the list's own kind (a mixed list "no X, no Y and Z" asserts Z) and no
-// termination cue.
-func listItem(ts []token, hits []cueHit, kind cueKind, i, step int) (next, words int, ok bool) {
-	ok = true
+// termination cue. loose is the same judgement with a tail forgiven: a
+// phrase after the item's first word that starts with a tail word ("VT
+// on 48 h Holter", "pseudoaneurysm at the femoral access site").
+func listItem(ts []token, hits []cueHit, kind cueKind, i, step int) (next, words int, strict, loose bool) {
+	strict, loose = true, true
+	var seq []int
 	for i >= 0 && i < len(ts) && !isSep(ts[i]) && !ts[i].boundary {
-		t := ts[i]
-		if t.word {
-			words++
-			if scopeRules.breakers[t.low] || hasDigit(t.low) {
-				ok = false
-			}
-		}
-		if startsCue(hits, i, kind) || startsCue(hits, i, kindTermination) {
-			ok = false
-		}
+		seq = append(seq, i)
 		i += step
 	}
-	return i, words, ok && words > 0 && words <= scopeRules.Lists.MaxItemWords
+	if step < 0 {
+		for a, b := 0, len(seq)-1; a < b; a, b = a+1, b-1 {
+			seq[a], seq[b] = seq[b], seq[a]
+		}
+	}
+	coreWords, inTail := 0, false
+	for _, x := range seq {
+		t := ts[x]
+		bad := startsCue(hits, x, kind) || startsCue(hits, x, kindTermination)
+		// The list's first item may open with a determiner ("Her ANA
+		// and rheumatoid factor were both negative").
+		lead := step < 0 && words == 0 && possessives[t.low]
+		if t.word && lead {
+			words++
+			continue
+		}
+		if t.word {
+			words++
+			if !inTail && coreWords > 0 && scopeRules.tails[t.low] {
+				inTail = true
+			}
+			if !inTail {
+				coreWords++
+			}
+			bad = bad || scopeRules.breakers[t.low] || hasDigit(t.low)
+		}
+		if bad {
+			strict = false
+			if !inTail {
+				loose = false
+			}
+		}
+	}
+	max := scopeRules.Lists.MaxItemWords
+	strict = strict && words > 0 && words <= max
+	loose = loose && coreWords > 0 && coreWords <= max
+	return i, words, strict, loose
 }
 
 // listOK decides whether a list of extra items (their word counts) may
@@ -346,6 +499,9 @@ func listEnd(ts []token, hits []cueHit, k, end int) int {
 	}
 	var items []int
 	i, last, coord, proper := end, end, "", false
+	// cut: the first item kept only by forgiving its tail, and where
+	// the list ended before it.
+	cut, cutEnd := -1, end
 	for {
 		j, c := i, ""
 		for j < len(ts) && isSep(ts[j]) {
@@ -361,13 +517,16 @@ func listEnd(ts []token, hits []cueHit, k, end int) int {
 			proper = true
 			break
 		}
-		e, words, ok := listItem(ts, hits, h.def.kind, j, 1)
-		if !ok {
+		e, words, strict, loose := listItem(ts, hits, h.def.kind, j, 1)
+		if !loose {
 			break
 		}
 		// A coordinator counts only before an item the list keeps.
 		if c != "" {
 			coord = c
+		}
+		if !strict && cut < 0 {
+			cut, cutEnd = len(items), last
 		}
 		items, last = append(items, words), e
 		if e >= len(ts) || isEnd(ts[e]) {
@@ -380,6 +539,11 @@ func listEnd(ts []token, hits []cueHit, k, end int) int {
 			return end
 		}
 		i = e
+	}
+	if cut >= 0 && !scopeRules.disj[coord] {
+		// Only a list closed by "or" forgives a tail: "no diabetes,
+		// hypertension on ramipril" asserts the hypertension.
+		items, last, proper = items[:cut], cutEnd, false
 	}
 	if !listOK(items, proper, coord, h.def.listHead) {
 		return end
@@ -411,7 +575,7 @@ func listStart(ts []token, hits []cueHit, k, start int) int {
 			proper = true
 			break
 		}
-		b, words, ok := listItem(ts, hits, h.def.kind, j-1, -1)
+		b, words, ok, _ := listItem(ts, hits, h.def.kind, j-1, -1)
 		if !ok {
 			break
 		}

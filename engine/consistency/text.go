@@ -70,6 +70,18 @@ func tokenize(text string) []token {
 		case r == '?' || r == '%' || r == '<' || r == '>' || r == '=' || r == '≤' || r == '≥':
 			out = append(out, newToken(text[i:i+w], i, i+w, false))
 			i += w
+		case r == '\t' || r == ' ' && i+1 < len(text) && text[i+1] == ' ':
+			// A tab or a run of spaces inside a line separates the
+			// cells of a flattened table ("HIV  Negative   Syphilis
+			// Reactive"): a clause boundary.
+			j := i
+			for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+				j++
+			}
+			t := newToken("\t", i, j, false)
+			t.boundary = true
+			out = append(out, t)
+			i = j
 		default:
 			i += w // spaces, square brackets, quotes
 		}
