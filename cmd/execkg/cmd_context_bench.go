@@ -120,7 +120,7 @@ func benchExeckg(rows []contextbench.Row, minDur time.Duration) *benchSystem {
 	}
 	el := time.Since(start).Seconds()
 	s.rate = float64(n*len(rows)) / el
-	s.detail = fmt.Sprintf("%d passes in %.2f s", n, el)
+	s.detail = fmt.Sprintf("%d pass(es) over the rows in %.2f s", n, el)
 	s.res = contextbench.Evaluate(rows, s.pred)
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 )
@@ -13,7 +14,10 @@ import (
 // medspaCy's context rules: a new cue is an edit there, not here.
 //
 //go:embed cues/*.json
-var cueFiles embed.FS
+var embeddedCues embed.FS
+
+// cueFiles is where the loaders read; tests swap in broken files.
+var cueFiles fs.FS = embeddedCues
 
 // cueFile is one category's cue list.
 type cueFile struct {
@@ -104,7 +108,7 @@ var categories = []struct {
 // readCueFile decodes an embedded file strictly: an unknown field is a
 // typo that would silently drop a rule.
 func readCueFile(name string, v any) error {
-	b, err := cueFiles.ReadFile("cues/" + name)
+	b, err := fs.ReadFile(cueFiles, "cues/"+name)
 	if err != nil {
 		return fmt.Errorf("engine/consistency/cues/%s: %v", name, err)
 	}
@@ -206,9 +210,15 @@ func loadCues() (*cueSet, error) {
 	var order []string
 	add := func(file string, list []string, kind cueKind, set func(*cueDef)) error {
 		for _, phrase := range list {
-			ws := tokenizeCue(phrase)
-			if len(ws) == 0 {
-				return fmt.Errorf("engine/consistency/cues/%s: cue %q has no words", file, phrase)
+			ts := tokenize(strings.TrimSpace(phrase))
+			if len(ts) == 0 || ts[0].boundary && !ts[0].word {
+				// A cue must start with a word or symbol: matching never
+				// starts on punctuation.
+				return fmt.Errorf("engine/consistency/cues/%s: cue %q has no words, or starts with punctuation", file, phrase)
+			}
+			ws := make([]string, len(ts))
+			for i, t := range ts {
+				ws[i] = t.low
 			}
 			k := strings.Join(ws, " ")
 			d, ok := merged[k]
