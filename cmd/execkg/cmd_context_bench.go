@@ -78,7 +78,11 @@ entity. Both are timed in process, without start-up or model loading.
 	for _, p := range paths {
 		rows, err := contextbench.Read(p)
 		if err != nil {
-			fmt.Fprintf(stderr, "execkg context-bench: %v\n", err)
+			hint := ""
+			if errors.Is(err, os.ErrNotExist) && len(fl.Args()) == 0 {
+				hint = " (the default corpus is relative to the repository root: run there or name a corpus file)"
+			}
+			fmt.Fprintf(stderr, "execkg context-bench: %v%s\n", err, hint)
 			return 2
 		}
 		ek := benchExeckg(rows, time.Duration(*minSec*float64(time.Second)))
