@@ -63,6 +63,7 @@ type scopeFile struct {
 	ClausePairs   [][2]string `json:"clause_pairs"`
 	Abbreviations []string    `json:"abbreviations"`
 	SignedWords   []string    `json:"signed_words"`
+	Determiners   []string    `json:"determiners"`
 	Window        int         `json:"window"`
 	// ResolveFollowers may follow a cue listed both ways without
 	// making it look forward.
@@ -144,6 +145,7 @@ type cueSet struct {
 type scopeSet struct {
 	scopeFile
 	clauseWords      map[string]bool
+	determiners      map[string]bool
 	resolveFollowers map[string]bool
 	conj, disj       map[string]bool
 	tails            map[string]bool
@@ -183,6 +185,7 @@ func loadScope() (*scopeSet, error) {
 			return nil, fmt.Errorf("engine/consistency/cues/scope.json: coordinator %q is not among lists.separators; add it there", w)
 		}
 	}
+	s.determiners = setOf(sc.Determiners)
 	s.clauseWords, s.resolveFollowers, s.conj = setOf(sc.ClauseWords), setOf(sc.ResolveFollowers), setOf(sc.Lists.Conjunctive)
 	for w := range s.disj {
 		if !s.coord[w] || s.conj[w] {

@@ -262,9 +262,6 @@ func setScope(ts []token, hits []cueHit, k int) {
 	h.from, h.to = from, to
 }
 
-// possessives may stand between an agent word and its cue.
-var possessives = map[string]bool{"his": true, "her": true, "their": true, "the": true, "a": true, "an": true, "my": true, "our": true, "patient's": true}
-
 // agentBefore reports whether the cue follows one of its kind's agent
 // words ("brought in by his wife", "per her mother").
 func agentBefore(ts []token, h *cueHit) bool {
@@ -273,7 +270,7 @@ func agentBefore(ts []token, h *cueHit) bool {
 		return false
 	}
 	p := h.first - 1
-	for p >= 0 && possessives[ts[p].low] {
+	for p >= 0 && scopeRules.determiners[ts[p].low] {
 		p--
 	}
 	return p >= 0 && !ts[p].boundary && agent[ts[p].low]
@@ -433,7 +430,7 @@ func listItem(ts []token, hits []cueHit, kind cueKind, i, step int) (next, words
 		bad := startsCue(hits, x, kind) || startsCue(hits, x, kindTermination)
 		// The list's first item may open with a determiner ("Her ANA
 		// and rheumatoid factor were both negative").
-		lead := step < 0 && words == 0 && possessives[t.low]
+		lead := step < 0 && words == 0 && scopeRules.determiners[t.low]
 		if t.word && lead {
 			words++
 			continue
