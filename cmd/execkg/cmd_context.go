@@ -35,6 +35,10 @@ type contextOut struct {
 	Cues       []string `json:"cues"`
 	Clause     string   `json:"clause"`
 	Found      bool     `json:"found"`
+	// Hypothetical and Experiencer ("patient" or "other") came later;
+	// they follow the first fields so readers of those keep working.
+	Hypothetical bool   `json:"hypothetical"`
+	Experiencer  string `json:"experiencer"`
 }
 
 func runContext(args []string, stdout, stderr io.Writer) int {
@@ -46,7 +50,8 @@ func runContext(args []string, stdout, stderr io.Writer) int {
 
 Reads JSON lines {"text": "...", "target": "..."} from FILE (or standard
 input) and writes one line per input line:
-{"target","negated","uncertain","qualifiers","cues","clause","found"}.`)
+{"target","negated","uncertain","qualifiers","cues","clause","found",
+"hypothetical","experiencer"} (experiencer is "patient" or "other").`)
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -94,9 +99,7 @@ input) and writes one line per input line:
 			}
 			continue
 		}
-		c := consistency.Analyze(text, target)
-		if err := enc.Encode(contextOut{Target: c.Target, Negated: c.Negated, Uncertain: c.Uncertain,
-			Qualifiers: c.Qualifiers, Cues: c.Cues, Clause: c.Clause, Found: c.Found}); err != nil {
+		if err := enc.Encode(newContextOut(consistency.Analyze(text, target))); err != nil {
 			fmt.Fprintf(stderr, "execkg context: write: %v\n", err)
 			return 2
 		}
@@ -112,6 +115,16 @@ input) and writes one line per input line:
 		return 1
 	}
 	return 0
+}
+
+func newContextOut(c consistency.Context) contextOut {
+	exp := "patient"
+	if c.Other {
+		exp = "other"
+	}
+	return contextOut{Target: c.Target, Negated: c.Negated, Uncertain: c.Uncertain,
+		Qualifiers: c.Qualifiers, Cues: c.Cues, Clause: c.Clause, Found: c.Found,
+		Hypothetical: c.Hypothetical, Experiencer: exp}
 }
 
 // parseContextLine decodes one line; both fields are required and target

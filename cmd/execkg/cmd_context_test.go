@@ -51,10 +51,10 @@ func TestContextCommand(t *testing.T) {
 		t.Fatalf("got %d lines, want 4 (blank input lines skipped):\n%s", len(lines), out.String())
 	}
 	want := []map[string]any{
-		{"target": "diabetes", "negated": true, "uncertain": false, "qualifiers": []any{}, "cues": []any{"no"}, "clause": "no diabetes", "found": true},
-		{"target": "acute coronary syndrome", "negated": false, "uncertain": true, "qualifiers": []any{}, "cues": []any{"r/o"}, "clause": "r/o ACS", "found": true},
-		{"target": "decompensated heart failure", "negated": false, "uncertain": false, "qualifiers": []any{"decompensated"}, "cues": []any{}, "clause": "decompensated heart failure", "found": true},
-		{"target": "atrial fibrillation", "negated": false, "uncertain": false, "qualifiers": []any{}, "cues": []any{}, "clause": "", "found": false},
+		{"target": "diabetes", "negated": true, "uncertain": false, "qualifiers": []any{}, "cues": []any{"no"}, "clause": "no diabetes", "found": true, "hypothetical": false, "experiencer": "patient"},
+		{"target": "acute coronary syndrome", "negated": false, "uncertain": true, "qualifiers": []any{}, "cues": []any{"r/o"}, "clause": "r/o ACS", "found": true, "hypothetical": false, "experiencer": "patient"},
+		{"target": "decompensated heart failure", "negated": false, "uncertain": false, "qualifiers": []any{"decompensated"}, "cues": []any{}, "clause": "decompensated heart failure", "found": true, "hypothetical": false, "experiencer": "patient"},
+		{"target": "atrial fibrillation", "negated": false, "uncertain": false, "qualifiers": []any{}, "cues": []any{}, "clause": "", "found": false, "hypothetical": false, "experiencer": "patient"},
 	}
 	for i := range want {
 		wb, _ := json.Marshal(want[i])
@@ -65,7 +65,7 @@ func TestContextCommand(t *testing.T) {
 	}
 	// Field order is part of the format.
 	first := strings.SplitN(out.String(), "\n", 2)[0]
-	if !strings.HasPrefix(first, `{"target":"diabetes","negated":true,"uncertain":false,"qualifiers":[],"cues":["no"],"clause":"no diabetes","found":true}`) {
+	if !strings.HasPrefix(first, `{"target":"diabetes","negated":true,"uncertain":false,"qualifiers":[],"cues":["no"],"clause":"no diabetes","found":true,"hypothetical":false,"experiencer":"patient"}`) {
 		t.Errorf("field order: %s", first)
 	}
 }

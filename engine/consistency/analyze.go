@@ -27,6 +27,9 @@ type Context struct {
 	// Other is set when the mention is about someone other than the
 	// patient (a relative: ConText's experiencer).
 	Other bool `json:"other_experiencer,omitempty"`
+	// Hypothetical is set when the mention is spoken of as a condition,
+	// a plan or a risk, not as present now ("if chest pain recurs").
+	Hypothetical bool `json:"hypothetical,omitempty"`
 	// Qualifiers found in the clause (chronic, acute, stable, severe, …).
 	Qualifiers []string `json:"qualifiers"`
 	// Cues that scope over the mention, in text order.
@@ -140,12 +143,13 @@ func (a analysis) context(target string, focus []int) Context {
 	c.Negated, neg = a.under(kindNegation, focus[:1])
 	c.Uncertain, unc = a.under(kindUncertainty, focus)
 	c.Either, either = a.under(kindEither, focus)
-	var other []string
+	var other, hyp []string
 	c.Other, other = a.under(kindExperiencer, focus[:1])
 	neg = append(neg, other...)
+	c.Hypothetical, hyp = a.under(kindHypothetical, focus[:1])
 	// Cues in text order.
 	want := map[string]bool{}
-	for _, s := range append(append(neg, unc...), either...) {
+	for _, s := range append(append(append(neg, unc...), either...), hyp...) {
 		want[s] = true
 	}
 	for _, h := range a.hits {
@@ -245,8 +249,22 @@ func locate(text, target []token) (from, to int, ok bool) {
 }
 
 // verbatim matches the target's tokens as a contiguous run of the text's
-// tokens, ignoring punctuation on both sides.
+// tokens, ignoring punctuation on both sides. Of several runs it takes the
+// first that is not a heading: in "ALLERGIES: He has no known allergies"
+// the body speaks of the allergies, the heading only names the section.
 func verbatim(text, target []token) (int, int, bool) {
+	from, to, ok := verbatimFrom(text, target, 0)
+	for f, t, o := from, to, ok; o && t+1 < len(text) && text[t+1].low == ":"; {
+		f, t, o = verbatimFrom(text, target, t+1)
+		if o && (t+1 >= len(text) || text[t+1].low != ":") {
+			return f, t, true
+		}
+	}
+	return from, to, ok
+}
+
+// verbatimFrom is verbatim's first run starting at token start or later.
+func verbatimFrom(text, target []token, start int) (int, int, bool) {
 	var tw []token
 	for _, t := range target {
 		if !(t.boundary && !t.word) {
@@ -256,7 +274,7 @@ func verbatim(text, target []token) (int, int, bool) {
 	if len(tw) == 0 {
 		return 0, 0, false
 	}
-	for i := range text {
+	for i := start; i < len(text); i++ {
 		j, k := i, 0
 		for k < len(tw) && j < len(text) {
 			if text[j].boundary && !text[j].word {

@@ -1,22 +1,24 @@
 package consistency
 
 import (
-	"sort"
 	"strings"
+	"unicode"
 )
 
-// Cue lists in the style of NegEx/ConText. They are generic: no cue names
-// a disease, so they carry over to any guideline.
+// Cue matching and scope in the style of NegEx/ConText. The cue lists and
+// the scope settings are data (cues/*.json, read by cuedata.go); they are
+// generic: no cue names a disease, so they carry over to any guideline.
 
 type cueKind uint8
 
 const (
 	kindNegation cueKind = iota + 1
 	kindUncertainty
-	kindEither      // "documented or suspected": both certainties
-	kindPseudo      // looks like a cue but is not ("not only"); consumed, no scope
-	kindTermination // ends the scope of other cues ("except")
-	kindExperiencer // someone other than the patient ("father had an MI")
+	kindEither       // "documented or suspected": both certainties
+	kindPseudo       // looks like a cue but is not ("not only"); consumed, no scope
+	kindTermination  // ends the scope of other cues ("except")
+	kindExperiencer  // someone other than the patient ("father had an MI")
+	kindHypothetical // a condition, plan or risk, not present now ("if chest pain recurs")
 )
 
 type direction uint8
@@ -32,155 +34,32 @@ type cueDef struct {
 	text  string
 	kind  cueKind
 	dir   direction
+	// bidi: scopes both ways at once ("pneumonia versus atelectasis");
+	// otherwise a cue listed both ways looks one way, chosen by what
+	// follows it.
+	bidi bool
+	// final: looks back when it closes its clause ("troponin negative",
+	// "Allergies: none"); with no other direction it is no cue elsewhere
+	// ("negative T waves").
+	final bool
+	// listHead: governs a following list of any shape ("denies fever,
+	// night sweats and weight loss").
+	listHead bool
+	// self: the word states its own absence ("NKDA").
+	self bool
+	// condition: opens a condition clause ("if", "once").
+	condition bool
 }
-
-var negationForward = []string{
-	"no", "not", "without", "w/o", "denies", "denied", "denying", "deny",
-	"negative for", "absence of", "absent", "free of", "ruled out", "rules out",
-	"no history of", "no hx of", "no h/o", "no evidence of", "no sign of", "no signs of",
-	"no symptoms of", "no known", "no prior", "no previous", "never", "never had",
-	"nor", "neither", "lack of", "lacks", "lacking", "nil",
-	"no longer", "does not have", "did not have", "not known to have", "unremarkable for",
-	"fails to reveal", "failed to reveal", "no suspicion of", "no clinical suspicion of",
-}
-
-var negationBackward = []string{
-	"ruled out", "was ruled out", "is ruled out", "has been ruled out", "were ruled out",
-	"excluded", "was excluded", "is excluded", "has been excluded", "were excluded",
-	"absent", "is absent", "was absent", "not present", "is not present", "not seen",
-	"not detected", "not found", "not demonstrated", "denied", "resolved",
-}
-
-var uncertaintyForward = []string{
-	"suspected", "suspect", "suspicion of", "suspicious for", "suspicious of", "possible",
-	"possibly", "probable", "probably", "likely", "unlikely", "presumed", "presumably",
-	"presumptive", "putative", "suggestive of", "suggesting", "suggests", "suggest",
-	"rule out", "r/o", "to rule out", "to exclude", "evaluate for", "evaluation for",
-	"workup for", "work-up for", "concern for", "concerning for",
-	"questionable", "query", "?", "cannot exclude", "can't exclude", "cannot rule out",
-	"can not rule out", "could not exclude", "may have", "might have", "may be", "could be",
-	"differential diagnosis", "ddx", "uncertain", "unclear", "equivocal", "doubtful", "question of",
-	"indeterminate", "not excluded", "not ruled out", "points to", "point to", "pointing to",
-}
-
-// uncertaintyBackward: bare "possible", "likely" or "probable" after a
-// finding usually modify the next phrase ("fatigue as a possible angina
-// equivalent"), so only their "is …" forms look back.
-var uncertaintyBackward = []string{
-	"suspected", "is suspected", "was suspected", "are suspected", "is possible",
-	"is likely", "is unlikely", "is probable", "?", "uncertain", "is uncertain", "remains uncertain",
-	"unclear", "is unclear", "remains unclear",
-	"cannot be excluded", "can not be excluded", "could not be excluded", "cannot be ruled out",
-	"can not be ruled out", "could not be ruled out", "not excluded", "not ruled out",
-	"to be excluded", "to be ruled out", "is questionable",
-	"is not excluded", "is not ruled out", "remains possible", "not confirmed", "unconfirmed",
-}
-
-// eitherForward accept an assertion and a suspicion alike.
-var eitherForward = []string{
-	"documented or suspected", "suspected or documented", "known or suspected",
-	"suspected or known", "established or suspected", "suspected or established",
-	"confirmed or suspected", "suspected or confirmed", "proven or suspected",
-	"suspected or proven", "suspected or diagnosed", "diagnosed or suspected",
-}
-
-var pseudo = []string{
-	"not only", "no increase", "no change", "no significant change", "no interval change",
-	"not necessarily", "gram negative", "gram-negative", "without difficulty", "not cause",
-	"not drain", "not extend", "no suspicious change", "not certain if", "not certain whether",
-	"no further change", "not appear", "not been able", "not able to be",
-	// Recommendation wording that guideline contexts carry: "may be"
-	// here qualifies the action, not a finding.
-	"may be considered", "may be used", "may be offered", "may be performed", "may be useful",
-	"may be appropriate", "may be reasonable", "may be indicated",
-}
-
-// experiencerForward/Backward: ConText's "experiencer" — the finding is a
-// relative's, not the patient's ("father had an MI at 52", "MI in his
-// brother", "family history of premature CAD").
-var experiencerForward = []string{
-	"father", "mother", "brother", "sister", "sibling", "siblings", "parent", "parents",
-	"son", "daughter", "grandfather", "grandmother", "uncle", "aunt", "cousin", "relative",
-	"relatives", "family history of", "family hx of", "fhx of", "fh of", "fhx", "family history",
-	"first-degree relative", "first degree relative", "his father", "her father", "his mother", "her mother",
-}
-
-var experiencerBackward = []string{
-	"in father", "in his father", "in her father", "in mother", "in his mother", "in her mother",
-	"in a brother", "in his brother", "in her brother", "in a sister", "in his sister", "in her sister",
-	"in a sibling", "in siblings", "in a first-degree relative", "in first-degree relatives", "in the family",
-	"in a relative", "in relatives",
-}
-
-var termination = []string{
-	"except", "except for", "apart from", "aside from", "other than", "besides",
-	"save for",
-}
-
-// cues is every definition, longest first so "no history of" wins over
-// "no" and "cannot be excluded" over "excluded".
-var cues = buildCues()
 
 // cuesByFirst indexes cues by their first word (longest first within), so
 // matching tries only the cues that can start at a token.
 var cuesByFirst = func() map[string][]int {
 	m := map[string][]int{}
-	for i, d := range cues {
+	for i, d := range cueRules.defs {
 		m[d.words[0]] = append(m[d.words[0]], i)
 	}
 	return m
 }()
-
-func buildCues() []cueDef {
-	merged := map[string]*cueDef{}
-	add := func(list []string, kind cueKind, dir direction) {
-		for _, s := range list {
-			ws := make([]string, 0, 4)
-			for _, t := range tokenizeCue(s) {
-				ws = append(ws, t)
-			}
-			k := strings.Join(ws, " ")
-			if d, ok := merged[k]; ok {
-				if d.kind != kind {
-					// A phrase may be a cue of only one kind; uncertainty
-					// lists hold "not excluded", negation lists do not.
-					panic("consistency: cue " + k + " listed under two kinds")
-				}
-				d.dir |= dir
-				continue
-			}
-			merged[k] = &cueDef{words: ws, text: k, kind: kind, dir: dir}
-		}
-	}
-	add(negationForward, kindNegation, forward)
-	add(negationBackward, kindNegation, backward)
-	add(uncertaintyForward, kindUncertainty, forward)
-	add(uncertaintyBackward, kindUncertainty, backward)
-	add(eitherForward, kindEither, forward)
-	add(pseudo, kindPseudo, 0)
-	add(termination, kindTermination, 0)
-	add(experiencerForward, kindExperiencer, forward)
-	add(experiencerBackward, kindExperiencer, backward)
-	out := make([]cueDef, 0, len(merged))
-	for _, d := range merged {
-		out = append(out, *d)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if len(out[i].words) != len(out[j].words) {
-			return len(out[i].words) > len(out[j].words)
-		}
-		return out[i].text < out[j].text
-	})
-	return out
-}
-
-func tokenizeCue(s string) []string {
-	var out []string
-	for _, t := range tokenize(s) {
-		out = append(out, t.low)
-	}
-	return out
-}
 
 // cueHit is one cue found in a text: tokens [first, last].
 type cueHit struct {
@@ -188,14 +67,13 @@ type cueHit struct {
 	first, last int
 	dir         direction // resolved direction ("?" depends on spacing)
 	from, to    int       // scope: token range [from, to)
+	// holeFrom, holeTo: tokens [holeFrom, holeTo) inside the scope that
+	// an item governor keeps out ("no change in vision, diplopia": vision).
+	holeFrom, holeTo int
 }
 
-// window caps a cue's scope (in tokens), as NegEx does, so a cue early in
-// a long run-on clause does not reach findings far away.
-const window = 8
-
-// findCues matches cues left to right, longest first, never across a
-// clause boundary; matched tokens are consumed, so a pseudo-cue hides the
+// findCues matches cues left to right, longest first, never across
+// punctuation; matched tokens are consumed, so a pseudo-cue hides the
 // "not" inside it. Then each cue's scope is set.
 func findCues(ts []token) []cueHit {
 	var hits []cueHit
@@ -206,15 +84,17 @@ func findCues(ts []token) []cueHit {
 		}
 		matched := false
 		for _, k := range cuesByFirst[ts[i].low] {
-			d := &cues[k]
+			d := &cueRules.defs[k]
 			n := len(d.words)
 			if i+n > len(ts) {
 				continue
 			}
 			ok := true
 			for j := 0; j < n; j++ {
+				// A clause word may close a cue ("in keeping with"),
+				// punctuation never.
 				t := ts[i+j]
-				if t.boundary || t.low != d.words[j] {
+				if t.boundary && !(j > 0 && t.word) || t.low != d.words[j] {
 					ok = false
 					break
 				}
@@ -222,8 +102,22 @@ func findCues(ts []token) []cueHit {
 			if !ok {
 				continue
 			}
-			h := cueHit{def: d, first: i, last: i + n - 1, dir: d.dir}
-			if d.text == "?" {
+			if d.kind != kindPseudo && pseudoInside(ts, i+1, i+n) {
+				// "has no doubt had": the pseudo-cue "no doubt" starts
+				// inside "has no" and wins.
+				break
+			}
+			dir := d.dir
+			if d.final {
+				if closesClause(ts, i+n) {
+					dir = backward
+				} else if dir == 0 {
+					continue
+				}
+			}
+			h := cueHit{def: d, first: i, last: i + n - 1, dir: dir}
+			switch {
+			case d.text == "?":
 				// "?ACS" looks forward, "ACS?" back, a free-standing "?"
 				// forward when a finding follows, else back.
 				next := i+1 < len(ts) && ts[i+1].word && ts[i+1].start == ts[i].end
@@ -236,8 +130,7 @@ func findCues(ts []token) []cueHit {
 				default:
 					h.dir = resolveBoth(ts, i+1)
 				}
-			}
-			if d.dir == both && d.text != "?" { // "?" resolved above
+			case dir == both && !d.bidi:
 				h.dir = resolveBoth(ts, i+n)
 			}
 			hits = append(hits, h)
@@ -252,7 +145,64 @@ func findCues(ts []token) []cueHit {
 	for k := range hits {
 		setScope(ts, hits, k)
 	}
+	shieldHypothetical(hits)
 	return append(hits, prefixNegations(ts)...)
+}
+
+// shieldHypothetical: a doubt or a resolution inside a condition
+// describes the condition, not the patient ("MRI if there is further
+// concern for malignancy", "once the haematuria has resolved"), so such
+// a cue in a condition cue's scope loses its own. Other hypothetical
+// cues ("would") do not shield: "I would value your opinion on testing
+// for probable angina" is still in doubt.
+func shieldHypothetical(hits []cueHit) {
+	for i := range hits {
+		h := &hits[i]
+		if !(h.def.kind == kindUncertainty || h.def.kind == kindNegation && h.dir == backward) {
+			continue
+		}
+		for _, p := range hits {
+			if p.def.condition && p.dir&forward != 0 && p.covers(h.first) {
+				h.from, h.to = h.first, h.first
+				break
+			}
+		}
+	}
+}
+
+// pseudoInside reports whether a pseudo-cue starts at a token in
+// [from, to) and runs past to-1.
+func pseudoInside(ts []token, from, to int) bool {
+	for i := from; i < to; i++ {
+		for _, k := range cuesByFirst[ts[i].low] {
+			d := &cueRules.defs[k]
+			if d.kind != kindPseudo || i+len(d.words) <= to || i+len(d.words) > len(ts) {
+				continue
+			}
+			ok := true
+			for j, w := range d.words {
+				if ts[i+j].boundary && !(j > 0 && ts[i+j].word) || ts[i+j].low != w {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// closesClause reports whether a cue ending before token j ends its
+// clause: the text or clause ends there, or only a count follows
+// ("troponin negative x2").
+func closesClause(ts []token, j int) bool {
+	return j >= len(ts) || ts[j].boundary || ts[j].word && (hasDigit(ts[j].low) || scopeRules.tails[ts[j].low])
+}
+
+func hasDigit(s string) bool {
+	return strings.IndexFunc(s, unicode.IsDigit) >= 0
 }
 
 // nonPrefix is the cue of a word negated by its own prefix: "non-diabetic"
@@ -281,8 +231,9 @@ func prefixNegations(ts []token) []cueHit {
 
 // setScope: forward cues reach from just after their first word (so "no
 // history of MI" covers "history of MI") to the clause end, a termination
-// cue or the window; backward cues reach back to the clause start, a
-// termination cue or the window.
+// cue, a governor or the window, then on over a list; backward cues reach
+// back to the clause start (over a heading: "Allergies: none"), a
+// termination cue or the window, then back over a list.
 func setScope(ts []token, hits []cueHit, k int) {
 	h := &hits[k]
 	switch h.def.kind {
@@ -290,24 +241,20 @@ func setScope(ts []token, hits []cueHit, k int) {
 		h.from, h.to = h.first, h.first
 		return
 	}
-	c := ts[h.first].clause
+	if h.def.self {
+		h.from, h.to = h.first, h.last+1
+		return
+	}
+	if agentBefore(ts, h) {
+		h.from, h.to = h.first, h.first
+		return
+	}
 	from, to := h.first, h.first
 	if h.dir&forward != 0 {
-		end := h.last + 1
-		for end < len(ts) && ts[end].clause == c && end-h.last <= window && !terminates(hits, end) {
-			end++
-		}
-		if h.def.kind == kindNegation {
-			end = listEnd(ts, end)
-		}
-		from, to = h.first+1, end
+		from, to = h.first+1, forwardEnd(ts, hits, k)
 	}
 	if h.dir&backward != 0 {
-		start := h.first
-		for start > 0 && ts[start-1].clause == c && h.first-start < window && !terminatesBefore(hits, start-1) {
-			start--
-		}
-		from = start
+		from = backwardStart(ts, hits, k)
 		if h.dir&forward == 0 {
 			to = h.first
 		}
@@ -315,56 +262,374 @@ func setScope(ts []token, hits []cueHit, k int) {
 	h.from, h.to = from, to
 }
 
-// listEnd extends a negation over a list that continues after a comma:
-// "no prior MI, PCI or CABG" negates all three. The rest must be short
-// items separated by commas and close with "or"/"nor" before the sentence
-// ends; "no diabetes, hypertension" (no closing "or") is left alone, as
-// the second item may well be asserted.
-func listEnd(ts []token, end int) int {
-	if end >= len(ts) || ts[end].low != "," {
-		return end
+// agentBefore reports whether the cue follows one of its kind's agent
+// words ("brought in by his wife", "per her mother").
+func agentBefore(ts []token, h *cueHit) bool {
+	agent := cueRules.agent[h.def.kind]
+	if len(agent) == 0 {
+		return false
 	}
-	i, items, words, sawOr := end, 0, 0, false
-	for i < len(ts) {
-		t := ts[i]
-		switch {
-		case t.low == ",":
-			if words == 0 && items > 0 {
-				return end
-			}
-			items++
-			words = 0
-		case t.low == "or" || t.low == "nor":
-			sawOr = true
-			words = 0
-		case t.boundary: // sentence end, ";" or a clause word ("and", "but", "with")
-			if sawOr && words > 0 {
-				return i
-			}
-			return end
-		case t.word:
+	p := h.first - 1
+	for p >= 0 && scopeRules.determiners[ts[p].low] {
+		p--
+	}
+	return p >= 0 && !ts[p].boundary && agent[ts[p].low]
+}
+
+// forwardEnd is where a forward cue's scope ends (exclusive).
+func forwardEnd(ts []token, hits []cueHit, k int) int {
+	h := &hits[k]
+	start := h.last + 1
+	if start < len(ts) && ts[start].low == ":" {
+		// "Denies: fever, chills", "Family history: MI, stroke": a cue
+		// heading a section reaches over its value.
+		return sectionEnd(ts, hits, start+1)
+	}
+	if ends, ok := cueRules.sentence[h.def.kind]; ok {
+		return sentenceEnd(ts, hits, start, ends)
+	}
+	if start >= len(ts) || ts[start].boundary {
+		return start
+	}
+	c := ts[start].clause
+	end, words, gov := start, 0, -1
+	for end < len(ts) && ts[end].clause == c && end-h.last <= scopeRules.Window && !terminates(hits, end) {
+		if h.def.kind == kindNegation && gov < 0 && ts[end].word {
 			words++
-			if words > 3 {
-				return end
+			// A governor near the cue, followed by its object, takes
+			// the negation for itself: "had no effect on the pain".
+			if words <= scopeRules.Governors.Reach {
+				next := end+1 < len(ts) && scopeRules.govNext[ts[end+1].low]
+				if scopeRules.verbGov[ts[end].low] || next && scopeRules.nounGov[ts[end].low] {
+					return end + 1
+				}
+				if next && scopeRules.itemGov[ts[end].low] {
+					gov = end
+				}
 			}
 		}
-		i++
+		end++
 	}
-	if sawOr && words > 0 {
-		return i
+	if gov >= 0 {
+		h.holeFrom, h.holeTo = gov+1, end
+	}
+	if takesList(h.def) {
+		end = listEnd(ts, hits, k, end)
 	}
 	return end
 }
 
-// terminates reports whether a termination cue starts at token i.
-func terminates(hits []cueHit, i int) bool {
+// takesList reports whether a cue may run on over a list.
+func takesList(d *cueDef) bool {
+	switch cueRules.lists[d.kind] {
+	case "all":
+		return true
+	case "heads":
+		return d.listHead
+	}
+	return false
+}
+
+// sentenceEnd ends a sentence-scope cue ("father had MI, stroke and
+// diabetes") at its sentence end or a word that makes the patient the
+// subject again. Termination cues do not: "her roommate tested positive
+// for influenza" is still the roommate's.
+func sentenceEnd(ts []token, hits []cueHit, i int, ends map[string]bool) int {
+	for j := i; j < len(ts); j++ {
+		if ends[ts[j].low] || ts[j].boundary && scopeRules.ends[ts[j].low] && ts[j].low != ":" {
+			return j
+		}
+	}
+	return len(ts)
+}
+
+// sectionEnd ends a heading cue's scope at the end of its sentence, a
+// termination cue or the next heading (whose words stay out).
+func sectionEnd(ts []token, hits []cueHit, i int) int {
+	for j := i; j < len(ts); j++ {
+		if terminates(hits, j) {
+			return j
+		}
+		if ts[j].low == ":" {
+			b := j
+			for b > i && !ts[b-1].boundary {
+				b--
+			}
+			return b
+		}
+		if ts[j].boundary && scopeRules.ends[ts[j].low] {
+			return j
+		}
+	}
+	return len(ts)
+}
+
+// backwardStart is where a backward cue's scope starts.
+func backwardStart(ts []token, hits []cueHit, k int) int {
+	h := &hits[k]
+	c, lo := ts[h.first].clause, h.first
+	if lo >= 2 && !ts[lo-2].boundary && valueAfter(ts, h) {
+		// "Allergies: none", "CXR: negative", "Trop I <5, negative",
+		// "HIV  Negative": a value alone looks back over its heading.
+		c, lo = ts[lo-2].clause, lo-1
+	}
+	start := lo
+	for start > 0 && ts[start-1].clause == c && h.first-start < scopeRules.Window && !terminatesBefore(hits, start-1) {
+		start--
+	}
+	if cueRules.lists[h.def.kind] != "none" {
+		start = listStart(ts, hits, k, start)
+	}
+	return start
+}
+
+// valueAfter reports whether a backward cue is the value of the label
+// before it: after a colon, or alone in its clause after a table cell
+// break or (a final cue: "negative", "none") a comma.
+func valueAfter(ts []token, h *cueHit) bool {
+	switch ts[h.first-1].low {
+	case ":":
+		return true
+	case "\t":
+		return closesClause(ts, h.last+1)
+	case ",":
+		return h.def.final && closesClause(ts, h.last+1)
+	}
+	return false
+}
+
+func isSep(t token) bool { return scopeRules.sep[t.low] }
+
+// isEnd reports whether token t ends a list properly: a sentence end, a
+// semicolon or colon, or a contrast ("but").
+func isEnd(t token) bool { return t.boundary && scopeRules.ends[t.low] }
+
+// listItem scans one list item from token i in direction step (+1 or -1)
+// up to the next separator or clause boundary. It returns the token past
+// the item, its word count, and whether it can be a list item: short, no
+// count or value, no word that asserts ("presents", "on", "a"), no cue of
+// the list's own kind (a mixed list "no X, no Y and Z" asserts Z) and no
+// termination cue. loose is the same judgement with a tail forgiven: a
+// phrase after the item's first word that starts with a tail word ("VT
+// on 48 h Holter", "pseudoaneurysm at the femoral access site").
+func listItem(ts []token, hits []cueHit, kind cueKind, i, step int) (next, words int, strict, loose bool) {
+	strict, loose = true, true
+	var seq []int
+	for i >= 0 && i < len(ts) && !isSep(ts[i]) && !ts[i].boundary {
+		seq = append(seq, i)
+		i += step
+	}
+	if step < 0 {
+		for a, b := 0, len(seq)-1; a < b; a, b = a+1, b-1 {
+			seq[a], seq[b] = seq[b], seq[a]
+		}
+	}
+	coreWords, inTail := 0, false
+	for _, x := range seq {
+		t := ts[x]
+		bad := startsCue(hits, x, kind) || startsCue(hits, x, kindTermination)
+		// The list's first item may open with a determiner ("Her ANA
+		// and rheumatoid factor were both negative").
+		lead := step < 0 && words == 0 && scopeRules.determiners[t.low]
+		if t.word && lead {
+			words++
+			continue
+		}
+		if t.word {
+			words++
+			if !inTail && coreWords > 0 && scopeRules.tails[t.low] {
+				inTail = true
+			}
+			if !inTail {
+				coreWords++
+			}
+			bad = bad || scopeRules.breakers[t.low] || hasDigit(t.low)
+		}
+		if bad {
+			strict = false
+			if !inTail {
+				loose = false
+			}
+		}
+	}
+	max := scopeRules.Lists.MaxItemWords
+	strict = strict && words > 0 && words <= max
+	loose = loose && coreWords > 0 && coreWords <= max
+	return i, words, strict, loose
+}
+
+// listOK decides whether a list of extra items (their word counts) may
+// take the cue: it ended properly or was closed by a coordinator; without
+// a coordinator it needs min_items_without_coordinator items in all (the
+// cue's own first); closed by "and", its items must be short unless a
+// list head leads it.
+func listOK(items []int, proper bool, coord string, head bool) bool {
+	if len(items) == 0 || !proper && coord == "" {
+		return false
+	}
+	if coord == "" && len(items)+1 < scopeRules.Lists.MinItemsNoCoord {
+		return false
+	}
+	if scopeRules.conj[coord] && !head {
+		// "no heart failure and hypertension" may assert the second:
+		// only a longer list of short items ("no nausea, vomiting and
+		// diarrhoea") takes a bare cue past "and".
+		if len(items)+1 < scopeRules.Lists.MinItemsNoCoord {
+			return false
+		}
+		for _, w := range items {
+			if w > scopeRules.Lists.MaxItemWordsAfterAnd {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// listEnd carries a forward cue over a list that continues after its
+// clause: "no murmurs, rubs, gallops", "no prior MI, PCI or CABG",
+// "denies nausea, vomiting and diarrhea". end is the plain scope's end.
+func listEnd(ts []token, hits []cueHit, k, end int) int {
+	h := hits[k]
+	if end >= len(ts) || !isSep(ts[end]) || mixedBefore(ts, hits, k) {
+		return end
+	}
+	var items []int
+	i, last, coord, proper := end, end, "", false
+	// cut: the first item kept only by forgiving its tail, and where
+	// the list ended before it.
+	cut, cutEnd := -1, end
+	for {
+		j, c := i, ""
+		for j < len(ts) && isSep(ts[j]) {
+			if scopeRules.coord[ts[j].low] {
+				c = ts[j].low
+			}
+			j++
+		}
+		if j == i {
+			break
+		}
+		if j >= len(ts) || isEnd(ts[j]) {
+			proper = true
+			break
+		}
+		e, words, strict, loose := listItem(ts, hits, h.def.kind, j, 1)
+		if !loose {
+			break
+		}
+		// A coordinator counts only before an item the list keeps.
+		if c != "" {
+			coord = c
+		}
+		if !strict && cut < 0 {
+			cut, cutEnd = len(items), last
+		}
+		items, last = append(items, words), e
+		if e >= len(ts) || isEnd(ts[e]) {
+			proper = true
+			break
+		}
+		if !isSep(ts[e]) {
+			// The item runs into another clause ("hypertension treated
+			// with ramipril"): not a list of findings.
+			return end
+		}
+		i = e
+	}
+	if cut >= 0 && !scopeRules.disj[coord] {
+		// Only a list closed by "or" forgives a tail: "no diabetes,
+		// hypertension on ramipril" asserts the hypertension.
+		items, last, proper = items[:cut], cutEnd, false
+	}
+	if !listOK(items, proper, coord, h.def.listHead) {
+		return end
+	}
+	return last
+}
+
+// listStart carries a backward cue back over a list before its clause:
+// "troponin and CK were negative", "murmurs, rubs, gallops: none".
+func listStart(ts []token, hits []cueHit, k, start int) int {
+	h := hits[k]
+	if start == 0 || !isSep(ts[start-1]) {
+		return start
+	}
+	var items []int
+	i, first, coord, proper := start, start, "", false
+	for {
+		j, c := i, ""
+		for j > 0 && isSep(ts[j-1]) {
+			if scopeRules.coord[ts[j-1].low] && c == "" {
+				c = ts[j-1].low
+			}
+			j--
+		}
+		if j == i {
+			break
+		}
+		if j == 0 || isEnd(ts[j-1]) {
+			proper = true
+			break
+		}
+		b, words, ok, _ := listItem(ts, hits, h.def.kind, j-1, -1)
+		if !ok {
+			break
+		}
+		if c != "" && coord == "" {
+			coord = c
+		}
+		items, first = append(items, words), b+1
+		if b < 0 || isEnd(ts[b]) {
+			proper = true
+			break
+		}
+		if !isSep(ts[b]) {
+			return start
+		}
+		i = b + 1
+	}
+	// The cue is a predicate over the list ("troponin and CK were
+	// negative"), so it takes the list as a list head would.
+	if !listOK(items, proper, coord, true) {
+		return start
+	}
+	return first
+}
+
+// mixedBefore reports whether the cue follows a list item that opens
+// with a cue of its own kind: in "no diabetes, no HF and obesity" each
+// "no" holds its own item and obesity is asserted.
+func mixedBefore(ts []token, hits []cueHit, k int) bool {
+	h := hits[k]
+	p := h.first - 1
+	if p < 0 || !isSep(ts[p]) {
+		return false
+	}
+	for p >= 0 && isSep(ts[p]) {
+		p--
+	}
+	for p >= 0 && !isSep(ts[p]) && !ts[p].boundary {
+		if startsCue(hits, p, h.def.kind) {
+			return true
+		}
+		p--
+	}
+	return false
+}
+
+// startsCue reports whether a cue of the kind starts at token i.
+func startsCue(hits []cueHit, i int, kind cueKind) bool {
 	for _, h := range hits {
-		if h.def.kind == kindTermination && h.first == i {
+		if h.first == i && h.def.kind == kind {
 			return true
 		}
 	}
 	return false
 }
+
+// terminates reports whether a termination cue starts at token i.
+func terminates(hits []cueHit, i int) bool { return startsCue(hits, i, kindTermination) }
 
 // terminatesBefore reports whether token i ends a termination cue.
 func terminatesBefore(hits []cueHit, i int) bool {
@@ -377,18 +642,16 @@ func terminatesBefore(hits []cueHit, i int) bool {
 }
 
 // covers reports whether the hit's scope includes token i.
-func (h cueHit) covers(i int) bool { return i >= h.from && i < h.to }
-
-// followers may follow a finding's cue without being the finding
-// ("CCS suspected given typical angina").
-var followers = map[string]bool{"given": true, "clinically": true, "based": true, "today": true, "previously": true, "initially": true}
+func (h cueHit) covers(i int) bool {
+	return i >= h.from && i < h.to && !(i >= h.holeFrom && i < h.holeTo)
+}
 
 // resolveBoth picks the direction of a cue listed both ways ("suspected",
 // "denied", "ruled out"): followed by a finding word it looks forward
 // ("suspected CCS"), else back ("CCS suspected", "CCTA may be considered
 // in suspected CCS" keeps CCTA out of the scope).
 func resolveBoth(ts []token, next int) direction {
-	if next < len(ts) && !ts[next].boundary && ts[next].content() && !followers[ts[next].low] {
+	if next < len(ts) && !ts[next].boundary && ts[next].content() && !scopeRules.resolveFollowers[ts[next].low] {
 		return forward
 	}
 	return backward

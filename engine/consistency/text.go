@@ -27,6 +27,11 @@ func tokenize(text string) []token {
 	i := 0
 	for i < len(text) {
 		r, w := utf8.DecodeRuneInString(text[i:])
+		if n := fixedWordAt(text, i); n > 0 {
+			out = append(out, newToken(text[i:i+n], i, i+n, true))
+			i += n
+			continue
+		}
 		switch {
 		case isWordRune(r):
 			j := i + w
@@ -39,7 +44,7 @@ func tokenize(text string) []token {
 				if j+w2 < len(text) {
 					next, _ := utf8.DecodeRuneInString(text[j+w2:])
 					prev, _ := utf8.DecodeLastRuneInString(text[:j])
-					joiner := r2 == '-' || r2 == '/' || r2 == '\'' || r2 == '’'
+					joiner := r2 == '-' || r2 == '/' && !slashList(text, i, j) || r2 == '\'' || r2 == '’'
 					decimal := (r2 == '.' || r2 == ',') && unicode.IsDigit(prev) && unicode.IsDigit(next)
 					if (joiner && isWordRune(next)) || decimal {
 						j += w2
@@ -57,15 +62,83 @@ func tokenize(text string) []token {
 			t.boundary = true
 			out = append(out, t)
 			i += w
+		case r == '/':
+			// A slash between two words of a list ("chest pain/dyspnoea")
+			// stands alone, so each word can be found and a cue reach both.
+			out = append(out, newToken("/", i, i+w, false))
+			i += w
 		case r == '?' || r == '%' || r == '<' || r == '>' || r == '=' || r == '≤' || r == '≥':
 			out = append(out, newToken(text[i:i+w], i, i+w, false))
 			i += w
+		case r == '\t' || r == ' ' && i+1 < len(text) && text[i+1] == ' ':
+			// A tab or a run of spaces inside a line separates the
+			// cells of a flattened table ("HIV  Negative   Syphilis
+			// Reactive"): a clause boundary.
+			j := i
+			for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+				j++
+			}
+			t := newToken("\t", i, j, false)
+			t.boundary = true
+			out = append(out, t)
+			i = j
 		default:
 			i += w // spaces, square brackets, quotes
 		}
 	}
 	markClauses(out)
 	return out
+}
+
+// fixedWordAt returns the length of an abbreviation with full stops
+// ("vs.", "e.g.") or a signed word ("-ve", "+ve") starting at byte i, as
+// listed in cues/scope.json, or 0. The word must end there: "vs." in
+// "vs.ST" is not "vs.".
+func fixedWordAt(text string, i int) int {
+	c := text[i]
+	if c != '-' && c != '+' && !(c < utf8.RuneSelf && unicode.IsLetter(rune(c))) {
+		return 0
+	}
+	if i > 0 {
+		// Mid-word ("ST-ve", "pre-e.g.") is no start.
+		if prev, _ := utf8.DecodeLastRuneInString(text[:i]); isWordRune(prev) {
+			return 0
+		}
+	}
+	for _, lists := range [][]string{scopeRules.Abbreviations, scopeRules.SignedWords} {
+		for _, a := range lists {
+			if len(text)-i < len(a) || !strings.EqualFold(text[i:i+len(a)], a) {
+				continue
+			}
+			if next, _ := utf8.DecodeRuneInString(text[i+len(a):]); i+len(a) < len(text) && isWordRune(next) {
+				continue
+			}
+			return len(a)
+		}
+	}
+	return 0
+}
+
+// slashList reports whether the slash at byte j, inside the word that
+// starts at byte start, separates two list words: both sides have three
+// letters or more and no digit ("pain/dyspnoea", "ACEi/ARB"), unlike
+// "r/o", "w/o", "mL/min", "120/80" or "and/or".
+func slashList(text string, start, j int) bool {
+	left := text[start:j]
+	if k := strings.LastIndexAny(left, "-/'’"); k >= 0 {
+		left = left[k+1:]
+	}
+	right := text[j+1:]
+	if k := strings.IndexFunc(right, func(r rune) bool { return !isWordRune(r) }); k >= 0 {
+		right = right[:k]
+	}
+	plain := func(s string) bool {
+		return utf8.RuneCountInString(s) >= 3 && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
+	}
+	if strings.EqualFold(left, "and") && strings.EqualFold(right, "or") {
+		return false
+	}
+	return plain(left) && plain(right)
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) } // IsNumber keeps "m²" whole
@@ -88,24 +161,16 @@ func normalize(low string) string {
 	return s
 }
 
-// clauseWords end a clause. "or" is deliberately absent: "no diabetes or
-// hypertension" negates both, and "documented or suspected" stays whole.
-var clauseWords = map[string]bool{
-	"and": true, "with": true, "but": true, "which": true, "however": true, "although": true,
-	"though": true, "whereas": true, "where": true, "when": true, "while": true, "whilst": true,
-	"who": true, "whose": true, "whom": true, "because": true, "yet": true, "plus": true, "that": true,
-}
-
-// clausePairs are two-word clause boundaries.
-var clausePairs = [][2]string{{"due", "to"}, {"secondary", "to"}, {"because", "of"}, {"as", "well"}}
-
+// Clause words and pairs end a clause (cues/scope.json). "or" is
+// deliberately not one: "no diabetes or hypertension" negates both, and
+// "documented or suspected" stays whole.
 // markClauses numbers the clauses and marks boundary words.
 func markClauses(ts []token) {
 	for i := range ts {
-		if ts[i].word && clauseWords[ts[i].low] {
+		if ts[i].word && scopeRules.clauseWords[ts[i].low] {
 			ts[i].boundary = true
 		}
-		for _, p := range clausePairs {
+		for _, p := range scopeRules.ClausePairs {
 			if i+1 < len(ts) && ts[i].low == p[0] && ts[i+1].low == p[1] {
 				ts[i].boundary, ts[i+1].boundary = true, true
 			}

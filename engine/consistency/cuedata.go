@@ -1,0 +1,331 @@
+package consistency
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+)
+
+// The cue lists and scope settings are data (cues/*.json), as in
+// medspaCy's context rules: a new cue is an edit there, not here.
+//
+//go:embed cues/*.json
+var embeddedCues embed.FS
+
+// cueFiles is where the loaders read; tests swap in broken files.
+var cueFiles fs.FS = embeddedCues
+
+// cueFile is one category's cue list.
+type cueFile struct {
+	About string `json:"about"`
+	// Lists: whether a cue of this category runs on over a list that
+	// follows (or, for a backward cue, precedes) its clause: "all",
+	// "heads" (only a list head) or "none".
+	Lists string `json:"lists"`
+	// Scope "sentence": a forward cue reaches to the end of its sentence
+	// or a subject_ends word (a relative is the subject until the
+	// patient is); default "clause".
+	Scope       string   `json:"scope"`
+	SubjectEnds []string `json:"subject_ends"`
+	// Self: words that state their own absence ("NKDA"); the cue scopes
+	// over itself.
+	Self []string `json:"self"`
+	// AgentBefore: after one of these words (a possessive between may
+	// stand) a cue names a source, not the experiencer ("brought in by
+	// his wife").
+	AgentBefore []string `json:"agent_before"`
+	// Conditions: hypothetical cues that open a condition clause ("if",
+	// "once"), inside which doubt and resolution cues are dropped.
+	Conditions    []string `json:"conditions"`
+	Forward       []string `json:"forward"`
+	Backward      []string `json:"backward"`
+	Both          []string `json:"both"`
+	Bidirectional []string `json:"bidirectional"`
+	Final         []string `json:"final"`
+	ListHeads     []string `json:"list_heads"`
+}
+
+// phraseFile is a list of phrases without direction (pseudo-cues,
+// termination cues).
+type phraseFile struct {
+	About   string   `json:"about"`
+	Phrases []string `json:"phrases"`
+}
+
+// scopeFile holds what bounds a scope: clause words, governors, lists.
+type scopeFile struct {
+	About         string      `json:"about"`
+	ClauseWords   []string    `json:"clause_words"`
+	ClausePairs   [][2]string `json:"clause_pairs"`
+	Abbreviations []string    `json:"abbreviations"`
+	SignedWords   []string    `json:"signed_words"`
+	Determiners   []string    `json:"determiners"`
+	Window        int         `json:"window"`
+	// ResolveFollowers may follow a cue listed both ways without
+	// making it look forward.
+	ResolveFollowers []string `json:"resolve_followers"`
+	Governors        struct {
+		Reach int `json:"reach"`
+		// Verb governors take their object directly ("not able to
+		// tolerate statin"); noun and item governors only before a
+		// follower ("no effect on", "no change in").
+		Verb      []string `json:"verb"`
+		Noun      []string `json:"noun"`
+		Item      []string `json:"item"`
+		Followers []string `json:"followers"`
+	} `json:"governors"`
+	Lists struct {
+		Separators   []string `json:"separators"`
+		Coordinators []string `json:"coordinators"`
+		Conjunctive  []string `json:"conjunctive"`
+		Disjunctive  []string `json:"disjunctive"`
+		// TailWords start a phrase that closes a list item and may hold
+		// anything ("VT on 48 h Holter"), in a list closed by "or".
+		TailWords            []string `json:"tail_words"`
+		Ends                 []string `json:"ends"`
+		MaxItemWords         int      `json:"max_item_words"`
+		MaxItemWordsAfterAnd int      `json:"max_item_words_after_and"`
+		MinItemsNoCoord      int      `json:"min_items_without_coordinator"`
+		Breakers             []string `json:"breakers"`
+	} `json:"lists"`
+}
+
+// categories maps each cue file to its kind.
+var categories = []struct {
+	file string
+	kind cueKind
+}{
+	{"negation.json", kindNegation},
+	{"uncertainty.json", kindUncertainty},
+	{"either.json", kindEither},
+	{"hypothetical.json", kindHypothetical},
+	{"experiencer.json", kindExperiencer},
+}
+
+// readCueFile decodes an embedded file strictly: an unknown field is a
+// typo that would silently drop a rule.
+func readCueFile(name string, v any) error {
+	b, err := fs.ReadFile(cueFiles, "cues/"+name)
+	if err != nil {
+		return fmt.Errorf("engine/consistency/cues/%s: %v", name, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("engine/consistency/cues/%s: %v; fix the file (fields are listed in engine/consistency/cuedata.go)", name, err)
+	}
+	return nil
+}
+
+func tokenizeCue(s string) []string {
+	var out []string
+	for _, t := range tokenize(s) {
+		out = append(out, t.low)
+	}
+	return out
+}
+
+// cueSet is the cues loaded from cues/.
+type cueSet struct {
+	defs []cueDef
+	// lists: "all", "heads" or "none" per kind.
+	lists map[cueKind]string
+	// sentence: kinds whose forward cues reach the sentence end, with
+	// the words that end that reach.
+	sentence map[cueKind]map[string]bool
+	// agent: per kind, the words after which its cues name a source.
+	agent map[cueKind]map[string]bool
+}
+
+// scopeSet is scope.json with its lists as sets.
+type scopeSet struct {
+	scopeFile
+	clauseWords      map[string]bool
+	determiners      map[string]bool
+	resolveFollowers map[string]bool
+	conj, disj       map[string]bool
+	tails            map[string]bool
+	nounGov          map[string]bool
+	verbGov          map[string]bool
+	itemGov          map[string]bool
+	govNext          map[string]bool
+	sep              map[string]bool
+	coord            map[string]bool
+	ends             map[string]bool
+	breakers         map[string]bool
+}
+
+func setOf(xs []string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[strings.ToLower(x)] = true
+	}
+	return m
+}
+
+// loadScope reads and checks cues/scope.json.
+func loadScope() (*scopeSet, error) {
+	s := &scopeSet{}
+	if err := readCueFile("scope.json", &s.scopeFile); err != nil {
+		return nil, err
+	}
+	sc := &s.scopeFile
+	if sc.Window <= 0 || sc.Governors.Reach < 0 || sc.Lists.MaxItemWords <= 0 || sc.Lists.MaxItemWordsAfterAnd <= 0 || sc.Lists.MinItemsNoCoord < 2 {
+		return nil, fmt.Errorf("engine/consistency/cues/scope.json: window, lists.max_item_words and lists.max_item_words_after_and must be positive, governors.reach not negative and lists.min_items_without_coordinator at least 2")
+	}
+	s.verbGov, s.nounGov, s.itemGov, s.govNext = setOf(sc.Governors.Verb), setOf(sc.Governors.Noun), setOf(sc.Governors.Item), setOf(sc.Governors.Followers)
+	s.disj, s.tails = setOf(sc.Lists.Disjunctive), setOf(sc.Lists.TailWords)
+	s.sep, s.coord, s.ends, s.breakers = setOf(sc.Lists.Separators), setOf(sc.Lists.Coordinators), setOf(sc.Lists.Ends), setOf(sc.Lists.Breakers)
+	for w := range s.coord {
+		if !s.sep[w] {
+			return nil, fmt.Errorf("engine/consistency/cues/scope.json: coordinator %q is not among lists.separators; add it there", w)
+		}
+	}
+	s.determiners = setOf(sc.Determiners)
+	s.clauseWords, s.resolveFollowers, s.conj = setOf(sc.ClauseWords), setOf(sc.ResolveFollowers), setOf(sc.Lists.Conjunctive)
+	for w := range s.disj {
+		if !s.coord[w] || s.conj[w] {
+			return nil, fmt.Errorf("engine/consistency/cues/scope.json: disjunctive %q must be a coordinator and not conjunctive", w)
+		}
+	}
+	for w := range s.conj {
+		if !s.coord[w] {
+			return nil, fmt.Errorf("engine/consistency/cues/scope.json: conjunctive %q is not among lists.coordinators; add it there", w)
+		}
+	}
+	for _, a := range sc.Abbreviations {
+		if !strings.HasSuffix(a, ".") || strings.ToLower(a) != a {
+			return nil, fmt.Errorf("engine/consistency/cues/scope.json: abbreviation %q must be lower case and end in its full stop", a)
+		}
+	}
+	return s, nil
+}
+
+// loadCues reads and checks the cue files.
+func loadCues() (*cueSet, error) {
+	s := &cueSet{lists: map[cueKind]string{}, sentence: map[cueKind]map[string]bool{}, agent: map[cueKind]map[string]bool{}}
+
+	merged := map[string]*cueDef{}
+	var order []string
+	add := func(file string, list []string, kind cueKind, set func(*cueDef)) error {
+		for _, phrase := range list {
+			ts := tokenize(strings.TrimSpace(phrase))
+			if len(ts) == 0 || ts[0].boundary && !ts[0].word {
+				// A cue must start with a word or symbol: matching never
+				// starts on punctuation.
+				return fmt.Errorf("engine/consistency/cues/%s: cue %q has no words, or starts with punctuation", file, phrase)
+			}
+			ws := make([]string, len(ts))
+			for i, t := range ts {
+				ws[i] = t.low
+			}
+			k := strings.Join(ws, " ")
+			d, ok := merged[k]
+			if !ok {
+				d = &cueDef{words: ws, text: k, kind: kind}
+				merged[k] = d
+				order = append(order, k)
+			} else if d.kind != kind {
+				// A phrase is a cue of one kind only; "not excluded" is
+				// uncertainty, never negation.
+				return fmt.Errorf("engine/consistency/cues/%s: cue %q is also listed under another kind; keep it in one file", file, phrase)
+			}
+			set(d)
+		}
+		return nil
+	}
+	for _, c := range categories {
+		var f cueFile
+		if err := readCueFile(c.file, &f); err != nil {
+			return nil, err
+		}
+		switch f.Lists {
+		case "all", "heads", "none":
+			s.lists[c.kind] = f.Lists
+		default:
+			return nil, fmt.Errorf("engine/consistency/cues/%s: lists %q must be \"all\", \"heads\" or \"none\"", c.file, f.Lists)
+		}
+		switch f.Scope {
+		case "", "clause":
+		case "sentence":
+			s.sentence[c.kind] = setOf(f.SubjectEnds)
+		default:
+			return nil, fmt.Errorf("engine/consistency/cues/%s: scope %q must be \"clause\" or \"sentence\"", c.file, f.Scope)
+		}
+		s.agent[c.kind] = setOf(f.AgentBefore)
+		if len(f.Self) > 0 && c.kind != kindNegation {
+			return nil, fmt.Errorf("engine/consistency/cues/%s: self cues are negation cues only", c.file)
+		}
+		steps := []struct {
+			list []string
+			set  func(*cueDef)
+		}{
+			{f.Forward, func(d *cueDef) { d.dir |= forward }},
+			{f.Backward, func(d *cueDef) { d.dir |= backward }},
+			{f.Both, func(d *cueDef) { d.dir |= both }},
+			{f.Bidirectional, func(d *cueDef) { d.dir |= both; d.bidi = true }},
+			{f.Final, func(d *cueDef) { d.final = true }},
+			{f.ListHeads, func(d *cueDef) { d.listHead = true }},
+			{f.Self, func(d *cueDef) { d.self = true }},
+			{f.Conditions, func(d *cueDef) { d.condition = true }},
+		}
+		for _, st := range steps {
+			if err := add(c.file, st.list, c.kind, st.set); err != nil {
+				return nil, err
+			}
+		}
+		for _, h := range f.ListHeads {
+			if d := merged[strings.Join(tokenizeCue(h), " ")]; d.dir&forward == 0 {
+				return nil, fmt.Errorf("engine/consistency/cues/%s: list head %q is not a forward cue; add it to forward or both", c.file, h)
+			}
+		}
+	}
+	for _, pf := range []struct {
+		file string
+		kind cueKind
+	}{{"pseudo.json", kindPseudo}, {"termination.json", kindTermination}} {
+		var f phraseFile
+		if err := readCueFile(pf.file, &f); err != nil {
+			return nil, err
+		}
+		if err := add(pf.file, f.Phrases, pf.kind, func(*cueDef) {}); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range order {
+		d := merged[k]
+		if d.kind != kindPseudo && d.kind != kindTermination && d.dir == 0 && !d.final && !d.self {
+			return nil, fmt.Errorf("engine/consistency/cues: cue %q has no direction; list it under forward, backward, both or final", k)
+		}
+		s.defs = append(s.defs, *d)
+	}
+	// Longest first so "no history of" wins over "no" and "cannot be
+	// excluded" over "excluded".
+	sort.SliceStable(s.defs, func(i, j int) bool {
+		if len(s.defs[i].words) != len(s.defs[j].words) {
+			return len(s.defs[i].words) > len(s.defs[j].words)
+		}
+		return s.defs[i].text < s.defs[j].text
+	})
+	return s, nil
+}
+
+// The files are embedded, so an error is a bad edit that the package
+// tests report; stop at once rather than run without rules.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// scopeRules and cueRules are loaded once; scopeRules first, as cue
+// phrases are tokenised with its clause words and abbreviations.
+var (
+	scopeRules = must(loadScope())
+	cueRules   = must(loadCues())
+)
