@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
@@ -58,6 +59,7 @@ type config struct {
 	grounding   []grounding.Option
 	fraction    bool
 	hierarchy   *rules.Hierarchy
+	maxBytes    int
 }
 
 // Option configures New (functional options, as in cel-go and rego).
@@ -226,14 +228,52 @@ func (p *Program) Settings() string {
 		p.cfg.extractor.Name(), p.cfg.formatter.Name(), p.cfg.checks, p.cfg.closedWorld, p.cfg.topK)
 }
 
-// Ask answers one case in free text: steps (i)–(vi).
+// WithMaxBytes makes Ask refuse a question longer than n bytes with a
+// *LimitError (0, the default: no limit). Ask's time grows faster than the
+// length of the text, so a service taking text from users should set one.
+func WithMaxBytes(n int) Option { return func(c *config) { c.maxBytes = n } }
+
+// LimitError is a case refused or stopped by a limit: the question's size
+// (WithMaxBytes) or the caller's deadline.
+type LimitError struct {
+	CaseID string
+	Limit  string // "max-bytes" or "deadline"
+	Detail string
+	Cause  error // ctx.Err() for a deadline
+}
+
+func (e *LimitError) Error() string { return "case " + e.CaseID + ": over the " + e.Limit + " limit: " + e.Detail }
+
+func (e *LimitError) Unwrap() error { return e.Cause }
+
+// Ask answers one case in free text: steps (i)–(vi). Invalid UTF-8 is
+// replaced by U+FFFD before step (i), and the repair is traced. Ask stops
+// with a *LimitError (wrapping ctx.Err()) once ctx is done.
 func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error) {
+	if p.cfg.maxBytes > 0 && len(text) > p.cfg.maxBytes {
+		return nil, &LimitError{CaseID: caseID, Limit: "max-bytes",
+			Detail: fmt.Sprintf("the question is %d bytes, the limit is %d; shorten it or raise the limit", len(text), p.cfg.maxBytes)}
+	}
+	var repairs []string
+	if !utf8.ValidString(text) {
+		n := 0
+		for i := 0; i < len(text); {
+			r, w := utf8.DecodeRuneInString(text[i:])
+			if r == utf8.RuneError && w == 1 {
+				n++
+			}
+			i += w
+		}
+		text = strings.ToValidUTF8(text, "\uFFFD")
+		repairs = append(repairs, fmt.Sprintf("invalid UTF-8: %d byte(s) that encode no character were replaced by U+FFFD before extraction", n))
+	}
 	res := &Result{CaseID: caseID, Question: text}
 	findings, err := p.cfg.extractor.Extract(ctx, text)
 	if err != nil {
 		return nil, fmt.Errorf("case %s: step (i) extraction with %s: %w", caseID, p.cfg.extractor.Name(), err)
 	}
 	tr := p.newTrace(p.cfg.checks.String())
+	tr.Repairs = repairs
 	var pairs []evidence.Pair
 	rank := map[[2]string]int{} // (finding, concept key) → anchor rank
 	mention := map[string]string{}
@@ -243,6 +283,9 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	byAntonym := map[[2]string]bool{}
 	planned := map[[2]string]grounding.Anchor{} // (finding, planned key) → the procedure's own anchor
 	for _, f := range findings {
+		if err := ctx.Err(); err != nil {
+			return nil, deadlineError(caseID, "step (ii) grounding", err)
+		}
 		res.Findings = append(res.Findings, Finding{ID: f.ID, Text: f.Text, Start: f.Start, End: f.End})
 		mention[f.ID] = f.Text
 		clause[f.ID] = commaClause(text, f.Start, f.End)
@@ -321,6 +364,9 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		}
 		tr.Anchors = append(tr.Anchors, fa)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, deadlineError(caseID, "step (iv) evidence", err)
+	}
 	items, err := p.cfg.formatter.FormatCase(ctx, text, pairs)
 	if err != nil {
 		return nil, fmt.Errorf("case %s: step (iv) evidence with %s: %w", caseID, p.cfg.formatter.Name(), err)
@@ -373,6 +419,9 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	// Step (v) runs inside evaluation, per condition: a mention is judged
 	// against each condition's own wording and context.
 	admit := p.newAdmitter(text, mention, clause, tr).admit
+	if err := ctx.Err(); err != nil {
+		return nil, deadlineError(caseID, "step (iii) expansion", err)
+	}
 	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, admit); err != nil {
 		return nil, fmt.Errorf("case %s: %w", caseID, err)
 	}
@@ -380,6 +429,11 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		res.Trace = tr
 	}
 	return res, nil
+}
+
+// deadlineError names the step at which ctx ended the case.
+func deadlineError(caseID, step string, err error) error {
+	return &LimitError{CaseID: caseID, Limit: "deadline", Detail: "stopped before " + step + ": " + err.Error(), Cause: err}
 }
 
 // doubtfulSynonym: the synonym, judged where the clause states it, is

@@ -118,6 +118,9 @@ type Trace struct {
 	Pack        string `json:"pack"`
 	PackVersion string `json:"pack_version"`
 	Settings    string `json:"settings"`
+	// Repairs are changes made to the input before step (i), such as
+	// invalid UTF-8 replaced.
+	Repairs []string `json:"input_repairs,omitempty"`
 }
 
 // FindingAnchors are the concept anchors of one finding (step ii).
