@@ -242,7 +242,9 @@ type LimitError struct {
 	Cause  error // ctx.Err() for a deadline
 }
 
-func (e *LimitError) Error() string { return "case " + e.CaseID + ": over the " + e.Limit + " limit: " + e.Detail }
+func (e *LimitError) Error() string {
+	return "case " + e.CaseID + ": over the " + e.Limit + " limit: " + e.Detail
+}
 
 func (e *LimitError) Unwrap() error { return e.Cause }
 
