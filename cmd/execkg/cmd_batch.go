@@ -438,9 +438,9 @@ func readBatchCases(path string, strict bool) ([]batchCase, error) {
 
 // resumed is what an existing output file holds for this run.
 type resumed struct {
-	done   map[string]bool     // case ids answered under their current key
-	redo   map[string]string   // case id → why its record is redone
-	stale  []string            // case ids of records not in the input
+	done  map[string]bool   // case ids answered under their current key
+	redo  map[string]string // case id → why its record is redone
+	stale []string          // case ids of records not in the input
 }
 
 // resumeOutput reads an existing output file and keeps its complete,
