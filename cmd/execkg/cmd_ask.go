@@ -20,12 +20,8 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 	ef.register(fl)
 	explain := fl.Bool("explain", false, "print a readable tree instead of JSON")
 	id := fl.String("id", "case", "case id in the output record")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, `usage: execkg ask [flags] "Patient with …"`)
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fl, args, stdout, stderr, `usage: execkg ask [flags] "Patient with …"`); !ok {
+		return code
 	}
 	text := strings.TrimSpace(strings.Join(fl.Args(), " "))
 	if text == "" {

@@ -39,10 +39,10 @@ func runBatch(args []string, stdout, stderr io.Writer) int {
 	prune := fl.Bool("prune", false, "remove records of cases no longer in the input from the output (else they are kept and listed on stderr)")
 	maxBytes := fl.Int("max-bytes", defaultMaxBytes, "longest question answered, in bytes; a longer one is written as an error record (0: no limit)")
 	caseTimeout := fl.Duration("case-timeout", time.Minute, "time one case may take; a slower one is written as an error record (0: no limit)")
-	if code, ok := parseFlags(fl, args, stdout, stderr, "execkg batch --cases IN.jsonl --out OUT.jsonl [flags]",
+	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg batch --cases IN.jsonl --out OUT.jsonl [flags]\n\n"+
 		"Answers every case of IN and writes one JSON record per case to OUT, in input order.\n"+
-			"A rerun resumes: a record is kept when its resume_key (case id, question hash,\n"+
-			"settings, pack id, version and hash) is the case's key now; others are redone."); !ok {
+		"A rerun resumes: a record is kept when its resume_key (case id, question hash,\n"+
+		"settings, pack id, version and hash) is the case's key now; others are redone."); !ok {
 		return code
 	}
 	if *in == "" || *out == "" || *conc < 1 || *maxBytes < 0 || *caseTimeout < 0 {

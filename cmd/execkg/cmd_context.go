@@ -41,19 +41,13 @@ func runContext(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("context", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	keepGoing := fl.Bool("keep-going", false, "report a malformed line and go on with the next (exit status 1 at the end) instead of stopping at it")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, `usage: execkg context [--keep-going] [FILE|-]
+	const usage = `usage: execkg context [--keep-going] [FILE|-]
 
 Reads JSON lines {"text": "...", "target": "..."} from FILE (or standard
 input) and writes one line per input line:
-{"target","negated","uncertain","qualifiers","cues","clause","found"}.`)
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+{"target","negated","uncertain","qualifiers","cues","clause","found"}.`
+	if code, ok := parseFlags(fl, args, stdout, stderr, usage); !ok {
+		return code
 	}
 	if fl.NArg() > 1 {
 		fmt.Fprintf(stderr, "execkg context: want at most one input file, got %d (%s)\n", fl.NArg(), strings.Join(fl.Args(), " "))

@@ -137,7 +137,8 @@ func TestContextCommandStdinAndErrors(t *testing.T) {
 		t.Errorf("two files: exit %d, stderr %s", code, errb.String())
 	}
 	errb.Reset()
-	if code := run([]string{"context", "-h"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "keep-going") {
-		t.Errorf("help: exit %d, stderr %s", code, errb.String())
+	out.Reset()
+	if code := run([]string{"context", "-h"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "keep-going") {
+		t.Errorf("help: exit %d, stdout %s", code, out.String())
 	}
 }

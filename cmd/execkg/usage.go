@@ -11,23 +11,21 @@ import (
 // parseFlags parses a command's flags with the one usage layout of every
 // command:
 //
-//	usage: execkg <synopsis>
+//	usage: execkg <command> <synopsis>
 //
-//	<about>
+//	<what it does, when there is more to say>
 //
 //	flags:
 //	  -name ...
 //
+// header is the text above "flags:", starting "usage: execkg".
 // -h/--help prints it on stdout and returns (0, false); a bad or unknown
 // flag prints the error and the usage on stderr and returns (2, false).
 // fl.Usage is set to print the usage on stderr, for later argument errors.
-func parseFlags(fl *flag.FlagSet, args []string, stdout, stderr io.Writer, synopsis, about string) (int, bool) {
+func parseFlags(fl *flag.FlagSet, args []string, stdout, stderr io.Writer, header string) (int, bool) {
 	print := func(w io.Writer) {
 		fl.SetOutput(w)
-		fmt.Fprintln(w, "usage: "+synopsis)
-		if about = strings.TrimSpace(about); about != "" {
-			fmt.Fprintln(w, "\n"+about)
-		}
+		fmt.Fprintln(w, strings.TrimSpace(header))
 		n := 0
 		fl.VisitAll(func(*flag.Flag) { n++ })
 		if n > 0 {
@@ -37,14 +35,18 @@ func parseFlags(fl *flag.FlagSet, args []string, stdout, stderr io.Writer, synop
 		fl.SetOutput(stderr)
 	}
 	fl.SetOutput(stderr)
-	fl.Usage = func() { print(stderr) }
+	// During Parse the usage waits: flag calls it for -h too, and help
+	// goes to stdout.
+	fl.Usage = func() {}
 	err := fl.Parse(args)
+	fl.Usage = func() { print(stderr) }
 	if errors.Is(err, flag.ErrHelp) {
 		print(stdout)
 		return 0, false
 	}
 	if err != nil {
-		return 2, false // flag has printed the error and the usage on stderr
+		print(stderr) // after flag's own line naming the bad flag
+		return 2, false
 	}
 	return 0, true
 }
