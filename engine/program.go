@@ -324,7 +324,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 				}
 			}
 			if len(kept) < len(anchors) {
-				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty,
+				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty, BeforeMatching: true,
 					Reason: "certainty: the finding is under a plan heading, so it is intended, not present"})
 			}
 			anchors = kept
@@ -335,7 +335,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			if fc.Other {
 				// A relative's finding says nothing about the patient,
 				// neither present nor absent.
-				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckNegation,
+				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckNegation, BeforeMatching: true,
 					Reason: "negation: '" + strings.Join(fc.Cues, ", ") + "' makes this a relative's finding, not the patient's"})
 				tr.Anchors = append(tr.Anchors, FindingAnchors{FindingID: f.ID, Query: f.Text})
 				continue
@@ -375,15 +375,27 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	}
 	ev := make([]eval.Evidence, 0, len(items))
 	intolerant := intoleranceDrops(text, findings, items, p.keys)
+	// overridden: items the formatter accepted and the engine then refused
+	// (not tolerated, an antonym phrase), for the trace's what-if. The
+	// formatter's own refusals are anchors the mention does not name: no
+	// evidence to let through.
+	var overridden []whatIf
 	for _, it := range items {
+		override := func(reason string) {
+			if p.cfg.trace && it.Rejected == "" {
+				overridden = append(overridden, whatIf{len(tr.Rejected), eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept,
+					Text: it.Text, Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator}})
+			}
+			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter", Reason: it.ConceptKey + ": " + reason})
+		}
 		if by, ok := intolerant[[2]string{it.FindingID, it.ConceptKey}]; ok && it.Rejected == "" {
-			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter", Reason: it.ConceptKey + ": '" + by + "' states the drug is not tolerated, not taken"})
+			override("'" + by + "' states the drug is not tolerated, not taken")
 			continue
 		}
 		if byAntonym[[2]string{it.FindingID, it.ConceptKey}] {
 			// The finding names the concept only inside an antonym
 			// phrase ("sparing the proximal LAD"): read as the antonym.
-			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter", Reason: it.ConceptKey + ": the finding states an antonym phrase of the concept"})
+			override("the finding states an antonym phrase of the concept")
 			continue
 		}
 		if it.Rejected != "" {
@@ -420,11 +432,11 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	}
 	// Step (v) runs inside evaluation, per condition: a mention is judged
 	// against each condition's own wording and context.
-	admit := p.newAdmitter(text, mention, clause, tr).admit
+	adm := p.newAdmitter(text, mention, clause, tr)
 	if err := ctx.Err(); err != nil {
 		return nil, deadlineError(caseID, "step (iii) expansion", err)
 	}
-	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, admit); err != nil {
+	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, adm, overridden); err != nil {
 		return nil, fmt.Errorf("case %s: %w", caseID, err)
 	}
 	if p.cfg.trace {
@@ -478,7 +490,7 @@ func (p *Program) Evaluate(ctx context.Context, caseID string, ev []eval.Evidenc
 		keys[d.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(d))
 	}
-	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, nil); err != nil {
+	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, nil, nil); err != nil {
 		return nil, fmt.Errorf("case %s: %w", caseID, err)
 	}
 	if p.cfg.trace {
@@ -489,12 +501,32 @@ func (p *Program) Evaluate(ctx context.Context, caseID string, ev []eval.Evidenc
 
 // evaluate is steps (iii) and (vi): expand concept keys to rule bundles and
 // evaluate every rule.
-func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []string, ev []eval.Evidence, admit func(eval.Cond, eval.Evidence) bool) error {
+// whatIf is evidence the engine refused after the formatter (rej indexes
+// tr.Rejected), evaluated as if kept to tell whether the refusal changed an
+// outcome.
+type whatIf struct {
+	rej int
+	e   eval.Evidence
+}
+
+func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []string, ev []eval.Evidence, adm *admitter, refused []whatIf) error {
 	bundles, err := p.store.Bundles(ctx, keys)
 	if err != nil {
 		return fmt.Errorf("step (iii) expansion: %w", err)
 	}
-	opt := eval.Options{ClosedWorld: p.cfg.closedWorld, AllowFraction: p.cfg.fraction, Admit: admit}
+	opt := eval.Options{ClosedWorld: p.cfg.closedWorld, AllowFraction: p.cfg.fraction}
+	var blocked [][2]string // (decision, finding) refused by step (v) in the current rule
+	if adm != nil {
+		opt.Admit = func(c eval.Cond, e eval.Evidence) bool {
+			if adm.admit(c, e) {
+				return true
+			}
+			blocked = append(blocked, [2]string{c.DecisionID, e.ID})
+			return false
+		}
+	}
+	changed := map[[2]string]bool{}
+	changedRefusal := map[int]bool{}
 	rowSeen := map[string]bool{}
 	fired := map[string]bool{}
 	res.PredictedRowIDs = []string{}
@@ -508,7 +540,31 @@ func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []s
 			res.RetrievedRowIDs = append(res.RetrievedRowIDs, b.RowID)
 		}
 		rule := ruleOf(b)
+		blocked = blocked[:0]
 		rr := eval.EvaluateRule(rule, ev, opt)
+		if p.cfg.trace {
+			// What-if, for the trace only: would the rule's truth differ
+			// had the blocked evidence been let through?
+			if len(blocked) > 0 {
+				all := opt
+				all.Admit = nil
+				if eval.EvaluateRule(rule, ev, all).Truth != rr.Truth {
+					for _, k := range blocked {
+						changed[k] = true
+					}
+				}
+			}
+			for _, w := range refused {
+				if changedRefusal[w.rej] {
+					continue
+				}
+				with := opt
+				with.Admit = adm.passes
+				if eval.EvaluateRule(rule, append(ev[:len(ev):len(ev)], w.e), with).Truth != rr.Truth {
+					changedRefusal[w.rej] = true
+				}
+			}
+		}
 		tr.Rules = append(tr.Rules, ruleTrace(rr))
 		switch {
 		case rr.Fired():
@@ -521,6 +577,10 @@ func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []s
 			res.NearMisses = append(res.NearMisses, NearMiss{RowID: b.RowID, RuleID: b.RuleID, Text: b.Recommendation.FullText,
 				Class: b.Recommendation.Strength, Missing: rr.Missing})
 		}
+	}
+	for i := range tr.Rejected {
+		r := &tr.Rejected[i]
+		r.ChangedOutcome = changed[[2]string{r.DecisionID, r.FindingID}] || changedRefusal[i]
 	}
 	sort.SliceStable(res.PredictedRowIDs, func(i, j int) bool { return graph.NaturalLess(res.PredictedRowIDs[i], res.PredictedRowIDs[j]) })
 	return nil
