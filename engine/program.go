@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -252,6 +253,16 @@ func (e *LimitError) Unwrap() error { return e.Cause }
 // replaced by U+FFFD before step (i), and the repair is traced. Ask stops
 // with a *LimitError (wrapping ctx.Err()) once ctx is done.
 func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error) {
+	res, err := p.ask(ctx, caseID, text)
+	var le *LimitError
+	if err != nil && ctx.Err() != nil && !errors.As(err, &le) {
+		// A step that watches ctx itself (an embedder, the store) stopped.
+		return nil, &LimitError{CaseID: caseID, Limit: "deadline", Detail: err.Error(), Cause: err}
+	}
+	return res, err
+}
+
+func (p *Program) ask(ctx context.Context, caseID, text string) (*Result, error) {
 	if p.cfg.maxBytes > 0 && len(text) > p.cfg.maxBytes {
 		return nil, &LimitError{CaseID: caseID, Limit: "max-bytes",
 			Detail: fmt.Sprintf("the question is %d bytes, the limit is %d; shorten it or raise the limit", len(text), p.cfg.maxBytes)}
