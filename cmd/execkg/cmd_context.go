@@ -81,7 +81,11 @@ input) and writes one line per input line:
 		if err != nil {
 			bad++
 			out.Flush() // keep stdout and stderr in step for a reader of both
-			fmt.Fprintf(stderr, "execkg context: %s line %d: %v\n", name, n, err)
+			if bad <= maxListed {
+				fmt.Fprintf(stderr, "execkg context: %s line %d: %v\n", name, n, err)
+			} else if bad == maxListed+1 {
+				fmt.Fprintf(stderr, "execkg context: further malformed lines are counted, not listed\n")
+			}
 			if !*keepGoing {
 				fmt.Fprintln(stderr, "execkg context: stopped; fix the line or pass --keep-going to skip bad lines")
 				return 1
