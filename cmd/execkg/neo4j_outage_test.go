@@ -77,7 +77,12 @@ func TestBatchNeo4jOutage(t *testing.T) {
 			"(or bash .ci/run); the test then starts a second server of its own on a free port and kills it")
 	}
 	if _, err := exec.LookPath("java"); err != nil {
-		t.Skip("java not found: scripts/neo4j.sh needs a JDK 17 or 21")
+		t.Skip("java not found: scripts/neo4j.sh needs a JDK 17 or 21 to start the test's own server")
+	}
+	if _, err := os.Stat("../../tools/neo4j/target/execkg-neo4j.jar"); err != nil {
+		if _, err := exec.LookPath("mvn"); err != nil {
+			t.Skip("the Neo4j launcher is not built and mvn is not found: run `bash scripts/neo4j.sh build` once")
+		}
 	}
 	n := &neo4jInstance{t: t, port: freePort(t), run: t.TempDir()}
 	n.start()
