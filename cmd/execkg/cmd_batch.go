@@ -38,7 +38,7 @@ func runBatch(args []string, stdout, stderr io.Writer) int {
 	strict := fl.Bool("strict", false, "refuse input lines with fields other than case_id and question")
 	prune := fl.Bool("prune", false, "remove records of cases no longer in the input from the output (else they are kept and listed on stderr)")
 	maxBytes := fl.Int("max-bytes", defaultMaxBytes, "longest question answered, in bytes; a longer one is written as an error record (0: no limit)")
-	caseTimeout := fl.Duration("case-timeout", time.Minute, "time one case may take; a slower one is written as an error record (0: no limit)")
+	caseTimeout := fl.Duration("case-timeout", time.Minute, "time one case may take; a slower one is written as an error record (0: no limit; with --llm the default is none, the LLM's own --llm-timeout and --llm-retries bound a case)")
 	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg batch --cases IN.jsonl --out OUT.jsonl [flags]\n\n"+
 		"Answers every case of IN and writes one JSON record per case to OUT, in input order.\n"+
 		"A rerun resumes: a record is kept when its resume_key (case id, question hash,\n"+
@@ -49,6 +49,9 @@ func runBatch(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "execkg batch: --cases and --out are required; --concurrency must be at least 1, --max-bytes and --case-timeout not negative")
 		fl.Usage()
 		return 2
+	}
+	if ef.llm && !flagSet(fl, "case-timeout") {
+		*caseTimeout = 0 // one LLM attempt alone may take minutes
 	}
 	// Preflight: read and check every input line before any work.
 	cases, err := readBatchCases(*in, *strict)

@@ -50,3 +50,10 @@ func parseFlags(fl *flag.FlagSet, args []string, stdout, stderr io.Writer, heade
 	}
 	return 0, true
 }
+
+// flagSet reports whether the command line set the flag.
+func flagSet(fl *flag.FlagSet, name string) bool {
+	set := false
+	fl.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
