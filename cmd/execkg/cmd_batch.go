@@ -299,10 +299,11 @@ type batchCase struct {
 // maxListed caps the problems listed for one input file.
 const maxListed = 20
 
-// defaultMaxBytes is --max-bytes' default: Ask's time grows faster than the
-// text (about 4 s for 15 KB on one core), and the longest case of the
-// project's data sets is under 1 KB; a clinic letter fits in 16 KiB.
-const defaultMaxBytes = 16 << 10
+// defaultMaxBytes is --max-bytes' default: Ask's time grows somewhat faster
+// than the text (about 1 s for 15 KB and 5 s for 60 KB on one core), the
+// longest case of the project's data sets is under 1 KB, and a long clinic
+// letter fits in 64 KiB.
+const defaultMaxBytes = 64 << 10
 
 // resumeKey is what a case's answer depends on, stored with each record
 // (field "resume_key"): a record is resumed only when its key equals the

@@ -7,6 +7,7 @@ package extract
 import (
 	"context"
 	"regexp"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -205,12 +206,9 @@ func splitSpans(text string) [][2]int {
 	for _, m := range midDemographic.FindAllStringSubmatchIndex(text, -1) {
 		cuts = append(cuts, [2]int{m[0], m[2]})
 	}
-	// Sort and merge cuts.
-	for i := 1; i < len(cuts); i++ {
-		for j := i; j > 0 && cuts[j][0] < cuts[j-1][0]; j-- {
-			cuts[j], cuts[j-1] = cuts[j-1], cuts[j]
-		}
-	}
+	// Sort (stably, as the insertion sort this replaces, which was
+	// quadratic in the number of cuts) and merge cuts.
+	sort.SliceStable(cuts, func(i, j int) bool { return cuts[i][0] < cuts[j][0] })
 	var spans [][2]int
 	pos := 0
 	for _, c := range cuts {
