@@ -79,21 +79,9 @@ func (p *Program) newAdmitter(text string, mention, clause map[string]string, tr
 		verdicts: map[verdictKey]consistency.Verdict{}, seen: map[[2]string]bool{}}
 }
 
-// admit is the eval.Options.Admit hook.
+// admit is the eval.Options.Admit hook; a refusal is traced.
 func (a *admitter) admit(c eval.Cond, e eval.Evidence) bool {
-	if a.p.cfg.checks == (consistency.Checks{}) {
-		return true
-	}
-	k := verdictKey{c.Concept, c.Wording, c.Context, c.Operator, e.ID, e.Via}
-	a.mu.Lock()
-	v, ok := a.verdicts[k]
-	a.mu.Unlock()
-	if !ok {
-		v = a.judge(c, e)
-		a.mu.Lock()
-		a.verdicts[k] = v
-		a.mu.Unlock()
-	}
+	v := a.verdict(c, e)
 	if v.Pass {
 		return true
 	}
@@ -105,6 +93,26 @@ func (a *admitter) admit(c eval.Cond, e eval.Evidence) bool {
 	}
 	a.mu.Unlock()
 	return false
+}
+
+// passes is admit without the trace, for what-if evaluations.
+func (a *admitter) passes(c eval.Cond, e eval.Evidence) bool { return a.verdict(c, e).Pass }
+
+func (a *admitter) verdict(c eval.Cond, e eval.Evidence) consistency.Verdict {
+	if a.p.cfg.checks == (consistency.Checks{}) {
+		return consistency.Verdict{Pass: true}
+	}
+	k := verdictKey{c.Concept, c.Wording, c.Context, c.Operator, e.ID, e.Via}
+	a.mu.Lock()
+	v, ok := a.verdicts[k]
+	a.mu.Unlock()
+	if !ok {
+		v = a.judge(c, e)
+		a.mu.Lock()
+		a.verdicts[k] = v
+		a.mu.Unlock()
+	}
+	return v
 }
 
 func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {

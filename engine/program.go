@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
@@ -58,6 +60,7 @@ type config struct {
 	grounding   []grounding.Option
 	fraction    bool
 	hierarchy   *rules.Hierarchy
+	maxBytes    int
 }
 
 // Option configures New (functional options, as in cel-go and rego).
@@ -226,14 +229,64 @@ func (p *Program) Settings() string {
 		p.cfg.extractor.Name(), p.cfg.formatter.Name(), p.cfg.checks, p.cfg.closedWorld, p.cfg.topK)
 }
 
-// Ask answers one case in free text: steps (i)–(vi).
+// WithMaxBytes makes Ask refuse a question longer than n bytes with a
+// *LimitError (0, the default: no limit). Ask's time grows faster than the
+// length of the text, so a service taking text from users should set one.
+func WithMaxBytes(n int) Option { return func(c *config) { c.maxBytes = n } }
+
+// LimitError is a case refused or stopped by a limit: the question's size
+// (WithMaxBytes) or the caller's deadline.
+type LimitError struct {
+	CaseID string
+	Limit  string // "max-bytes" or "deadline"
+	Detail string
+	Cause  error // ctx.Err() for a deadline
+}
+
+func (e *LimitError) Error() string {
+	return "case " + e.CaseID + ": over the " + e.Limit + " limit: " + e.Detail
+}
+
+func (e *LimitError) Unwrap() error { return e.Cause }
+
+// Ask answers one case in free text: steps (i)–(vi). Invalid UTF-8 is
+// replaced by U+FFFD before step (i), and the repair is traced. Ask stops
+// with a *LimitError (wrapping ctx.Err()) once ctx is done.
 func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error) {
+	res, err := p.ask(ctx, caseID, text)
+	var le *LimitError
+	if err != nil && ctx.Err() != nil && !errors.As(err, &le) {
+		// A step that watches ctx itself (an embedder, the store) stopped.
+		return nil, &LimitError{CaseID: caseID, Limit: "deadline", Detail: err.Error(), Cause: err}
+	}
+	return res, err
+}
+
+func (p *Program) ask(ctx context.Context, caseID, text string) (*Result, error) {
+	if p.cfg.maxBytes > 0 && len(text) > p.cfg.maxBytes {
+		return nil, &LimitError{CaseID: caseID, Limit: "max-bytes",
+			Detail: fmt.Sprintf("the question is %d bytes, the limit is %d; shorten it or raise the limit", len(text), p.cfg.maxBytes)}
+	}
+	var repairs []string
+	if !utf8.ValidString(text) {
+		n := 0
+		for i := 0; i < len(text); {
+			r, w := utf8.DecodeRuneInString(text[i:])
+			if r == utf8.RuneError && w == 1 {
+				n++
+			}
+			i += w
+		}
+		text = strings.ToValidUTF8(text, "\uFFFD")
+		repairs = append(repairs, fmt.Sprintf("invalid UTF-8: %d byte(s) that encode no character were replaced by U+FFFD before extraction", n))
+	}
 	res := &Result{CaseID: caseID, Question: text}
 	findings, err := p.cfg.extractor.Extract(ctx, text)
 	if err != nil {
 		return nil, fmt.Errorf("case %s: step (i) extraction with %s: %w", caseID, p.cfg.extractor.Name(), err)
 	}
 	tr := p.newTrace(p.cfg.checks.String())
+	tr.Repairs = repairs
 	var pairs []evidence.Pair
 	rank := map[[2]string]int{} // (finding, concept key) → anchor rank
 	mention := map[string]string{}
@@ -243,6 +296,9 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	byAntonym := map[[2]string]bool{}
 	planned := map[[2]string]grounding.Anchor{} // (finding, planned key) → the procedure's own anchor
 	for _, f := range findings {
+		if err := ctx.Err(); err != nil {
+			return nil, deadlineError(caseID, "step (ii) grounding", err)
+		}
 		res.Findings = append(res.Findings, Finding{ID: f.ID, Text: f.Text, Start: f.Start, End: f.End})
 		mention[f.ID] = f.Text
 		clause[f.ID] = commaClause(text, f.Start, f.End)
@@ -279,7 +335,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 				}
 			}
 			if len(kept) < len(anchors) {
-				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty,
+				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty, BeforeMatching: true,
 					Reason: "certainty: the finding is under a plan heading, so it is intended, not present"})
 			}
 			anchors = kept
@@ -290,7 +346,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			if fc.Other {
 				// A relative's finding says nothing about the patient,
 				// neither present nor absent.
-				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckNegation,
+				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckNegation, BeforeMatching: true,
 					Reason: "negation: '" + strings.Join(fc.Cues, ", ") + "' makes this a relative's finding, not the patient's"})
 				tr.Anchors = append(tr.Anchors, FindingAnchors{FindingID: f.ID, Query: f.Text})
 				continue
@@ -321,21 +377,36 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		}
 		tr.Anchors = append(tr.Anchors, fa)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, deadlineError(caseID, "step (iv) evidence", err)
+	}
 	items, err := p.cfg.formatter.FormatCase(ctx, text, pairs)
 	if err != nil {
 		return nil, fmt.Errorf("case %s: step (iv) evidence with %s: %w", caseID, p.cfg.formatter.Name(), err)
 	}
 	ev := make([]eval.Evidence, 0, len(items))
 	intolerant := intoleranceDrops(text, findings, items, p.keys)
+	// overridden: items the formatter accepted and the engine then refused
+	// (not tolerated, an antonym phrase), for the trace's what-if. The
+	// formatter's own refusals are anchors the mention does not name: no
+	// evidence to let through.
+	var overridden []whatIf
 	for _, it := range items {
+		override := func(reason string) {
+			if p.cfg.trace && it.Rejected == "" {
+				overridden = append(overridden, whatIf{len(tr.Rejected), eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept,
+					Text: it.Text, Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator}})
+			}
+			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter", Reason: it.ConceptKey + ": " + reason})
+		}
 		if by, ok := intolerant[[2]string{it.FindingID, it.ConceptKey}]; ok && it.Rejected == "" {
-			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter", Reason: it.ConceptKey + ": '" + by + "' states the drug is not tolerated, not taken"})
+			override("'" + by + "' states the drug is not tolerated, not taken")
 			continue
 		}
 		if byAntonym[[2]string{it.FindingID, it.ConceptKey}] {
 			// The finding names the concept only inside an antonym
 			// phrase ("sparing the proximal LAD"): read as the antonym.
-			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter", Reason: it.ConceptKey + ": the finding states an antonym phrase of the concept"})
+			override("the finding states an antonym phrase of the concept")
 			continue
 		}
 		if it.Rejected != "" {
@@ -372,14 +443,22 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	}
 	// Step (v) runs inside evaluation, per condition: a mention is judged
 	// against each condition's own wording and context.
-	admit := p.newAdmitter(text, mention, clause, tr).admit
-	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, admit); err != nil {
+	adm := p.newAdmitter(text, mention, clause, tr)
+	if err := ctx.Err(); err != nil {
+		return nil, deadlineError(caseID, "step (iii) expansion", err)
+	}
+	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, adm, overridden); err != nil {
 		return nil, fmt.Errorf("case %s: %w", caseID, err)
 	}
 	if p.cfg.trace {
 		res.Trace = tr
 	}
 	return res, nil
+}
+
+// deadlineError names the step at which ctx ended the case.
+func deadlineError(caseID, step string, err error) error {
+	return &LimitError{CaseID: caseID, Limit: "deadline", Detail: "stopped before " + step + ": " + err.Error(), Cause: err}
 }
 
 // doubtfulSynonym: the synonym, judged where the clause states it, is
@@ -422,7 +501,7 @@ func (p *Program) Evaluate(ctx context.Context, caseID string, ev []eval.Evidenc
 		keys[d.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(d))
 	}
-	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, nil); err != nil {
+	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, nil, nil); err != nil {
 		return nil, fmt.Errorf("case %s: %w", caseID, err)
 	}
 	if p.cfg.trace {
@@ -433,12 +512,32 @@ func (p *Program) Evaluate(ctx context.Context, caseID string, ev []eval.Evidenc
 
 // evaluate is steps (iii) and (vi): expand concept keys to rule bundles and
 // evaluate every rule.
-func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []string, ev []eval.Evidence, admit func(eval.Cond, eval.Evidence) bool) error {
+// whatIf is evidence the engine refused after the formatter (rej indexes
+// tr.Rejected), evaluated as if kept to tell whether the refusal changed an
+// outcome.
+type whatIf struct {
+	rej int
+	e   eval.Evidence
+}
+
+func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []string, ev []eval.Evidence, adm *admitter, refused []whatIf) error {
 	bundles, err := p.store.Bundles(ctx, keys)
 	if err != nil {
 		return fmt.Errorf("step (iii) expansion: %w", err)
 	}
-	opt := eval.Options{ClosedWorld: p.cfg.closedWorld, AllowFraction: p.cfg.fraction, Admit: admit}
+	opt := eval.Options{ClosedWorld: p.cfg.closedWorld, AllowFraction: p.cfg.fraction}
+	var blocked [][2]string // (decision, finding) refused by step (v) in the current rule
+	if adm != nil {
+		opt.Admit = func(c eval.Cond, e eval.Evidence) bool {
+			if adm.admit(c, e) {
+				return true
+			}
+			blocked = append(blocked, [2]string{c.DecisionID, e.ID})
+			return false
+		}
+	}
+	changed := map[[2]string]bool{}
+	changedRefusal := map[int]bool{}
 	rowSeen := map[string]bool{}
 	fired := map[string]bool{}
 	res.PredictedRowIDs = []string{}
@@ -452,7 +551,31 @@ func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []s
 			res.RetrievedRowIDs = append(res.RetrievedRowIDs, b.RowID)
 		}
 		rule := ruleOf(b)
+		blocked = blocked[:0]
 		rr := eval.EvaluateRule(rule, ev, opt)
+		if p.cfg.trace {
+			// What-if, for the trace only: would the rule's truth differ
+			// had the blocked evidence been let through?
+			if len(blocked) > 0 {
+				all := opt
+				all.Admit = nil
+				if eval.EvaluateRule(rule, ev, all).Truth != rr.Truth {
+					for _, k := range blocked {
+						changed[k] = true
+					}
+				}
+			}
+			for _, w := range refused {
+				if changedRefusal[w.rej] {
+					continue
+				}
+				with := opt
+				with.Admit = adm.passes
+				if eval.EvaluateRule(rule, append(ev[:len(ev):len(ev)], w.e), with).Truth != rr.Truth {
+					changedRefusal[w.rej] = true
+				}
+			}
+		}
 		tr.Rules = append(tr.Rules, ruleTrace(rr))
 		switch {
 		case rr.Fired():
@@ -465,6 +588,10 @@ func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []s
 			res.NearMisses = append(res.NearMisses, NearMiss{RowID: b.RowID, RuleID: b.RuleID, Text: b.Recommendation.FullText,
 				Class: b.Recommendation.Strength, Missing: rr.Missing})
 		}
+	}
+	for i := range tr.Rejected {
+		r := &tr.Rejected[i]
+		r.ChangedOutcome = changed[[2]string{r.DecisionID, r.FindingID}] || changedRefusal[i]
 	}
 	sort.SliceStable(res.PredictedRowIDs, func(i, j int) bool { return graph.NaturalLess(res.PredictedRowIDs[i], res.PredictedRowIDs[j]) })
 	return nil

@@ -118,6 +118,9 @@ type Trace struct {
 	Pack        string `json:"pack"`
 	PackVersion string `json:"pack_version"`
 	Settings    string `json:"settings"`
+	// Repairs are changes made to the input before step (i), such as
+	// invalid UTF-8 replaced.
+	Repairs []string `json:"input_repairs,omitempty"`
 }
 
 // FindingAnchors are the concept anchors of one finding (step ii).
@@ -161,4 +164,13 @@ type Rejection struct {
 	FindingID  string `json:"finding_id"`
 	Check      string `json:"check"`
 	Reason     string `json:"reason"`
+	// ChangedOutcome: let through, this evidence changes the truth of a
+	// rule evaluated for the case (set with the trace only). Evidence
+	// blocked at a condition is re-evaluated without the block; evidence
+	// the formatter refused is re-evaluated as if it had been kept.
+	ChangedOutcome bool `json:"changed_outcome"`
+	// BeforeMatching: the whole finding was set aside before any rule was
+	// evaluated (a relative's finding, an intention under a plan heading),
+	// so no what-if evaluation was made.
+	BeforeMatching bool `json:"before_matching,omitempty"`
 }

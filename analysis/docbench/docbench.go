@@ -104,6 +104,14 @@ type Tally struct {
 	// ones return exactly the must rows.
 	Clean int `json:"clean"`
 	Exact int `json:"exact"`
+	// MustRecall and MustNotRate repeat Recall and ViolationRate for
+	// readers of the JSON (set by Run).
+	MustRecall  float64 `json:"must_recall"`
+	MustNotRate float64 `json:"violation_rate"`
+}
+
+func (t *Tally) fill() {
+	t.MustRecall, t.MustNotRate = t.Recall(), t.ViolationRate()
 }
 
 // Recall is must-include recall (1 when nothing is required).
@@ -227,7 +235,9 @@ func (k *Knowledge) Run(split string, docs []documents.Document, results []engin
 		}
 		styles[d.Style].add(t)
 	}
+	s.Total.fill()
 	for _, st := range documents.StylesOf(docs) {
+		styles[st].fill()
 		s.ByStyle = append(s.ByStyle, Group{st, *styles[st]})
 	}
 	var names []string
@@ -236,6 +246,7 @@ func (k *Knowledge) Run(split string, docs []documents.Document, results []engin
 	}
 	sort.Strings(names)
 	for _, n := range names {
+		tables[n].fill()
 		s.ByTable = append(s.ByTable, Group{n, *tables[n]})
 	}
 	for _, e := range s.Errors {

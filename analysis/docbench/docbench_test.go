@@ -50,7 +50,7 @@ func TestTallies(t *testing.T) {
 		{CaseID: "c", PredictedRowIDs: []string{"table_05.json::row_0", "table_06.json::row_0"}},
 	}
 	s := k.Run("dev", docs, results)
-	require.Equal(t, Tally{Docs: 3, MustHit: 2, Must: 3, Violated: 1, MustNot: 2, Clean: 2, Exact: 1}, s.Total)
+	require.Equal(t, Tally{Docs: 3, MustHit: 2, Must: 3, Violated: 1, MustNot: 2, Clean: 2, Exact: 1, MustRecall: 2.0 / 3, MustNotRate: 0.5}, s.Total)
 	require.Equal(t, []string{"report", "heart_team"}, []string{s.ByStyle[0].Name, s.ByStyle[1].Name})
 	require.Equal(t, 2, s.ByStyle[0].Docs)
 	require.InDelta(t, 2.0/3, s.Total.Recall(), 1e-9)

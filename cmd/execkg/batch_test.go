@@ -84,6 +84,9 @@ func TestBatchPreflightsInput(t *testing.T) {
 	var so, se bytes.Buffer
 	assert.Equal(t, 2, run([]string{"batch", "--cases", in, "--out", out}, &so, &se))
 	assert.Contains(t, se.String(), "bad.jsonl:2: case_id a repeats line 1")
+	assert.Contains(t, se.String(), `bad.jsonl:3: case_id is empty`)
+	se.Reset()
+	assert.Equal(t, 2, run([]string{"batch", "--strict", "--cases", in, "--out", out}, &so, &se))
 	assert.Contains(t, se.String(), `bad.jsonl:3: json: unknown field "id"`)
 	_, err := os.Stat(out)
 	assert.True(t, os.IsNotExist(err), "nothing may be written on bad input")

@@ -14,7 +14,9 @@ func init() {
 	register(command{name: "annotate", summary: "annotation index: index SOURCE_DIR INDEX_DIR | validate INDEX_DIR | apply SOURCE_DIR INDEX_DIR [OUT_DIR]", run: runAnnotate})
 }
 
-const annotateUsage = `usage:
+const annotateUsage = `usage: execkg annotate index|validate|apply ARGS
+
+subcommands:
   execkg annotate index    SOURCE_DIR INDEX_DIR           collect unique (wording, context, role) nodes; keeps codes already filled
   execkg annotate validate INDEX_DIR                      one concept, one code; print coverage
   execkg annotate apply    SOURCE_DIR INDEX_DIR [OUT_DIR] write the index's concepts back into every occurrence (in place without OUT_DIR)
@@ -22,7 +24,13 @@ const annotateUsage = `usage:
 The built-in pack's sources are rules/packs/esc-ccs-2024 and its index rules/packs/esc-ccs-2024/meta.`
 
 func runAnnotate(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" || a == "help" {
+			fmt.Fprintln(stdout, annotateUsage)
+			return 0
+		}
+	}
+	if len(args) == 0 {
 		fmt.Fprintln(stderr, annotateUsage)
 		return 2
 	}

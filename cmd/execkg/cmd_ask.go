@@ -18,14 +18,11 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	var ef engineFlags
 	ef.register(fl)
-	explain := fl.Bool("explain", false, "print a readable tree instead of JSON")
+	var explain explainMode
+	fl.Var(&explain, "explain", "print a readable tree instead of JSON; blocked evidence is listed only where it changed a rule's outcome, --explain=all lists all of it")
 	id := fl.String("id", "case", "case id in the output record")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, `usage: execkg ask [flags] "Patient with …"`)
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fl, args, stdout, stderr, `usage: execkg ask [flags] "Patient with …"`); !ok {
+		return code
 	}
 	text := strings.TrimSpace(strings.Join(fl.Args(), " "))
 	if text == "" {
@@ -33,7 +30,7 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	ctx := context.Background()
-	if *explain {
+	if explain != "" {
 		ef.debug = true
 	}
 	prog, err := ef.program(ctx)
@@ -48,8 +45,8 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "execkg ask:", err)
 		return 1
 	}
-	if *explain {
-		writeExplain(stdout, res)
+	if explain != "" {
+		writeExplain(stdout, res, explain == "all")
 		return 0
 	}
 	enc := json.NewEncoder(stdout)

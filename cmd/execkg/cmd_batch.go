@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -18,60 +20,48 @@ import (
 	"time"
 
 	"github.com/executablekg/execkg/engine"
+	"github.com/executablekg/execkg/engine/graph"
 )
 
 func init() {
 	register(command{name: "batch", summary: "answer many cases: --cases IN.jsonl --out OUT.jsonl (resumable, concurrent)", run: runBatch})
 }
 
-// batchCase is one input line.
-type batchCase struct {
-	CaseID   string `json:"case_id"`
-	Question string `json:"question"`
-}
-
 func runBatch(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("batch", flag.ContinueOnError)
-	fl.SetOutput(stderr)
 	var ef engineFlags
 	ef.register(fl)
-	in := fl.String("cases", "", `input JSON lines, one {"case_id","question"} per line (required)`)
+	in := fl.String("cases", "", `input JSON lines, one {"case_id","question"} per line (required; other fields are ignored)`)
 	out := fl.String("out", "", "output JSON lines, one result per case; an existing file is resumed (required)")
 	conc := fl.Int("concurrency", runtime.NumCPU(), "cases answered at once")
 	progress := fl.String("progress", "auto", "progress bar on stderr: auto (only on a terminal), on, off")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: execkg batch --cases IN.jsonl --out OUT.jsonl [flags]")
-		fl.PrintDefaults()
+	strict := fl.Bool("strict", false, "refuse input lines with fields other than case_id and question")
+	prune := fl.Bool("prune", false, "remove records of cases no longer in the input from the output (else they are kept and listed on stderr)")
+	maxBytes := fl.Int("max-bytes", defaultMaxBytes, "longest question answered, in bytes; a longer one is written as an error record (0: no limit)")
+	caseTimeout := fl.Duration("case-timeout", time.Minute, "time one case may take; a slower one is written as an error record (0: no limit; with --llm the default is none, the LLM's own --llm-timeout and --llm-retries bound a case)")
+	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg batch --cases IN.jsonl --out OUT.jsonl [flags]\n\n"+
+		"Answers every case of IN and writes one JSON record per case to OUT, in input order.\n"+
+		"A rerun resumes: a record is kept when its resume_key (case id, question hash,\n"+
+		"settings, pack id, version and hash) is the case's key now; others are redone."); !ok {
+		return code
 	}
-	if err := fl.Parse(args); err != nil {
-		return 2
-	}
-	if *in == "" || *out == "" || *conc < 1 {
+	if *in == "" || *out == "" || *conc < 1 || *maxBytes < 0 || *caseTimeout < 0 {
+		fmt.Fprintln(stderr, "execkg batch: --cases and --out are required; --concurrency must be at least 1, --max-bytes and --case-timeout not negative")
 		fl.Usage()
 		return 2
 	}
+	if ef.llm && !flagSet(fl, "case-timeout") {
+		*caseTimeout = 0 // one LLM attempt alone may take minutes
+	}
 	// Preflight: read and check every input line before any work.
-	cases, err := readBatchCases(*in)
+	cases, err := readBatchCases(*in, *strict)
 	if err != nil {
 		fmt.Fprintln(stderr, "execkg batch:", err)
 		return 2
 	}
-	done, err := resumeOutput(*out)
-	if err != nil {
-		fmt.Fprintln(stderr, "execkg batch:", err)
-		return 1
-	}
-	var todo []batchCase
-	for _, c := range cases {
-		if !done[c.CaseID] {
-			todo = append(todo, c)
-		}
-	}
-	if len(done) > 0 {
-		fmt.Fprintf(stderr, "resuming %s: %d of %d cases already answered\n", *out, len(cases)-len(todo), len(cases))
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	ef.maxBytes = *maxBytes
 	prog, err := ef.program(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "execkg batch:", err)
@@ -79,6 +69,41 @@ func runBatch(args []string, stdout, stderr io.Writer) int {
 	}
 	defer prog.Close()
 	defer ef.close()
+	kr, err := newKeyer(&ef, prog)
+	if err != nil {
+		fmt.Fprintln(stderr, "execkg batch:", err)
+		return 1
+	}
+	keys := map[string]*resumeKey{}
+	for _, c := range cases {
+		keys[c.CaseID] = kr.key(c)
+	}
+	prev, err := resumeOutput(*out, keys, *prune)
+	if err != nil {
+		fmt.Fprintln(stderr, "execkg batch:", err)
+		return 1
+	}
+	var todo []batchCase
+	for _, c := range cases {
+		if !prev.done[c.CaseID] {
+			todo = append(todo, c)
+		}
+	}
+	if len(prev.done) > 0 || len(prev.redo) > 0 {
+		fmt.Fprintf(stderr, "resuming %s: %d of %d cases already answered\n", *out, len(prev.done), len(cases))
+	}
+	if len(prev.redo) > 0 {
+		var why []string
+		for _, c := range cases {
+			if w, ok := prev.redo[c.CaseID]; ok {
+				why = append(why, c.CaseID+" ("+w+")")
+			}
+		}
+		fmt.Fprintf(stderr, "redoing %d case(s) whose resume key changed: %s\n", len(why), listed(why))
+	}
+	if len(prev.stale) > 0 {
+		fmt.Fprintf(stderr, "%s keeps %d record(s) of cases not in %s: %s; --prune removes them\n", *out, len(prev.stale), *in, listed(prev.stale))
+	}
 
 	f, err := os.OpenFile(*out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -87,23 +112,114 @@ func runBatch(args []string, stdout, stderr io.Writer) int {
 	}
 	defer f.Close()
 	bar := newProgress(stderr, *progress, len(todo))
-	failed, written, err := runCases(ctx, prog, todo, *conc, f, bar)
+	b := &batcher{prog: prog, keys: keys, timeout: *caseTimeout, stderr: stderr}
+	if ef.neo != nil {
+		b.neo = ef.neo
+	}
+	failed, written, err := b.run(ctx, todo, *conc, f, bar)
 	bar.finish()
 	if err != nil {
-		fmt.Fprintf(stderr, "execkg batch: %v (%d cases written; rerun the same command to resume)\n", err, written)
+		fmt.Fprintf(stderr, "execkg batch: %v (%d cases written to %s; rerun the same command to resume)\n", err, written, *out)
 		return 1
 	}
-	fmt.Fprintf(stdout, "%s: %d cases answered (%d resumed, %d failed)\n", *out, written, len(cases)-len(todo), failed)
+	fmt.Fprintf(stdout, "%s: %d cases answered (%d resumed, %d failed)\n", *out, written, len(prev.done), failed)
 	if failed > 0 {
 		return 1
 	}
 	return 0
 }
 
-// runCases answers cases concurrently and writes results in input order,
-// one fsynced line each, so an interrupted run loses at most the cases in
+// pinger is the Neo4j store's check that the server still answers.
+type pinger interface {
+	Ping(ctx context.Context, timeout time.Duration) error
+	URI() string
+}
+
+// batcher answers the cases of one run.
+type batcher struct {
+	prog    *engine.Program
+	keys    map[string]*resumeKey
+	timeout time.Duration
+	neo     pinger // nil with the embedded store
+	stderr  io.Writer
+
+	mu     sync.Mutex
+	fatal  error
+	failed int
+}
+
+// pingTimeout bounds the one check of the server after a connectivity
+// failure; retries is how often a case is tried again when the server
+// still answers (after 250 ms, then 500 ms).
+const (
+	pingTimeout = 2 * time.Second
+	retries     = 2
+)
+
+// answer returns the case's record, an error record for a failed case, or
+// nil when the batch is stopping (the case is then not written, and a rerun
+// does it).
+func (b *batcher) answer(ctx context.Context, cancel context.CancelFunc, c batchCase) *engine.Result {
+	for attempt := 0; ; attempt++ {
+		cctx, done := ctx, context.CancelFunc(func() {})
+		if b.timeout > 0 {
+			cctx, done = context.WithTimeout(ctx, b.timeout)
+		}
+		res, err := b.prog.Ask(cctx, c.CaseID, c.Question)
+		done()
+		if err == nil {
+			return res
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		if errors.Is(err, graph.ErrUnavailable) && b.neo != nil {
+			if perr := b.neo.Ping(ctx, pingTimeout); perr != nil {
+				b.mu.Lock()
+				if b.fatal == nil {
+					b.fatal = fmt.Errorf("stopped: Neo4j at %s stopped answering during case %s (%v); start the server again", b.neo.URI(), c.CaseID, perr)
+				}
+				b.mu.Unlock()
+				cancel()
+				return nil
+			}
+			if attempt < retries {
+				select {
+				case <-time.After(250 * time.Millisecond << attempt):
+					continue
+				case <-ctx.Done():
+					return nil
+				}
+			}
+		}
+		msg := err.Error()
+		var le *engine.LimitError
+		if errors.As(err, &le) {
+			switch le.Limit {
+			case "deadline":
+				msg = fmt.Sprintf("case %s: over the --case-timeout limit of %s: %s", c.CaseID, b.timeout, le.Detail)
+			case "max-bytes":
+				msg = fmt.Sprintf("case %s: over the --max-bytes limit: %s", c.CaseID, le.Detail)
+			}
+		}
+		b.mu.Lock()
+		b.failed++
+		if b.failed <= maxListed {
+			fmt.Fprintln(b.stderr, "execkg batch:", msg)
+		} else if b.failed == maxListed+1 {
+			fmt.Fprintln(b.stderr, "execkg batch: more cases failed; their errors are only in the output")
+		}
+		b.mu.Unlock()
+		return &engine.Result{CaseID: c.CaseID, Question: c.Question, PredictedRowIDs: []string{}, Error: msg}
+	}
+}
+
+// run answers cases concurrently and writes results in input order, one
+// fsynced line each, so an interrupted run loses at most the cases in
 // flight.
-func runCases(ctx context.Context, prog *engine.Program, todo []batchCase, conc int, w *os.File, bar *progressBar) (failed, written int, err error) {
+func (b *batcher) run(parent context.Context, todo []batchCase, conc int, w *os.File, bar *progressBar) (failed, written int, err error) {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
 	type item struct {
 		i   int
 		res *engine.Result
@@ -116,12 +232,7 @@ func runCases(ctx context.Context, prog *engine.Program, todo []batchCase, conc 
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				c := todo[i]
-				res, err := prog.Ask(ctx, c.CaseID, c.Question)
-				if err != nil {
-					res = &engine.Result{CaseID: c.CaseID, Question: c.Question, PredictedRowIDs: []string{}, Error: err.Error()}
-				}
-				results <- item{i, res}
+				results <- item{i, b.answer(ctx, cancel, todo[i])}
 			}
 		}()
 	}
@@ -142,21 +253,22 @@ func runCases(ctx context.Context, prog *engine.Program, todo []batchCase, conc 
 		pending[it.i] = it.res
 		for {
 			r, ok := pending[next]
-			if !ok {
-				break
+			if !ok || r == nil {
+				break // a stopped case: nothing after it is written
 			}
 			delete(pending, next)
 			next++
 			if err == nil {
-				b, e := json.Marshal(r)
+				bs, e := json.Marshal(batchRecord{Result: r, ResumeKey: b.keys[r.CaseID]})
 				if e == nil {
-					_, e = w.Write(append(b, '\n'))
+					_, e = w.Write(append(bs, '\n'))
 				}
 				if e == nil {
 					e = w.Sync()
 				}
 				if e != nil {
 					err = fmt.Errorf("write %s: %w", w.Name(), e)
+					cancel()
 					continue
 				}
 				written++
@@ -167,13 +279,110 @@ func runCases(ctx context.Context, prog *engine.Program, todo []batchCase, conc 
 			}
 		}
 	}
-	if err == nil && ctx.Err() != nil {
+	switch {
+	case err != nil:
+	case b.fatal != nil:
+		err = b.fatal
+	case parent.Err() != nil:
 		err = errors.New("interrupted")
 	}
 	return failed, written, err
 }
 
-func readBatchCases(path string) ([]batchCase, error) {
+// batchCase is one input line. Other fields (a vignette's "category",
+// "intended", ...) are ignored unless --strict.
+type batchCase struct {
+	CaseID   string `json:"case_id"`
+	Question string `json:"question"`
+}
+
+// maxListed caps the problems listed for one input file.
+const maxListed = 20
+
+// defaultMaxBytes is --max-bytes' default: Ask's time grows somewhat faster
+// than the text (about 1 s for 15 KB and 5 s for 60 KB on one core), the
+// longest case of the project's data sets is under 1 KB, and a long clinic
+// letter fits in 64 KiB.
+const defaultMaxBytes = 64 << 10
+
+// resumeKey is what a case's answer depends on, stored with each record
+// (field "resume_key"): a record is resumed only when its key equals the
+// key of the case now, so an edited question, other settings or another
+// pack recompute the case.
+type resumeKey struct {
+	Key            string `json:"key"`
+	QuestionSHA256 string `json:"question_sha256"`
+	Settings       string `json:"settings"`
+	Pack           string `json:"pack"`
+	PackVersion    string `json:"pack_version"`
+	PackSHA256     string `json:"pack_sha256"`
+}
+
+// batchRecord is one output line: the result and its key.
+type batchRecord struct {
+	*engine.Result
+	ResumeKey *resumeKey `json:"resume_key"`
+}
+
+// keyer makes the resume keys of one run.
+type keyer struct{ settings, pack, version, packHash string }
+
+func newKeyer(ef *engineFlags, prog *engine.Program) (keyer, error) {
+	lex := "pack"
+	if ef.lexicon != "" {
+		b, err := os.ReadFile(ef.lexicon)
+		if err != nil {
+			return keyer{}, err
+		}
+		lex = shortHash(b)
+	}
+	llmOn := "off"
+	if ef.llm {
+		llmOn = fmt.Sprintf("%s(seed=%d,think=%v,num_ctx=%d)", ef.llmCfg.Model, ef.llmCfg.Seed, ef.llmCfg.Think, ef.llmCfg.NumCtx)
+	}
+	emb := ef.embedder
+	if emb == "ollama" {
+		emb += "/" + ef.embedModel
+	}
+	settings := fmt.Sprintf("checks=%s closed_world=%v topk=%d fractions=%v debug=%v llm=%s embedder=%s lexicon=%s",
+		ef.checks, ef.closedWorld, ef.topK, ef.fractions, ef.debug, llmOn, emb, lex)
+	pk := prog.Pack()
+	b, err := json.Marshal(pk)
+	if err != nil {
+		return keyer{}, fmt.Errorf("hash the pack: %w", err)
+	}
+	return keyer{settings: settings, pack: pk.Guideline.ID, version: pk.Guideline.Version, packHash: shortHash(b)}, nil
+}
+
+func (k keyer) key(c batchCase) *resumeKey {
+	r := &resumeKey{QuestionSHA256: shortHash([]byte(c.Question)), Settings: k.settings, Pack: k.pack, PackVersion: k.version, PackSHA256: k.packHash}
+	r.Key = shortHash([]byte(strings.Join([]string{c.CaseID, r.QuestionSHA256, r.Settings, r.Pack, r.PackVersion, r.PackSHA256}, "\x00")))
+	return r
+}
+
+func shortHash(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:8])
+}
+
+// why says which part of the key changed.
+func (r *resumeKey) why(old *resumeKey) string {
+	switch {
+	case old == nil:
+		return "the record has no resume key"
+	case old.QuestionSHA256 != r.QuestionSHA256:
+		return "the question changed"
+	case old.Settings != r.Settings:
+		return "the settings changed (" + old.Settings + " → " + r.Settings + ")"
+	case old.Pack != r.Pack || old.PackVersion != r.PackVersion:
+		return "the pack changed (" + old.Pack + " " + old.PackVersion + " → " + r.Pack + " " + r.PackVersion + ")"
+	case old.PackSHA256 != r.PackSHA256:
+		return "the pack's rules changed"
+	}
+	return "the key changed"
+}
+
+func readBatchCases(path string, strict bool) ([]batchCase, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -181,6 +390,17 @@ func readBatchCases(path string) ([]batchCase, error) {
 	var out []batchCase
 	seen := map[string]int{}
 	var problems []string
+	nprob := 0
+	add := func(s string) {
+		nprob++
+		if len(problems) < maxListed {
+			problems = append(problems, s)
+		}
+	}
+	want := `{"case_id","question"}`
+	if strict {
+		want += "; --strict refuses other fields"
+	}
 	for n, line := range bytes.Split(data, []byte("\n")) {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
@@ -188,25 +408,31 @@ func readBatchCases(path string) ([]batchCase, error) {
 		}
 		var c batchCase
 		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
+		if strict {
+			dec.DisallowUnknownFields()
+		}
 		if err := dec.Decode(&c); err != nil {
-			problems = append(problems, fmt.Sprintf("%s:%d: %v (want {\"case_id\",\"question\"})", path, n+1, err))
+			add(fmt.Sprintf("%s:%d: %v (want %s)", path, n+1, err, want))
 			continue
 		}
 		switch {
 		case strings.TrimSpace(c.CaseID) == "":
-			problems = append(problems, fmt.Sprintf("%s:%d: case_id is empty", path, n+1))
+			add(fmt.Sprintf("%s:%d: case_id is empty", path, n+1))
 		case strings.TrimSpace(c.Question) == "":
-			problems = append(problems, fmt.Sprintf("%s:%d: question of %s is empty", path, n+1, c.CaseID))
+			add(fmt.Sprintf("%s:%d: question of %s is empty", path, n+1, c.CaseID))
 		case seen[c.CaseID] > 0:
-			problems = append(problems, fmt.Sprintf("%s:%d: case_id %s repeats line %d", path, n+1, c.CaseID, seen[c.CaseID]))
+			add(fmt.Sprintf("%s:%d: case_id %s repeats line %d", path, n+1, c.CaseID, seen[c.CaseID]))
 		default:
 			seen[c.CaseID] = n + 1
 			out = append(out, c)
 		}
 	}
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("%d bad input line(s); nothing was run:\n  %s", len(problems), strings.Join(problems, "\n  "))
+	if nprob > 0 {
+		more := ""
+		if nprob > len(problems) {
+			more = fmt.Sprintf("\n  ... and %d more", nprob-len(problems))
+		}
+		return nil, fmt.Errorf("%d bad input line(s); nothing was run:\n  %s%s", nprob, strings.Join(problems, "\n  "), more)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s holds no cases", path)
@@ -214,45 +440,79 @@ func readBatchCases(path string) ([]batchCase, error) {
 	return out, nil
 }
 
-// resumeOutput reads an existing output file, keeps its complete,
-// successful records (a truncated last line or a failed case is dropped
-// and redone) and rewrites it atomically when something was dropped.
-func resumeOutput(path string) (map[string]bool, error) {
-	done := map[string]bool{}
+// resumed is what an existing output file holds for this run.
+type resumed struct {
+	done  map[string]bool   // case ids answered under their current key
+	redo  map[string]string // case id → why its record is redone
+	stale []string          // case ids of records not in the input
+}
+
+// resumeOutput reads an existing output file and keeps its complete,
+// successful records whose resume key is the case's key now; a truncated
+// last line, a failed case or a changed key is dropped and redone. Records
+// of cases no longer in the input are kept and listed in stale, unless
+// prune, which drops them. The file is rewritten atomically when something
+// was dropped.
+func resumeOutput(path string, keys map[string]*resumeKey, prune bool) (resumed, error) {
+	r := resumed{done: map[string]bool{}, redo: map[string]string{}}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return done, nil
+		return r, nil
 	}
 	if err != nil {
-		return nil, err
+		return r, err
 	}
 	var keep bytes.Buffer
 	dropped := 0
+	seen := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		line := sc.Bytes()
-		var r struct {
-			CaseID string `json:"case_id"`
-			Error  string `json:"error"`
+		var rec struct {
+			CaseID    string     `json:"case_id"`
+			Error     string     `json:"error"`
+			ResumeKey *resumeKey `json:"resume_key"`
 		}
-		if json.Unmarshal(line, &r) != nil || r.CaseID == "" || r.Error != "" || done[r.CaseID] {
+		if json.Unmarshal(line, &rec) != nil || rec.CaseID == "" || rec.Error != "" || seen[rec.CaseID] {
 			dropped++
 			continue
 		}
-		done[r.CaseID] = true
+		seen[rec.CaseID] = true
+		want, ok := keys[rec.CaseID]
+		switch {
+		case !ok && prune:
+			dropped++
+			continue
+		case !ok:
+			r.stale = append(r.stale, rec.CaseID)
+		case rec.ResumeKey == nil || rec.ResumeKey.Key != want.Key:
+			r.redo[rec.CaseID] = want.why(rec.ResumeKey)
+			dropped++
+			continue
+		default:
+			r.done[rec.CaseID] = true
+		}
 		keep.Write(line)
 		keep.WriteByte('\n')
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return r, fmt.Errorf("read %s: %w", path, err)
 	}
 	if dropped > 0 || (len(data) > 0 && data[len(data)-1] != '\n') {
 		if err := writeFileAtomic(filepath.Clean(path), keep.Bytes()); err != nil {
-			return nil, err
+			return r, err
 		}
 	}
-	return done, nil
+	return r, nil
+}
+
+// listed joins up to maxListed items and says how many more there are.
+func listed(items []string) string {
+	if len(items) <= maxListed {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:maxListed], ", ") + fmt.Sprintf(" and %d more", len(items)-maxListed)
 }
 
 // progressBar draws "[====>   ] 45/100 3.1 cases/s ETA 18s" on a terminal.

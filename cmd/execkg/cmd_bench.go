@@ -28,8 +28,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	ef.register(fl)
 	rounds := fl.Int("rounds", 5, "passes over the vignettes per setting")
 	workers := fl.Int("workers", runtime.NumCPU(), "workers of the concurrent setting")
-	if err := fl.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg bench [flags]\n\nSpeed of the pipeline on the shipped vignettes: median latency per case,\ncases/s on 1 and N workers, build time."); !ok {
+		return code
 	}
 	vs, err := vignettes.Default()
 	if err != nil {

@@ -57,12 +57,8 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 	embedModel := fl.String("embed-model", envStr("OLLAMA_EMBED_MODEL", "nomic-embed-text"), "Ollama embedding model (env OLLAMA_EMBED_MODEL; host from OLLAMA_HOST)")
 	batch := fl.Int("batch", 500, "rows per Neo4j write transaction")
 	report := fl.String("report", "", "also write stats and counts as JSON to this path")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: execkg build [--neo4j URI] [--dir DIR] [--dry-run] [--clear-graph] [--refresh-all] [--include-context] [flags]")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg build [--neo4j URI] [--dir DIR] [--dry-run] [--clear-graph] [--refresh-all] [--include-context] [flags]"); !ok {
+		return code
 	}
 	if fl.NArg() > 0 {
 		fmt.Fprintf(stderr, "execkg build: unexpected argument %q (pass the rule directory with --dir)\n", fl.Arg(0))

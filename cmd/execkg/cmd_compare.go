@@ -29,12 +29,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	rescoreK := fl.Int("rescore", 0, "write the first arm re-scored from its trace with this many anchors per finding to --rescore-out")
 	rescoreOut := fl.String("rescore-out", "", "where --rescore writes the re-scored predictions (JSON lines)")
 	topk := fl.String("topk", "1,2,3", "anchors-per-finding settings to re-score the first arm at, in the summary (each at most its trace's top-k)")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: execkg compare [flags] NAME=PATH [NAME=PATH ...]\n\nPrediction files are JSON lines of engine.Result (case_id, predicted_row_ids, error; a trace enables the error analysis).")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg compare [flags] NAME=PATH [NAME=PATH ...]\n\nPrediction files are JSON lines of engine.Result (case_id, predicted_row_ids, error; a trace enables the error analysis)."); !ok {
+		return code
 	}
 	if fl.NArg() == 0 {
 		fl.Usage()

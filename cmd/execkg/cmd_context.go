@@ -45,20 +45,14 @@ func runContext(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("context", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	keepGoing := fl.Bool("keep-going", false, "report a malformed line and go on with the next (exit status 1 at the end) instead of stopping at it")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, `usage: execkg context [--keep-going] [FILE|-]
+	const usage = `usage: execkg context [--keep-going] [FILE|-]
 
 Reads JSON lines {"text": "...", "target": "..."} from FILE (or standard
 input) and writes one line per input line:
 {"target","negated","uncertain","qualifiers","cues","clause","found",
-"hypothetical","experiencer"} (experiencer is "patient" or "other").`)
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+"hypothetical","experiencer"} (experiencer is "patient" or "other").`
+	if code, ok := parseFlags(fl, args, stdout, stderr, usage); !ok {
+		return code
 	}
 	if fl.NArg() > 1 {
 		fmt.Fprintf(stderr, "execkg context: want at most one input file, got %d (%s)\n", fl.NArg(), strings.Join(fl.Args(), " "))
@@ -92,7 +86,11 @@ input) and writes one line per input line:
 		if err != nil {
 			bad++
 			out.Flush() // keep stdout and stderr in step for a reader of both
-			fmt.Fprintf(stderr, "execkg context: %s line %d: %v\n", name, n, err)
+			if bad <= maxListed {
+				fmt.Fprintf(stderr, "execkg context: %s line %d: %v\n", name, n, err)
+			} else if bad == maxListed+1 {
+				fmt.Fprintf(stderr, "execkg context: further malformed lines are counted, not listed\n")
+			}
 			if !*keepGoing {
 				fmt.Fprintln(stderr, "execkg context: stopped; fix the line or pass --keep-going to skip bad lines")
 				return 1

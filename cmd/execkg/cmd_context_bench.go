@@ -50,8 +50,7 @@ func runContextBench(args []string, stdout, stderr io.Writer) int {
 	logPath := fl.String("log", "", "append this measurement (date, commit, figures for both systems) to FILE")
 	misses := fl.String("misses", "", "write the rows where execkg disagrees with the gold to FILE (JSON lines), for development")
 	minSec := fl.Float64("min-seconds", 1, "repeat execkg's pass over the rows for at least this long when timing it")
-	fl.Usage = func() {
-		fmt.Fprintf(stderr, `usage: execkg context-bench [flags] [CORPUS.jsonl ...]
+	usage := fmt.Sprintf(`usage: execkg context-bench [flags] [CORPUS.jsonl ...]
 
 Runs execkg's analyser (engine/consistency) and medspaCy's ConText with its
 default rules on the same rows and reports, per label (negated, uncertain,
@@ -62,13 +61,8 @@ Rows are {"id","genre","text","target","negated","uncertain","hypothetical",
 medspaCy marks the first case-insensitive occurrence of the target as the
 entity. Both are timed in process, without start-up or model loading.
 `, defaultBenchCorpus)
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fl, args, stdout, stderr, usage); !ok {
+		return code
 	}
 	paths := fl.Args()
 	if len(paths) == 0 {

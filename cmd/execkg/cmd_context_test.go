@@ -137,7 +137,26 @@ func TestContextCommandStdinAndErrors(t *testing.T) {
 		t.Errorf("two files: exit %d, stderr %s", code, errb.String())
 	}
 	errb.Reset()
-	if code := run([]string{"context", "-h"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "keep-going") {
-		t.Errorf("help: exit %d, stderr %s", code, errb.String())
+	out.Reset()
+	if code := run([]string{"context", "-h"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "keep-going") {
+		t.Errorf("help: exit %d, stdout %s", code, out.String())
+	}
+}
+
+// With --keep-going, malformed lines are listed up to 20, then counted.
+func TestContextCapsErrorListing(t *testing.T) {
+	old := stdin
+	defer func() { stdin = old }()
+	stdin = strings.NewReader(strings.Repeat("not json\n", 30) + `{"text": "no CCS", "target": "CCS"}` + "\n")
+	var out, errb bytes.Buffer
+	code := run([]string{"context", "--keep-going"}, &out, &errb)
+	if code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	if n := strings.Count(errb.String(), "stdin line "); n != 20 {
+		t.Errorf("%d lines listed, want 20: %s", n, errb.String())
+	}
+	if !strings.Contains(errb.String(), "30 malformed line(s) skipped") || !strings.Contains(out.String(), `"negated":true`) {
+		t.Errorf("stderr %s stdout %s", errb.String(), out.String())
 	}
 }

@@ -20,15 +20,11 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	format := fl.String("format", "mermaid", "mermaid (a flowchart to paste into Markdown) or text")
 	dir := fl.String("dir", "", "rule-table directory (default: the built-in pack)")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: execkg explain [--format mermaid|text] ROW_ID   (e.g. table_08.json::row_2)")
-		fl.PrintDefaults()
-	}
 	// Accept the row id before or after the flags.
 	var pos []string
 	for len(args) > 0 {
-		if err := fl.Parse(args); err != nil {
-			return 2
+		if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg explain [--format mermaid|text] ROW_ID   (e.g. table_08.json::row_2)"); !ok {
+			return code
 		}
 		if fl.NArg() == 0 {
 			break

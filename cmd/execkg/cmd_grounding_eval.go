@@ -115,15 +115,11 @@ func runGroundingEval(args []string, stdout, stderr io.Writer) int {
 	var traces multiFlag
 	fs.Var(&traces, "trace", "instead of the benchmark, ground this finding and print every channel's hits and the anchors (repeatable)")
 	loo := fs.Bool("loo", false, "with --trace: hide the finding's own phrase (leave-one-out)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: execkg grounding-eval [flags]")
-		fmt.Fprintln(stderr, "\nEvery lexicon synonym and every distinct input-node wording is grounded as a finding;")
-		fmt.Fprintln(stderr, "the right concept must be the top anchor (acc@1) or among the top 3 (acc@3).")
-		fmt.Fprintln(stderr, "Leave-one-out hides the query's own phrase from both indexes; in-index does not.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, stdout, stderr, "usage: execkg grounding-eval [flags]\n\n"+
+		"Every lexicon synonym and every distinct input-node wording is grounded as a finding;\n"+
+		"the right concept must be the top anchor (acc@1) or among the top 3 (acc@3).\n"+
+		"Leave-one-out hides the query's own phrase from both indexes; in-index does not."); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "grounding-eval: unexpected argument %q\n", fs.Arg(0))

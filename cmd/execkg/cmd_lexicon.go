@@ -21,7 +21,9 @@ func init() {
 }
 
 func lexiconUsage(w io.Writer) {
-	fmt.Fprintln(w, `usage:
+	fmt.Fprintln(w, `usage: execkg lexicon import-rf2|check|lookup [flags] ARGS
+
+subcommands:
   execkg lexicon import-rf2 DESCRIPTIONS_FILE [--lexicon PATH] [--out PATH]
       add the active synonyms and fully specified names (semantic tag stripped)
       of an RF2 description file to the lexicon concepts carrying that snomed_id;
@@ -55,14 +57,14 @@ func runLexicon(args []string, stdout, stderr io.Writer) int {
 
 // parseInterspersed parses flags that may come before or after the
 // positional arguments (execkg lexicon import-rf2 FILE --out X).
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+func parseInterspersed(fs *flag.FlagSet, args []string, stdout, stderr io.Writer, header string) ([]string, int, bool) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
+		if code, ok := parseFlags(fs, args, stdout, stderr, header); !ok {
+			return nil, code, false
 		}
 		if fs.NArg() == 0 {
-			return pos, nil
+			return pos, 0, true
 		}
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
@@ -74,9 +76,9 @@ func lexiconImportRF2(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	lexPath := fs.String("lexicon", "", "lexicon to extend (default: the embedded one)")
 	out := fs.String("out", "", "write the extended lexicon here (default: standard output)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return 2
+	pos, code, ok := parseInterspersed(fs, args, stdout, stderr, "usage: execkg lexicon import-rf2 DESCRIPTIONS_FILE [--lexicon PATH] [--out PATH]")
+	if !ok {
+		return code
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "execkg lexicon import-rf2: want exactly one RF2 description file (sct2_Description_Snapshot-en_….txt)")
@@ -128,8 +130,8 @@ func lexiconCheck(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	lexPath := fs.String("lexicon", "", "lexicon to check (default: the embedded one)")
 	packDir := fs.String("pack", "", "rule-table directory (default: the embedded pack)")
-	if _, err := parseInterspersed(fs, args); err != nil {
-		return 2
+	if _, code, ok := parseInterspersed(fs, args, stdout, stderr, "usage: execkg lexicon check [--pack DIR] [--lexicon PATH]"); !ok {
+		return code
 	}
 	lex, err := lexicon.Load(*lexPath)
 	if err != nil {
@@ -183,9 +185,9 @@ func lexiconLookup(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lexicon lookup", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	lexPath := fs.String("lexicon", "", "lexicon (default: the embedded one)")
-	terms, err := parseInterspersed(fs, args)
-	if err != nil {
-		return 2
+	terms, code, ok := parseInterspersed(fs, args, stdout, stderr, "usage: execkg lexicon lookup [--lexicon PATH] TERM...")
+	if !ok {
+		return code
 	}
 	if len(terms) == 0 {
 		fmt.Fprintln(stderr, "execkg lexicon lookup: give at least one term")

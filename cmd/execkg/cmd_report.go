@@ -21,12 +21,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	f.register(fl)
 	out := fl.String("out", "report.html", "write the HTML page here")
 	title := fl.String("title", "ExecutableKG evaluation: ESC chronic coronary syndromes 2024", "page title")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: execkg report [--out report.html] [reproduce flags]\n\nRuns the same evaluation as `execkg reproduce` and renders it as one offline HTML page (inline CSS and SVG, no scripts).")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg report [--out report.html] [reproduce flags]\n\nRuns the same evaluation as `execkg reproduce` and renders it as one offline HTML page (inline CSS and SVG, no scripts)."); !ok {
+		return code
 	}
 	ctx := context.Background()
 	p, res, cl, err := f.run(ctx, stdout)

@@ -248,12 +248,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	numbers := fl.String("numbers", "paper_numbers.json", "write every number to this JSON file")
 	errorsCSV := fl.String("errors", "error_analysis.csv", "write the KG error analysis (one line per FP/FN pair) to this CSV")
 	predOut := fl.String("predictions-out", "", "also write each arm's predictions as DIR/<arm>.jsonl")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: execkg reproduce [flags]\n\nOffline by default: no server is contacted unless --baseline-model, --llm, --neo4j or --embedder ollama ask for one.")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg reproduce [flags]\n\nOffline by default: no server is contacted unless --baseline-model, --llm, --neo4j or --embedder ollama ask for one."); !ok {
+		return code
 	}
 	start := time.Now()
 	ctx := context.Background()

@@ -18,12 +18,8 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("stats", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	report := fl.String("report", "", "also write the counts as JSON to this path")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: execkg stats [--report PATH] [DIR]")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg stats [--report PATH] [DIR]"); !ok {
+		return code
 	}
 	rep, label, err := preflightDir(fl.Arg(0))
 	if err != nil {

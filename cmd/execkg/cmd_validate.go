@@ -14,12 +14,8 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	report := fl.String("report", "", "write the counts and diagnostics as JSON to this path")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: execkg validate [--report PATH] [DIR]")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg validate [--report PATH] [DIR]"); !ok {
+		return code
 	}
 	rep, label, err := preflightDir(fl.Arg(0))
 	if err != nil {

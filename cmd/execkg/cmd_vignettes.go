@@ -20,12 +20,13 @@ func init() {
 }
 
 func runVignettes(args []string, stdout, stderr io.Writer) int {
-	usage := func() {
-		fmt.Fprintln(stderr, "usage: execkg vignettes generate [--root DIR] [--check] [--lexicon PATH] [--rules DIR]")
-		fmt.Fprintln(stderr, "       execkg vignettes validate [--file PATH] [--rules DIR]")
+	usage := func(w io.Writer) {
+		fmt.Fprintln(w, "usage: execkg vignettes generate|validate [flags]\n\nsubcommands:")
+		fmt.Fprintln(w, "  execkg vignettes generate [--root DIR] [--check] [--lexicon PATH] [--rules DIR]")
+		fmt.Fprintln(w, "  execkg vignettes validate [--file PATH] [--rules DIR]")
 	}
 	if len(args) == 0 {
-		usage()
+		usage(stderr)
 		return 2
 	}
 	switch args[0] {
@@ -33,12 +34,12 @@ func runVignettes(args []string, stdout, stderr io.Writer) int {
 		return runVignettesGenerate(args[1:], stdout, stderr)
 	case "validate":
 		return runVignettesValidate(args[1:], stdout, stderr)
-	case "-h", "--help", "help":
-		usage()
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
 		return 0
 	}
 	fmt.Fprintf(stderr, "execkg vignettes: unknown subcommand %q\n", args[0])
-	usage()
+	usage(stderr)
 	return 2
 }
 
@@ -58,12 +59,8 @@ func runVignettesGenerate(args []string, stdout, stderr io.Writer) int {
 	check := fl.Bool("check", false, "write nothing; exit 1 when the files under --root differ from a fresh generation")
 	lexPath := fl.String("lexicon", "", "concept lexicon for the synonym vignettes (default: the pack's meta/lexicon.json)")
 	rulesDir := fl.String("rules", "", "rule directory (default: the built-in pack)")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: execkg vignettes generate [--root DIR] [--check] [--lexicon PATH] [--rules DIR]")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg vignettes generate [--root DIR] [--check] [--lexicon PATH] [--rules DIR]"); !ok {
+		return code
 	}
 	p, err := loadPack(*rulesDir)
 	if err != nil {
@@ -199,8 +196,8 @@ func runVignettesValidate(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	file := fl.String("file", "", "vignettes to check, JSON lines (default: the shipped set)")
 	rulesDir := fl.String("rules", "", "rule directory (default: the built-in pack)")
-	if err := fl.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg vignettes validate [--file PATH] [--rules DIR]"); !ok {
+		return code
 	}
 	p, err := loadPack(*rulesDir)
 	if err != nil {

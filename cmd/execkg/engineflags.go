@@ -32,6 +32,10 @@ type engineFlags struct {
 	fractions   bool
 	llmCfg      llm.Config
 	llmClient   *llm.Client
+	// maxBytes, when > 0, is the longest question answered (set by batch).
+	maxBytes int
+	// neo is the Neo4j store program opened, nil with the embedded one.
+	neo *graph.Neo4j
 }
 
 func (f *engineFlags) register(fl *flag.FlagSet) {
@@ -81,6 +85,7 @@ func (f *engineFlags) program(ctx context.Context) (*engine.Program, error) {
 	opts := []engine.Option{
 		engine.WithLexicon(lex), engine.WithChecks(f.checks), engine.WithClosedWorld(f.closedWorld),
 		engine.WithTopK(f.topK), engine.WithTrace(f.debug), engine.WithFractions(f.fractions),
+		engine.WithMaxBytes(f.maxBytes),
 	}
 	switch f.embedder {
 	case "builtin", "":
@@ -104,6 +109,7 @@ func (f *engineFlags) program(ctx context.Context) (*engine.Program, error) {
 		if err != nil {
 			return nil, err
 		}
+		f.neo = st
 		opts = append(opts, engine.WithStore(st))
 	}
 	if f.llm {

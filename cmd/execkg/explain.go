@@ -8,11 +8,31 @@ import (
 	"github.com/executablekg/execkg/engine"
 )
 
+// explainMode is --explain: "" (off), "changed" (bare --explain) or "all".
+type explainMode string
+
+func (m *explainMode) String() string   { return string(*m) }
+func (m *explainMode) IsBoolFlag() bool { return true }
+func (m *explainMode) Set(v string) error {
+	switch v {
+	case "true", "changed":
+		*m = "changed"
+	case "all":
+		*m = "all"
+	case "false":
+		*m = ""
+	default:
+		return fmt.Errorf("want --explain or --explain=all, got --explain=%s", v)
+	}
+	return nil
+}
+
 // writeExplain prints a result as a tree a clinician can read: findings
 // and their anchors, each recommendation with the conditions that fired it
 // and the patient's words behind each, near misses, and what step (v)
-// blocked.
-func writeExplain(w io.Writer, r *engine.Result) {
+// blocked: by default only the blocked evidence that changed a rule's
+// outcome (and findings set aside before matching), with all, every item.
+func writeExplain(w io.Writer, r *engine.Result, all bool) {
 	fmt.Fprintf(w, "Case %s: %s\n", r.CaseID, r.Question)
 	if r.Error != "" {
 		fmt.Fprintf(w, "  FAILED: %s\n", r.Error)
@@ -56,15 +76,45 @@ func writeExplain(w io.Writer, r *engine.Result) {
 		}
 	}
 	if r.Trace != nil && len(r.Trace.Rejected) > 0 {
-		fmt.Fprintf(w, "\nEvidence blocked by the consistency check (v):\n")
+		var aside, blocked []string
+		hidden := 0
 		seen := map[string]bool{}
+		changed := map[string]bool{} // one line per finding and reason, decisive at any condition
+		for _, rj := range r.Trace.Rejected {
+			if rj.ChangedOutcome {
+				changed[rj.FindingID+"|"+rj.Reason] = true
+			}
+		}
 		for _, rj := range r.Trace.Rejected {
 			k := rj.FindingID + "|" + rj.Reason
 			if seen[k] {
 				continue
 			}
 			seen[k] = true
-			fmt.Fprintf(w, "  ✘ %s %q: %s\n", rj.FindingID, findingText[rj.FindingID], rj.Reason)
+			rj.ChangedOutcome = changed[k]
+			line := fmt.Sprintf("  ✘ %s %q: %s", rj.FindingID, findingText[rj.FindingID], rj.Reason)
+			switch {
+			case rj.BeforeMatching:
+				aside = append(aside, line)
+			case all && rj.ChangedOutcome:
+				blocked = append(blocked, line+"  [changed an outcome]")
+			case all || rj.ChangedOutcome:
+				blocked = append(blocked, line)
+			default:
+				hidden++
+			}
+		}
+		if len(aside) > 0 {
+			fmt.Fprintf(w, "\nFindings set aside before matching:\n%s\n", strings.Join(aside, "\n"))
+		}
+		switch {
+		case all && len(blocked) > 0:
+			fmt.Fprintf(w, "\nEvidence blocked by the consistency check (v), all of it:\n%s\n", strings.Join(blocked, "\n"))
+		case len(blocked) > 0:
+			fmt.Fprintf(w, "\nEvidence blocked by the consistency check (v) that changed a rule's outcome:\n%s\n", strings.Join(blocked, "\n"))
+		}
+		if hidden > 0 {
+			fmt.Fprintf(w, "  (%d more blocked item(s) changed no rule's outcome; --explain=all lists them)\n", hidden)
 		}
 	}
 	if r.Trace != nil {

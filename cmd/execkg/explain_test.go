@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -40,4 +41,55 @@ func TestAskExplainWorkedExample(t *testing.T) {
 	assert.Contains(t, out, "✔ table_08.json::row_2  Class III, Level C — AGAINST")
 	assert.Contains(t, out, `because fast irregular heart rate PRESENT ← "fast irregular heart rate" (f1)`)
 	assert.NotContains(t, out, "table_13.json::row_5", "the reference's false positive")
+}
+
+// --explain lists only the blocked evidence that changed a rule's outcome
+// (and findings set aside before matching); --explain=all lists all of it.
+func TestAskExplainBlockedEvidence(t *testing.T) {
+	t.Setenv("NEO4J_URI", "")
+	const q = "34F referred by GP ?angina. Non-smoker, no DM/HTN, normal lipids. ECG NAD. Plan: CCTA only if symptoms change."
+	var def, all, js, se bytes.Buffer
+	require.Equal(t, 0, run([]string{"ask", "--explain", q}, &def, &se), se.String())
+	require.Equal(t, 0, run([]string{"ask", "--explain=all", q}, &all, &se), se.String())
+	require.Equal(t, 0, run([]string{"ask", "--debug", q}, &js, &se), se.String())
+	d, a := def.String(), all.String()
+	assert.Contains(t, d, "that changed a rule's outcome:")
+	assert.Contains(t, d, `"no DM/HTN": negation: 'no' negates the mention in 'no DM/HTN', so it cannot support type 2 diabetes mellitus PRESENT`)
+	assert.Contains(t, d, "Findings set aside before matching:\n  ✘ f8 \"CCTA only if symptoms change\"")
+	assert.NotContains(t, d, "does not state every word", "anchor mismatches changed no outcome")
+	assert.Regexp(t, `\(\d+ more blocked item\(s\) changed no rule's outcome; --explain=all lists them\)`, d)
+	assert.Contains(t, a, "all of it:")
+	assert.Contains(t, a, "does not state every word")
+	assert.Contains(t, a, "[changed an outcome]")
+	assert.Greater(t, strings.Count(a, "✘"), strings.Count(d, "✘"))
+	for _, l := range strings.Split(d, "\n") {
+		if strings.Contains(l, "✘") {
+			assert.Contains(t, a, l, "the default lines are a subset of all")
+		}
+	}
+
+	// The what-if is real: every rejection marked changed_outcome names a
+	// decision (or a refusal after the formatter), and some are not marked.
+	var res struct {
+		Trace struct {
+			Rejected []struct {
+				DecisionID     string `json:"decision_id"`
+				ChangedOutcome bool   `json:"changed_outcome"`
+			} `json:"rejected_evidence"`
+		} `json:"trace"`
+	}
+	require.NoError(t, json.Unmarshal(js.Bytes(), &res))
+	marked, unmarked := 0, 0
+	for _, r := range res.Trace.Rejected {
+		if r.ChangedOutcome {
+			marked++
+		} else {
+			unmarked++
+		}
+	}
+	assert.Positive(t, marked)
+	assert.Positive(t, unmarked)
+	se.Reset()
+	assert.Equal(t, 2, run([]string{"ask", "--explain=some", q}, &def, &se))
+	assert.Contains(t, se.String(), "want --explain or --explain=all")
 }

@@ -10,6 +10,7 @@ package consistency
 
 import (
 	"strings"
+	"sync"
 )
 
 // Context is what a text says around a mention.
@@ -61,8 +62,8 @@ type analysis struct {
 }
 
 func analyse(text, target string) analysis {
-	a := analysis{text: text, toks: tokenize(text)}
-	a.hits = findCues(a.toks)
+	pr := prepare(text)
+	a := analysis{text: text, toks: pr.toks, hits: pr.hits}
 	from, to, ok := locate(a.toks, tokenize(target))
 	if !ok {
 		return a
@@ -404,4 +405,51 @@ func linked(xs []token, lo, hi int, ys []token) []int {
 		}
 	}
 	return out
+}
+
+// prepared is a text's tokens and cues. It is never changed once made, so
+// analyses of the same text share it.
+type prepared struct {
+	toks []token
+	hits []cueHit
+}
+
+// prepCache keeps the prepared case texts: Check runs once per condition
+// and mention against the same case text, and tokenising it each time made
+// a case's time grow with the square of its length. The cache is emptied
+// when the texts it holds pass prepCacheBytes.
+var prepCache = struct {
+	sync.Mutex
+	m     map[string]*prepared
+	bytes int
+}{m: map[string]*prepared{}}
+
+const (
+	prepCacheBytes = 1 << 20
+	prepMinBytes   = 64 // shorter texts (mentions, phrases) are cheaper to redo
+)
+
+func prepare(text string) *prepared {
+	if len(text) < prepMinBytes {
+		toks := tokenize(text)
+		return &prepared{toks: toks, hits: findCues(toks)}
+	}
+	prepCache.Lock()
+	p, ok := prepCache.m[text]
+	prepCache.Unlock()
+	if ok {
+		return p
+	}
+	toks := tokenize(text)
+	p = &prepared{toks: toks, hits: findCues(toks)}
+	prepCache.Lock()
+	if prepCache.bytes+len(text) > prepCacheBytes {
+		prepCache.m, prepCache.bytes = map[string]*prepared{}, 0
+	}
+	if _, ok := prepCache.m[text]; !ok {
+		prepCache.m[text] = p
+		prepCache.bytes += len(text)
+	}
+	prepCache.Unlock()
+	return p
 }

@@ -167,6 +167,11 @@ func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
 	if !inCase {
 		a = analyse(mention, mention)
 		note = " (mention not found in the case text; judged on the mention alone)"
+		if !a.found {
+			// No word in the mention (empty, punctuation, invalid bytes):
+			// no cue can qualify it, so nothing blocks.
+			return Verdict{Pass: true, Context: Context{Target: mention, Qualifiers: []string{}, Cues: []string{}}}
+		}
 	}
 	op := rules.NormalizeOperator(cond.Operator)
 	condToks := tokenize(cond.Wording + " ; " + cond.Concept)

@@ -7,8 +7,10 @@ package extract
 import (
 	"context"
 	"regexp"
+	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Finding is one patient finding with its place in the case text.
@@ -131,7 +133,7 @@ func itoa(i int) string {
 // splitSpans returns [start,end) byte spans of candidate findings.
 func splitSpans(text string) [][2]int {
 	var cuts [][2]int // [cutStart, cutEnd): separator text to drop
-	lower := strings.ToLower(text)
+	lower := lowerSameLen(text)
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		switch c {
@@ -204,12 +206,9 @@ func splitSpans(text string) [][2]int {
 	for _, m := range midDemographic.FindAllStringSubmatchIndex(text, -1) {
 		cuts = append(cuts, [2]int{m[0], m[2]})
 	}
-	// Sort and merge cuts.
-	for i := 1; i < len(cuts); i++ {
-		for j := i; j > 0 && cuts[j][0] < cuts[j-1][0]; j-- {
-			cuts[j], cuts[j-1] = cuts[j-1], cuts[j]
-		}
-	}
+	// Sort (stably, as the insertion sort this replaces, which was
+	// quadratic in the number of cuts) and merge cuts.
+	sort.SliceStable(cuts, func(i, j int) bool { return cuts[i][0] < cuts[j][0] })
 	var spans [][2]int
 	pos := 0
 	for _, c := range cuts {
@@ -299,6 +298,30 @@ func trimSpan(text string, s, e int) (int, int) {
 		e++
 	}
 	return s, e
+}
+
+// lowerSameLen lowercases s rune by rune where the lower form has the same
+// byte length, and keeps every other byte as it is, so an offset found in
+// the result is an offset in s. strings.ToLower is not: it turns an invalid
+// byte into a 3-byte U+FFFD and 'Ⱥ' (2 bytes) into 'ⱥ' (3 bytes), and the
+// cuts found in it then ran past the end of s.
+func lowerSameLen(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && w <= 1 {
+			b = append(b, s[i])
+			i++
+			continue
+		}
+		if l := unicode.ToLower(r); l != r && utf8.RuneLen(l) == w {
+			b = utf8.AppendRune(b, l)
+		} else {
+			b = append(b, s[i:i+w]...)
+		}
+		i += w
+	}
+	return string(b)
 }
 
 func hasLetterOrDigit(s string) bool {

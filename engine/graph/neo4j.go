@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -30,7 +33,16 @@ type Neo4jConfig struct {
 	// BatchSize is the number of rows per UNWIND write transaction
 	// (default 500).
 	BatchSize int
+	// RetryTime bounds the driver's retries of one query on a transient
+	// error (default 3 s; the driver's own default, 15 s, made every case
+	// of a batch wait that long once the server was gone).
+	RetryTime time.Duration
 }
+
+// ErrUnavailable marks a query that failed because the server could not be
+// reached (connection refused or lost, retries used up): the caller may
+// check the server with Ping and stop instead of trying the next query.
+var ErrUnavailable = errors.New("Neo4j unavailable")
 
 // Neo4jConfigFromEnv reads NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD and
 // NEO4J_DATABASE.
@@ -61,14 +73,17 @@ func OpenNeo4j(ctx context.Context, cfg Neo4jConfig) (*Neo4j, error) {
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = 500
 	}
+	if cfg.RetryTime <= 0 {
+		cfg.RetryTime = 3 * time.Second
+	}
 	auth := neo4j.NoAuth()
 	if cfg.User != "" {
 		auth = neo4j.BasicAuth(cfg.User, cfg.Password, "")
 	}
 	drv, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
 		c.SocketConnectTimeout = 5 * time.Second
-		c.ConnectionAcquisitionTimeout = 30 * time.Second
-		c.MaxTransactionRetryTime = 15 * time.Second
+		c.ConnectionAcquisitionTimeout = 10 * time.Second
+		c.MaxTransactionRetryTime = cfg.RetryTime
 	})
 	if err != nil {
 		return nil, fmt.Errorf("graph: Neo4j URI %q is not usable: %w (want bolt://host:port or neo4j://host:port)", cfg.URI, err)
@@ -92,6 +107,25 @@ func (s *Neo4j) Close() error { return s.driver.Close(context.Background()) }
 // URI returns the server address the store talks to.
 func (s *Neo4j) URI() string { return s.cfg.URI }
 
+// Ping checks once, within timeout, that the server answers.
+func (s *Neo4j) Ping(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := s.driver.VerifyConnectivity(ctx); err != nil {
+		return fmt.Errorf("graph: Neo4j at %s does not answer: %w: %w", s.cfg.URI, ErrUnavailable, err)
+	}
+	return nil
+}
+
+// unavailable: err says the server could not be reached, as opposed to a
+// query the server refused.
+func unavailable(err error) bool {
+	var ce *neo4j.ConnectivityError
+	var tl *neo4j.TransactionExecutionLimit
+	var ne net.Error
+	return errors.As(err, &ce) || errors.As(err, &tl) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
 func (s *Neo4j) query(ctx context.Context, cypher string, params map[string]any, write bool) (*neo4j.EagerResult, error) {
 	opts := []neo4j.ExecuteQueryConfigurationOption{neo4j.ExecuteQueryWithReadersRouting()}
 	if write {
@@ -103,6 +137,9 @@ func (s *Neo4j) query(ctx context.Context, cypher string, params map[string]any,
 	res, err := neo4j.ExecuteQuery(ctx, s.driver, cypher, params, neo4j.EagerResultTransformer, opts...)
 	if err != nil {
 		first := strings.SplitN(strings.TrimSpace(cypher), "\n", 2)[0]
+		if unavailable(err) && ctx.Err() == nil {
+			return nil, fmt.Errorf("graph: neo4j %s: query %q: %w: %w", s.cfg.URI, first, ErrUnavailable, err)
+		}
 		return nil, fmt.Errorf("graph: neo4j %s: query %q: %w", s.cfg.URI, first, err)
 	}
 	return res, nil
