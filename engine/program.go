@@ -498,7 +498,7 @@ func (p *Program) recommendation(b graph.Bundle, rr eval.RuleResult) Recommendat
 		}
 	}
 	for _, a := range b.Actions {
-		rec.Actions = append(rec.Actions, Action{Relation: a.Relation, Concept: a.ConceptName, Wording: a.Wording, Role: a.Role, Context: a.Context})
+		rec.Actions = append(rec.Actions, Action{Relation: a.Relation, Concept: a.ConceptName, Wording: a.Wording, Role: a.Role, Context: a.Context, Intent: a.Intent})
 	}
 	for _, c := range rr.Conditions {
 		if c.Truth == eval.True {

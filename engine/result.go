@@ -53,6 +53,9 @@ type Action struct {
 	Wording  string `json:"wording"`
 	Role     string `json:"role"`
 	Context  string `json:"context,omitempty"`
+	// Intent says what to do with the concept: start, continue, stop,
+	// avoid, switch, reduce, perform, refer, discuss or assess.
+	Intent string `json:"intent"`
 }
 
 // FiredCond is a condition that held, with the evidence that matched it.

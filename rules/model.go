@@ -50,6 +50,26 @@ const (
 	DirectionNegative = "NEGATIVE"
 )
 
+// Intents of an action: what the row says to do with the action's concept.
+// Direction (POSITIVE/NEGATIVE) stays as the class gives it; the intent
+// says whether a POSITIVE row starts, continues, stops or reduces a
+// therapy, and a NEGATIVE one is always IntentAvoid.
+const (
+	IntentStart    = "start"    // begin (or add) a therapy
+	IntentContinue = "continue" // keep a therapy the patient is on
+	IntentStop     = "stop"     // discontinue a therapy
+	IntentAvoid    = "avoid"    // do not start / do not perform / do not combine
+	IntentSwitch   = "switch"   // replace a therapy by the action's concept
+	IntentReduce   = "reduce"   // lower the dose or the intensity
+	IntentPerform  = "perform"  // carry out a test or procedure
+	IntentRefer    = "refer"    // refer to a team, programme or service
+	IntentDiscuss  = "discuss"  // discuss (Heart Team, shared decision)
+	IntentAssess   = "assess"   // assess, measure, screen, follow up
+)
+
+// Intents lists every intent, in schema order.
+var Intents = []string{IntentStart, IntentContinue, IntentStop, IntentAvoid, IntentSwitch, IntentReduce, IntentPerform, IntentRefer, IntentDiscuss, IntentAssess}
+
 // Classes of recommendation and levels of evidence.
 var (
 	Classes = []string{"I", "IIa", "IIb", "III"}
@@ -175,6 +195,9 @@ type Logic struct {
 	Strength   string    `json:"strength,omitempty" jsonschema:"enum=I,enum=IIa,enum=IIb,enum=III"`
 	Level      string    `json:"level,omitempty" jsonschema:"enum=A,enum=B,enum=C"`
 	Direction  string    `json:"direction,omitempty" jsonschema:"enum=POSITIVE,enum=NEGATIVE"`
+	// Intent (actions only) says what to do with the concept: start,
+	// continue, stop, avoid, switch, reduce, perform, refer, discuss, assess.
+	Intent string `json:"intent,omitempty" jsonschema:"enum=start,enum=continue,enum=stop,enum=avoid,enum=switch,enum=reduce,enum=perform,enum=refer,enum=discuss,enum=assess"`
 }
 
 // Concept returns the entity's concept name: the first standardized

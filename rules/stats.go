@@ -17,6 +17,8 @@ type Stats struct {
 	UniqueConcepts       int            `json:"unique_concepts"`
 	Operators            OperatorCounts `json:"operators"`
 	Actions              int            `json:"actions"`
+	// IntentSplit counts actions by intent (start, stop, avoid, …).
+	IntentSplit          map[string]int `json:"intent_split"`
 	UniqueOutputNodes    int            `json:"unique_output_nodes"`
 	SingleConditionRules int            `json:"single_condition_rules"`
 	RulesWithORGroup     int            `json:"rules_with_or_group"`
@@ -58,6 +60,7 @@ func ComputeStats(p *Pack) Stats {
 		ClassSplit:     map[string]int{},
 		LevelSplit:     map[string]int{},
 		DirectionSplit: map[string]int{},
+		IntentSplit:    map[string]int{},
 	}
 	inputs := map[NodeKey]bool{}
 	coded := map[NodeKey]bool{}
@@ -112,6 +115,7 @@ func ComputeStats(p *Pack) Stats {
 				}
 				for _, a := range row.RuleActions(k) {
 					s.Actions++
+					s.IntentSplit[a.LogicStructured.Intent]++
 					outputs[KeyOf(a)] = true
 					if a.SnomedID() != "" {
 						s.CodedActions++

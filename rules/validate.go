@@ -86,6 +86,9 @@ func validateRule(t *Table, row *Row, k int, rp, wantDir string) Diagnostics {
 		cp := fmt.Sprintf("%s/conditions/%d", kp, ci)
 		ds = append(ds, validateEntityCommon(t, row, k, cp, c)...)
 		l := c.LogicStructured
+		if l.Intent != "" {
+			add(CodeIntent, cp+"/logic_structured/intent", "a condition has no intent", "intent belongs to actions; remove it from the condition")
+		}
 		switch {
 		case l.Operator == "":
 			add(CodeOperator, cp+"/logic_structured/operator", "condition has no operator", "set operator to PRESENT, ABSENT, <, <=, >, >=, = or !=")
@@ -145,6 +148,19 @@ func validateRule(t *Table, row *Row, k int, rp, wantDir string) Diagnostics {
 		}
 		if l.Direction != wantDir {
 			add(CodeDirection, ap+"/logic_structured/direction", fmt.Sprintf("action direction %q with class %s", l.Direction, row.Class), "class III actions are NEGATIVE, all others POSITIVE")
+		}
+		switch {
+		case l.Intent == "":
+			add(CodeIntent, ap+"/logic_structured/intent", "action has no intent",
+				"say what to do with the concept: intent one of "+strings.Join(Intents, ", "))
+		case !contains(Intents, l.Intent):
+			add(CodeIntent, ap+"/logic_structured/intent", fmt.Sprintf("unknown intent %q", l.Intent), "use one of: "+strings.Join(Intents, ", "))
+		case wantDir == DirectionNegative && l.Intent != IntentAvoid:
+			// A class III row advises against doing something; "stop X"
+			// as a class III would read as "do not stop X", which no row
+			// of a guideline says without naming what to do instead.
+			add(CodeIntent, ap+"/logic_structured/intent", fmt.Sprintf("class III action with intent %q", l.Intent),
+				`a class III action is "avoid" (do not start / perform / combine); a recommendation to stop a therapy is a POSITIVE row with intent "stop"`)
 		}
 	}
 	return ds

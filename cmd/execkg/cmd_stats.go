@@ -79,6 +79,14 @@ func printStats(w io.Writer, label string, s rules.Stats) {
 	line("  ABSENT", s.Operators.Absent, "absent")
 	line("  numeric", s.Operators.Numeric, "numeric")
 	line("actions", s.Actions, "actions")
+	for _, in := range rules.Intents {
+		if n := s.IntentSplit[in]; n > 0 {
+			line("  intent "+in, n, "")
+		}
+	}
+	if n := s.IntentSplit[""]; n > 0 {
+		line("  no intent", n, "")
+	}
 	line("unique output nodes", s.UniqueOutputNodes, "")
 	line("single-condition rules", s.SingleConditionRules, "single_condition_rules")
 	line("rules with an OR group", s.RulesWithORGroup, "")

@@ -146,6 +146,7 @@ func decodeAction(rel string, edge map[string]any, label string, concept map[str
 		Role:        pString(edge, "role"),
 		Context:     pString(edge, "context"),
 		Direction:   pString(edge, "direction"),
+		Intent:      pString(edge, "intent"),
 	}
 	if a.TargetLabel == "" {
 		a.TargetLabel = label

@@ -233,6 +233,8 @@ type Action struct {
 	Role        string `json:"role"`
 	Context     string `json:"context"`
 	Direction   string `json:"direction"`
+	// Intent says what to do with the concept (rules.Intents).
+	Intent string `json:"intent"`
 }
 
 // GroundingRecord is the retrieval view of one DecisionNode.

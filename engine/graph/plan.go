@@ -409,6 +409,7 @@ func buildPlan(p *rules.Pack, opt BuildOptions) (*plan, error) {
 				"context":         a.Context,
 				"role":            a.Role,
 				"direction":       adir,
+				"intent":          a.LogicStructured.Intent,
 			}})
 		}
 	}
