@@ -88,15 +88,23 @@ func Rescore(ix *PackIndex, res engine.Result, k int) (engine.Result, int, error
 		out.Evidence = append(out.Evidence, it)
 		ev = append(ev, EvalEvidence(it))
 	}
-	for _, d := range eval.Derive(ev, ix.Pack.Hierarchy, ix.NameOfKey, ix.KeyOfName) {
+	rejected := map[[2]string]bool{}
+	for _, rj := range tr.Rejected {
+		rejected[[2]string{rj.DecisionID, rj.FindingID}] = true
+	}
+	// Definitions read the same members as the run did: each finding's
+	// first anchor only, minus what step (v) refused (as engine.Ask).
+	member := func(c eval.Cond, e eval.Evidence) bool {
+		if e.Via == "" && rank[[2]string{e.ID, e.ConceptKey}] > 1 {
+			return false
+		}
+		return !rejected[[2]string{c.DecisionID, e.ID}]
+	}
+	for _, d := range eval.DeriveWith(ev, ix.Pack.Hierarchy, ix.NameOfKey, ix.KeyOfName, member) {
 		ev = append(ev, d)
 		kept[d.ConceptKey] = true
 		it := engine.EvidenceItem{FindingID: d.ID, OriginalText: d.Text, StandardizedConcept: d.Concept, ConceptKey: d.ConceptKey, Present: d.Present, Via: d.Via}
 		out.Evidence = append(out.Evidence, it)
-	}
-	rejected := map[[2]string]bool{}
-	for _, rj := range tr.Rejected {
-		rejected[[2]string{rj.DecisionID, rj.FindingID}] = true
 	}
 	opt := eval.Options{ClosedWorld: tr.ClosedWorld, Admit: func(c eval.Cond, e eval.Evidence) bool {
 		return !rejected[[2]string{c.DecisionID, e.ID}]

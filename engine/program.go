@@ -38,6 +38,8 @@ type Program struct {
 	rows  map[string]rowInfo
 	// antonym phrases of the lexicon, for step (iv).
 	antonyms []antonym
+	// medication concept keys, for discontinuation ("aspirin stopped").
+	medications map[string]bool
 }
 
 type rowInfo struct {
@@ -134,7 +136,21 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		return nil, fmt.Errorf("engine: pack has %d error(s), first: %w", len(ds), ds[0])
 	}
 	p := &Program{cfg: cfg, pack: pack, units: map[string][]string{}, phrases: map[string][]string{}, synonyms: map[string][]string{}, rows: map[string]rowInfo{}}
+	p.hierarchy = cfg.hierarchy
+	if p.hierarchy == nil {
+		p.hierarchy = pack.Hierarchy
+	}
+	p.names, p.keys = pack.ConceptIndex()
 	records := grounding.Records(pack, cfg.lexicon, false)
+	// Members of composite definitions that no rule names are grounded
+	// too, so that "thrombocytopenia" can make "high bleeding risk".
+	_, condKeys := pack.ConditionIndex()
+	members, memberUnits := p.hierarchy.MemberConcepts(condKeys)
+	for _, n := range members {
+		k := "name:" + rules.NormalizeName(n)
+		p.names[k], p.keys[rules.NormalizeName(n)] = n, k
+	}
+	records = append(records, grounding.ConceptRecords(members, cfg.lexicon)...)
 	if cfg.store == nil {
 		cfg.store = graph.NewMemory()
 	}
@@ -170,11 +186,22 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 	if err != nil {
 		return nil, fmt.Errorf("engine: build grounding index: %w", err)
 	}
-	p.names, p.keys = pack.ConceptIndex()
+	for n, us := range memberUnits {
+		k := p.keys[n]
+		for _, u := range us {
+			if u := units.Canonical(u); !containsStr(p.units[k], u) {
+				p.units[k] = append(p.units[k], u)
+			}
+		}
+	}
+	p.medications = map[string]bool{}
 	for _, r := range pack.Rules() {
 		p.rows[r.RowID] = rowInfo{table: r.Table, row: r.Row}
 		for _, c := range r.Conditions() {
 			k := rules.ConceptKey(c.Entity)
+			if c.Entity.Role == rules.RoleMedication {
+				p.medications[k] = true
+			}
 			if rules.IsNumeric(c.Entity.LogicStructured.Operator) {
 				u := units.Canonical(c.Entity.LogicStructured.Unit)
 				if !containsStr(p.units[k], u) {
@@ -184,10 +211,6 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		}
 	}
 	p.antonyms = antonymsOf(cfg.lexicon, p.keys)
-	p.hierarchy = cfg.hierarchy
-	if p.hierarchy == nil {
-		p.hierarchy = pack.Hierarchy
-	}
 	p.cfg = cfg
 	return p, nil
 }
@@ -344,6 +367,13 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		}
 		e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text,
 			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator}
+		if e.Present && p.medications[e.ConceptKey] && discontinued.MatchString(it.Text) {
+			// "aspirin stopped after 1 week": the drug was taken, and is
+			// not now; a stated stop is a stated absence of the therapy.
+			e.Present = false
+			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
+				Reason: it.ConceptKey + ": '" + it.Text + "' states the drug was stopped, so it is read as not taken now"})
+		}
 		ev = append(ev, e)
 		ei := evidenceItem(e)
 		ei.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
@@ -365,14 +395,24 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		keys[r.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(r))
 	}
-	for _, d := range eval.Derive(ev, p.hierarchy, p.names, p.keys) {
+	// Step (v) runs inside evaluation, per condition: a mention is judged
+	// against each condition's own wording and context; a composite
+	// definition judges its members the same way.
+	admit := p.newAdmitter(text, mention, clause, tr).admit
+	// A definition infers a new fact from a finding's best reading: an
+	// alternative anchor ("obstructive CAD" for "non-obstructive CAD") is
+	// left to the conditions, which judge it against their own wording.
+	member := func(c eval.Cond, e eval.Evidence) bool {
+		if e.Via == "" && rank[[2]string{e.ID, e.ConceptKey}] > 1 {
+			return false
+		}
+		return admit(c, e)
+	}
+	for _, d := range eval.DeriveWith(ev, p.hierarchy, p.names, p.keys, member) {
 		ev = append(ev, d)
 		keys[d.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(d))
 	}
-	// Step (v) runs inside evaluation, per condition: a mention is judged
-	// against each condition's own wording and context.
-	admit := p.newAdmitter(text, mention, clause, tr).admit
 	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, admit); err != nil {
 		return nil, fmt.Errorf("case %s: %w", caseID, err)
 	}

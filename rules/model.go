@@ -29,10 +29,15 @@ const (
 	OpGE      = ">="
 	OpEQ      = "="
 	OpNE      = "!="
+	// OpUnless is the exception operator, "unless X is known": true
+	// unless the case states (or a definition derives) X present; a
+	// stated absence and an unmentioned X both leave it true, so unknown
+	// never blocks. It is not ABSENT, which needs a stated absence.
+	OpUnless = "UNLESS"
 )
 
 // Operators lists every operator in canonical (normalised) spelling.
-var Operators = []string{OpPresent, OpAbsent, OpLT, OpLE, OpGT, OpGE, OpEQ, OpNE}
+var Operators = []string{OpPresent, OpAbsent, OpLT, OpLE, OpGT, OpGE, OpEQ, OpNE, OpUnless}
 
 // Unitless is the explicit marker for a numeric threshold without a unit
 // (FFR 0.8, a score, a count of segments).
@@ -187,7 +192,7 @@ type Standardized struct {
 
 // Logic is the logic_structured object.
 type Logic struct {
-	Operator   string    `json:"operator,omitempty" jsonschema:"enum=PRESENT,enum=ABSENT,enum=<,enum=<=,enum=>,enum=>=,enum==,enum=!=,enum=≤,enum=≥,enum=≠"`
+	Operator   string    `json:"operator,omitempty" jsonschema:"enum=PRESENT,enum=ABSENT,enum=UNLESS,enum=UNLESS_KNOWN,enum=<,enum=<=,enum=>,enum=>=,enum==,enum=!=,enum=≤,enum=≥,enum=≠"`
 	Threshold  Threshold `json:"threshold,omitempty"`
 	Unit       string    `json:"unit,omitempty"`
 	LogicType  string    `json:"logic_type,omitempty" jsonschema:"enum=AND,enum=OR"`

@@ -36,6 +36,8 @@ type OperatorCounts struct {
 	Present int `json:"present"`
 	Absent  int `json:"absent"`
 	Numeric int `json:"numeric"`
+	// Unless counts exception conditions ("unless X is known").
+	Unless int `json:"unless"`
 }
 
 // NodeKey identifies a unique input or output node: wording, context, role
@@ -99,6 +101,8 @@ func ComputeStats(p *Pack) Stats {
 						s.Operators.Present++
 					case op == OpAbsent:
 						s.Operators.Absent++
+					case NormalizeOperator(op) == OpUnless:
+						s.Operators.Unless++
 					case IsNumeric(op):
 						s.Operators.Numeric++
 					}

@@ -82,8 +82,17 @@ func validateRule(t *Table, row *Row, k int, rp, wantDir string) Diagnostics {
 	if len(rule.Conditions) == 0 {
 		add(CodeNoCondition, kp+"/conditions", "rule has no conditions", "add at least one condition; a row restricted only by the table's population gets the population as its condition")
 	}
+	exceptionsOnly := len(rule.Conditions) > 0
 	for ci, c := range rule.Conditions {
 		cp := fmt.Sprintf("%s/conditions/%d", kp, ci)
+		if NormalizeOperator(c.LogicStructured.Operator) != OpUnless {
+			exceptionsOnly = false
+		} else if c.LogicStructured.LogicType == LogicOR {
+			// "A, or unless B" has no clinical reading: an exception
+			// qualifies the whole rule.
+			add(CodeOperator, cp+"/logic_structured/logic_type", "an UNLESS condition in an OR group",
+				"put the exception in the rule's AND group; it blocks the whole rule when its concept is known")
+		}
 		ds = append(ds, validateEntityCommon(t, row, k, cp, c)...)
 		l := c.LogicStructured
 		if l.Intent != "" {
@@ -91,9 +100,9 @@ func validateRule(t *Table, row *Row, k int, rp, wantDir string) Diagnostics {
 		}
 		switch {
 		case l.Operator == "":
-			add(CodeOperator, cp+"/logic_structured/operator", "condition has no operator", "set operator to PRESENT, ABSENT, <, <=, >, >=, = or !=")
+			add(CodeOperator, cp+"/logic_structured/operator", "condition has no operator", "set operator to PRESENT, ABSENT, UNLESS, <, <=, >, >=, = or !=")
 		case !contains(Operators, l.Operator):
-			add(CodeOperator, cp+"/logic_structured/operator", fmt.Sprintf("unknown operator %q", l.Operator), "use PRESENT, ABSENT, <, <=, >, >=, = or != (≤ ≥ ≠ are accepted)")
+			add(CodeOperator, cp+"/logic_structured/operator", fmt.Sprintf("unknown operator %q", l.Operator), "use PRESENT, ABSENT, UNLESS, <, <=, >, >=, = or != (≤ ≥ ≠ are accepted)")
 		case IsNumeric(l.Operator):
 			if l.Threshold == "" {
 				add(CodeThreshold, cp+"/logic_structured/threshold", fmt.Sprintf("operator %s needs a threshold", l.Operator), `give the number, e.g. "threshold": "35"`)
@@ -103,7 +112,7 @@ func validateRule(t *Table, row *Row, k int, rp, wantDir string) Diagnostics {
 			if strings.TrimSpace(l.Unit) == "" {
 				add(CodeUnit, cp+"/logic_structured/unit", fmt.Sprintf("operator %s needs a unit", l.Operator), `give the unit, e.g. "%" or "mL/min/1.73 m2", or "unitless" for scores and ratios`)
 			}
-		default: // PRESENT / ABSENT
+		default: // PRESENT / ABSENT / UNLESS
 			if l.Threshold != "" || l.Unit != "" {
 				add(CodeNoThreshold, cp+"/logic_structured", fmt.Sprintf("%s takes no threshold or unit (found threshold %q, unit %q)", l.Operator, l.Threshold, l.Unit),
 					"remove threshold and unit, or use a numeric operator")
@@ -129,6 +138,10 @@ func validateRule(t *Table, row *Row, k int, rp, wantDir string) Diagnostics {
 		if g.Type == LogicOR && len(g.Members) == 1 {
 			add(CodeSingleOR, first, fmt.Sprintf("OR group %q has a single member", g.Key), "list every alternative in the OR group, or make the condition AND")
 		}
+	}
+	if exceptionsOnly {
+		add(CodeNoCondition, kp+"/conditions", "rule has only UNLESS conditions, so it would hold for every patient",
+			"add the population or finding the row is written for; UNLESS only names what blocks it")
 	}
 	acts := row.RuleActions(k)
 	actBase := kp + "/actions"

@@ -140,7 +140,9 @@ func (g *gen) findingIn(c *Concept, ri int) (finding, bool) {
 			continue
 		}
 		f.conds = append(f.conds, cd)
-		if rules.NormalizeOperator(cd.Entity.LogicStructured.Operator) == rules.OpAbsent {
+		// An exception (UNLESS) holds when the case states the absence
+		// too; the vignette says so, as a clinician writing it would.
+		if op := rules.NormalizeOperator(cd.Entity.LogicStructured.Operator); op == rules.OpAbsent || op == rules.OpUnless {
 			hasAbsent = true
 		} else {
 			hasOther = true

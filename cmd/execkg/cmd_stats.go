@@ -78,6 +78,7 @@ func printStats(w io.Writer, label string, s rules.Stats) {
 	line("  PRESENT", s.Operators.Present, "present")
 	line("  ABSENT", s.Operators.Absent, "absent")
 	line("  numeric", s.Operators.Numeric, "numeric")
+	line("  UNLESS (exceptions)", s.Operators.Unless, "")
 	line("actions", s.Actions, "actions")
 	for _, in := range rules.Intents {
 		if n := s.IntentSplit[in]; n > 0 {

@@ -16,14 +16,33 @@ import (
 // Via names the stated concept. nameOfKey and keyOfName come from
 // rules.Pack.ConceptIndex.
 func Derive(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]string) []Evidence {
+	return DeriveWith(ev, h, nameOfKey, keyOfName, nil)
+}
+
+// DeriveWith is Derive with step (v): admit, when set, decides whether a
+// stated item may count as a member of a composite definition (a doubted
+// or negated mention does not).
+func DeriveWith(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]string, admit func(Cond, Evidence) bool) []Evidence {
 	if h == nil {
 		return nil
 	}
-	var out []Evidence
-	seen := map[[3]string]bool{}
 	defs := defined(ev, h, nameOfKey, keyOfName)
-	out = append(out, defs...)
-	for _, e := range append(ev[:len(ev):len(ev)], defs...) {
+	seen := map[[3]string]bool{}
+	out := isa(append(ev[:len(ev):len(ev)], defs...), h, nameOfKey, keyOfName, seen)
+	out = append(defs, out...)
+	if len(h.Composites) > 0 {
+		comp := composites(append(ev[:len(ev):len(ev)], out...), h, nameOfKey, keyOfName, admit)
+		out = append(out, comp...)
+		out = append(out, isa(comp, h, nameOfKey, keyOfName, seen)...)
+	}
+	return out
+}
+
+// isa applies the is-a relations to items: an affirmed item affirms every
+// broader concept, a denied one denies every narrower one.
+func isa(items []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]string, seen map[[3]string]bool) []Evidence {
+	var out []Evidence
+	for _, e := range items {
 		name := nameOfKey[e.Key()]
 		if name == "" {
 			name = e.Concept

@@ -335,6 +335,8 @@ func Need(c Cond) string {
 		return name + " present"
 	case rules.OpAbsent:
 		return name + " absent"
+	case rules.OpUnless:
+		return name + " not known"
 	default:
 		return strings.TrimSpace(name + " " + op + " " + withUnit(c.Threshold, c.Unit))
 	}
@@ -402,6 +404,11 @@ func evaluate(c Cond, ev []Evidence, keys []string, opt Options) ConditionResult
 }
 
 func notMentioned(op string, opt Options) (Truth, string) {
+	if op == rules.OpUnless {
+		// The exception blocks only when known: an unmentioned finding
+		// leaves the rule free in either world.
+		return True, "not stated, so the exception does not apply"
+	}
 	if !opt.ClosedWorld {
 		return Unknown, "not mentioned"
 	}
@@ -433,6 +440,11 @@ func judge(c Cond, op string, e Evidence, opt Options) (Truth, string) {
 			return False, "stated present: " + q
 		}
 		return True, "stated absent: " + q
+	case rules.OpUnless:
+		if affirmed {
+			return False, "exception applies: " + q + " is known"
+		}
+		return True, "stated absent: " + q + ", so the exception does not apply"
 	case rules.OpLT, rules.OpLE, rules.OpGT, rules.OpGE, rules.OpEQ, rules.OpNE:
 		return judgeNumeric(c, op, e, opt)
 	}

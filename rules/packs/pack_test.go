@@ -46,6 +46,9 @@ func facts(t *testing.T, s scenario, edge, outside string) []eval.Evidence {
 		case rules.OpAbsent:
 			out = append(out, eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: false, Text: "no " + c.Wording})
 			continue
+		case rules.OpUnless:
+			// An exception holds when the case says nothing of it.
+			continue
 		}
 		th, err := rules.Threshold(c.Threshold).Float()
 		require.NoError(t, err, c.DecisionID)
@@ -195,6 +198,17 @@ func TestEveryRuleFiresOnItsConditions(t *testing.T) {
 					continue
 				}
 				for _, c := range members[k] {
+					if c.Operator == rules.OpUnless {
+						// An exception blocks only when stated present; a
+						// stated absence leaves the rule firing.
+						f := facts(t, base(r, nil, ""), "", "")
+						known := append(f[:len(f):len(f)], eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: true, Text: c.Wording})
+						require.Equal(t, eval.False, eval.EvaluateRule(r, known, eval.Options{}).Truth, "exception %s stated present must block", c.DecisionID)
+						denied := append(f[:len(f):len(f)], eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: false, Text: "no " + c.Wording})
+						require.Equal(t, eval.True, eval.EvaluateRule(r, denied, eval.Options{}).Truth, "exception %s stated absent must not block", c.DecisionID)
+						checked["exception"]++
+						continue
+					}
 					// Dropping one AND condition: not fired (unknown). A bound
 					// of a range shares its concept's fact with the other
 					// bound; "just outside" below covers it.
@@ -232,6 +246,7 @@ func TestEveryRuleFiresOnItsConditions(t *testing.T) {
 	t.Logf("generated checks: %v", checked)
 	require.Positive(t, checked["outside"])
 	require.Positive(t, checked["or-member"])
+	require.Positive(t, checked["exception"])
 }
 
 func sharesConcept(r eval.Rule, c eval.Cond) bool {
