@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/executablekg/execkg/engine"
 	"github.com/executablekg/execkg/engine/eval"
@@ -100,7 +101,12 @@ func Rescore(ix *PackIndex, res engine.Result, k int) (engine.Result, int, error
 		}
 		return !rejected[[2]string{c.DecisionID, e.ID}]
 	}
-	for _, d := range eval.DeriveWith(ev, ix.Pack.Hierarchy, ix.NameOfKey, ix.KeyOfName, member) {
+	var date time.Time
+	if d, err := time.Parse("2006-01-02", res.CaseDate); err == nil {
+		// Windows count from the date the run used (noon, as engine.AskOn).
+		date = d.Add(12 * time.Hour)
+	}
+	for _, d := range eval.DeriveOpt(ev, ix.Pack.Hierarchy, ix.NameOfKey, ix.KeyOfName, eval.Options{Admit: member, CaseDate: date}) {
 		ev = append(ev, d)
 		kept[d.ConceptKey] = true
 		it := engine.EvidenceItem{FindingID: d.ID, OriginalText: d.Text, StandardizedConcept: d.Concept, ConceptKey: d.ConceptKey, Present: d.Present, Via: d.Via}
@@ -109,6 +115,7 @@ func Rescore(ix *PackIndex, res engine.Result, k int) (engine.Result, int, error
 	opt := eval.Options{ClosedWorld: tr.ClosedWorld, Admit: func(c eval.Cond, e eval.Evidence) bool {
 		return !rejected[[2]string{c.DecisionID, e.ID}]
 	}}
+	opt.CaseDate = date
 	out.PredictedRowIDs = []string{}
 	out.RetrievedRules = []string{}
 	out.RetrievedRowIDs = []string{}
@@ -204,7 +211,7 @@ func sameRows(a, b []string) bool {
 // (decision id, finding id) apply.
 func EvalEvidence(it engine.EvidenceItem) eval.Evidence {
 	e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.StandardizedConcept, Text: it.OriginalText,
-		Present: it.Present, Unit: it.Unit, Comparator: it.Comparator}
+		Present: it.Present, Unit: it.Unit, Comparator: it.Comparator, When: it.When}
 	if it.Value != nil {
 		v := *it.Value
 		e.Value = &v

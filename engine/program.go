@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
@@ -249,9 +251,22 @@ func (p *Program) Settings() string {
 		p.cfg.extractor.Name(), p.cfg.formatter.Name(), p.cfg.checks, p.cfg.closedWorld, p.cfg.topK)
 }
 
-// Ask answers one case in free text: steps (i)–(vi).
+// Ask answers one case in free text: steps (i)–(vi), with today as the
+// case date.
 func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error) {
-	res := &Result{CaseID: caseID, Question: text}
+	return p.AskOn(ctx, caseID, text, time.Time{})
+}
+
+// AskOn answers a case written on the given date: time windows ("PCI
+// within the last 7 days") and relative dates in the text ("6 weeks ago")
+// count from it. A zero date is today.
+func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time) (*Result, error) {
+	if date.IsZero() {
+		date = time.Now().UTC()
+	}
+	// Noon of the case day: a window edge never depends on the hour.
+	date = time.Date(date.Year(), date.Month(), date.Day(), 12, 0, 0, 0, time.UTC)
+	res := &Result{CaseID: caseID, Question: text, CaseDate: date.Format("2006-01-02")}
 	findings, err := p.cfg.extractor.Extract(ctx, text)
 	if err != nil {
 		return nil, fmt.Errorf("case %s: step (i) extraction with %s: %w", caseID, p.cfg.extractor.Name(), err)
@@ -366,7 +381,11 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 			continue
 		}
 		e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text,
-			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator}
+			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator, When: whenOf(it.Text, date)}
+		if e.When == nil {
+			// "PCI to the LAD (2019)": the date may sit in the clause.
+			e.When = whenOf(clause[it.FindingID], date)
+		}
 		if e.Present && p.medications[e.ConceptKey] && discontinued.MatchString(it.Text) {
 			// "aspirin stopped after 1 week": the drug was taken, and is
 			// not now; a stated stop is a stated absence of the therapy.
@@ -408,12 +427,12 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		}
 		return admit(c, e)
 	}
-	for _, d := range eval.DeriveWith(ev, p.hierarchy, p.names, p.keys, member) {
+	for _, d := range eval.DeriveOpt(ev, p.hierarchy, p.names, p.keys, eval.Options{Admit: member, CaseDate: date}) {
 		ev = append(ev, d)
 		keys[d.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(d))
 	}
-	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, admit); err != nil {
+	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, admit, date); err != nil {
 		return nil, fmt.Errorf("case %s: %w", caseID, err)
 	}
 	if p.cfg.trace {
@@ -462,7 +481,7 @@ func (p *Program) Evaluate(ctx context.Context, caseID string, ev []eval.Evidenc
 		keys[d.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(d))
 	}
-	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, nil); err != nil {
+	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, nil, time.Time{}); err != nil {
 		return nil, fmt.Errorf("case %s: %w", caseID, err)
 	}
 	if p.cfg.trace {
@@ -473,12 +492,12 @@ func (p *Program) Evaluate(ctx context.Context, caseID string, ev []eval.Evidenc
 
 // evaluate is steps (iii) and (vi): expand concept keys to rule bundles and
 // evaluate every rule.
-func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []string, ev []eval.Evidence, admit func(eval.Cond, eval.Evidence) bool) error {
+func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []string, ev []eval.Evidence, admit func(eval.Cond, eval.Evidence) bool, date time.Time) error {
 	bundles, err := p.store.Bundles(ctx, keys)
 	if err != nil {
 		return fmt.Errorf("step (iii) expansion: %w", err)
 	}
-	opt := eval.Options{ClosedWorld: p.cfg.closedWorld, AllowFraction: p.cfg.fraction, Admit: admit}
+	opt := eval.Options{ClosedWorld: p.cfg.closedWorld, AllowFraction: p.cfg.fraction, Admit: admit, CaseDate: date}
 	rowSeen := map[string]bool{}
 	fired := map[string]bool{}
 	res.PredictedRowIDs = []string{}
@@ -517,10 +536,22 @@ func ruleOf(b graph.Bundle) eval.Rule {
 		r.Conds = append(r.Conds, eval.Cond{
 			DecisionID: d.DecisionID, GroupKey: d.LogicGroup, GroupType: d.LogicType, ConceptKey: d.ConceptKey,
 			Concept: d.ConceptName, Wording: d.EntityOriginal, Context: d.Context, Role: d.Role,
-			Operator: d.Operator, Threshold: d.Threshold, Unit: d.Unit,
+			Operator: d.Operator, Threshold: d.Threshold, Unit: d.Unit, Window: decodeWindow(d.Window),
 		})
 	}
 	return r
+}
+
+// decodeWindow reads a decision's stored time window ("" → none).
+func decodeWindow(s string) *rules.Window {
+	if s == "" {
+		return nil
+	}
+	var w rules.Window
+	if json.Unmarshal([]byte(s), &w) != nil {
+		return nil
+	}
+	return &w
 }
 
 func (p *Program) recommendation(b graph.Bundle, rr eval.RuleResult) Recommendation {
@@ -576,7 +607,7 @@ func condTrace(c eval.ConditionResult) FiredCond {
 
 func evidenceItem(e eval.Evidence) EvidenceItem {
 	return EvidenceItem{FindingID: e.ID, OriginalText: e.Text, StandardizedConcept: e.Concept, ConceptKey: e.ConceptKey,
-		Present: e.Present, Value: e.Value, Unit: e.Unit, Comparator: e.Comparator, Via: e.Via}
+		Present: e.Present, Value: e.Value, Unit: e.Unit, Comparator: e.Comparator, Via: e.Via, When: e.When}
 }
 
 func anchorInfo(a grounding.Anchor) AnchorInfo {

@@ -212,10 +212,13 @@ type Expr struct {
 	Op      string   `json:"op,omitempty"`
 	Value   *float64 `json:"value,omitempty"`
 	Unit    string   `json:"unit,omitempty"`
-	AnyOf   []Expr   `json:"any_of,omitempty"`
-	AllOf   []Expr   `json:"all_of,omitempty"`
-	AtLeast int      `json:"at_least,omitempty"`
-	Of      []Expr   `json:"of,omitempty"`
+	// Window dates a concept leaf's event relative to the case date
+	// ("myocardial infarction" within 40 days).
+	Window  *Window `json:"window,omitempty"`
+	AnyOf   []Expr  `json:"any_of,omitempty"`
+	AllOf   []Expr  `json:"all_of,omitempty"`
+	AtLeast int     `json:"at_least,omitempty"`
+	Of      []Expr  `json:"of,omitempty"`
 	// Label names a group in traces ("ARC-HBR major criterion").
 	Label string `json:"label,omitempty"`
 }
@@ -238,6 +241,9 @@ func (e Expr) check(where string) error {
 		if !IsNumeric(NormalizeOperator(e.Op)) || e.Value == nil || strings.TrimSpace(e.Unit) == "" {
 			return fmt.Errorf("%s (%s): a numeric member needs op (<, <=, >, >=, =, !=), value and unit", where, e.Measure)
 		}
+	}
+	if w := e.Window; w != nil && (e.Concept == "" || WindowUnits[w.Unit] == 0 || w.Min == nil && w.Max == nil) {
+		return fmt.Errorf("%s: a window belongs on a concept leaf and needs min and/or max and a unit (days, weeks, months, years)", where)
 	}
 	if len(e.Of) > 0 && (e.AtLeast < 1 || e.AtLeast > len(e.Of)) {
 		return fmt.Errorf("%s: at_least must be between 1 and the number of members (%d), got %d", where, len(e.Of), e.AtLeast)

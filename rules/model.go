@@ -7,6 +7,8 @@
 // files load unchanged; see Table.UnmarshalJSON for the accepted layouts.
 package rules
 
+import "strconv"
+
 // Roles an entity may take; the graph label follows the role.
 const (
 	RoleClinicalCondition = "ClinicalCondition"
@@ -184,6 +186,47 @@ type Entity struct {
 	LogicStructured Logic `json:"logic_structured"`
 }
 
+// Window is a range of time elapsed between an event (or the start of an
+// ongoing therapy) and the case date, bounds inclusive; a missing bound is
+// open.
+type Window struct {
+	Min  *float64 `json:"min,omitempty"`
+	Max  *float64 `json:"max,omitempty"`
+	Unit string   `json:"unit" jsonschema:"enum=days,enum=weeks,enum=months,enum=years"`
+}
+
+// WindowUnits are the units a window may use, with their length in days.
+var WindowUnits = map[string]float64{"days": 1, "weeks": 7, "months": 30.4375, "years": 365.25}
+
+// Days returns the window's bounds in days (nil for an open bound).
+func (w Window) Days() (lo, hi *float64) {
+	d := WindowUnits[w.Unit]
+	if w.Min != nil {
+		v := *w.Min * d
+		lo = &v
+	}
+	if w.Max != nil {
+		v := *w.Max * d
+		hi = &v
+	}
+	return lo, hi
+}
+
+// String says the window in words: "within 7 days", "at least 3 months
+// ago", "1–3 months ago".
+func (w Window) String() string {
+	f := func(x *float64) string { return strconv.FormatFloat(*x, 'f', -1, 64) }
+	switch {
+	case w.Min != nil && w.Max != nil:
+		return f(w.Min) + "–" + f(w.Max) + " " + w.Unit + " before the case date"
+	case w.Min != nil:
+		return "at least " + f(w.Min) + " " + w.Unit + " before the case date"
+	case w.Max != nil:
+		return "within " + f(w.Max) + " " + w.Unit + " before the case date"
+	}
+	return "any time"
+}
+
 // Standardized is one concept candidate.
 type Standardized struct {
 	Candidate string `json:"entity_standardized_candidate"`
@@ -200,6 +243,11 @@ type Logic struct {
 	Strength   string    `json:"strength,omitempty" jsonschema:"enum=I,enum=IIa,enum=IIb,enum=III"`
 	Level      string    `json:"level,omitempty" jsonschema:"enum=A,enum=B,enum=C"`
 	Direction  string    `json:"direction,omitempty" jsonschema:"enum=POSITIVE,enum=NEGATIVE"`
+	// Window (conditions only) restricts when the condition's event
+	// happened, as time elapsed before the case date: "PCI within the
+	// last 7 days" is max 7 days, "after >= 3 months of optimised
+	// therapy" is min 3 months since the therapy began.
+	Window *Window `json:"window,omitempty"`
 	// Intent (actions only) says what to do with the concept: start,
 	// continue, stop, avoid, switch, reduce, perform, refer, discuss, assess.
 	Intent string `json:"intent,omitempty" jsonschema:"enum=start,enum=continue,enum=stop,enum=avoid,enum=switch,enum=reduce,enum=perform,enum=refer,enum=discuss,enum=assess"`

@@ -98,6 +98,18 @@ func validateRule(t *Table, row *Row, k int, rp, wantDir string) Diagnostics {
 		if l.Intent != "" {
 			add(CodeIntent, cp+"/logic_structured/intent", "a condition has no intent", "intent belongs to actions; remove it from the condition")
 		}
+		if w := l.Window; w != nil {
+			op := NormalizeOperator(l.Operator)
+			switch {
+			case WindowUnits[w.Unit] == 0:
+				add(CodeWindow, cp+"/logic_structured/window/unit", fmt.Sprintf("window unit %q", w.Unit), "use days, weeks, months or years")
+			case w.Min == nil && w.Max == nil || w.Min != nil && w.Max != nil && *w.Min > *w.Max || w.Min != nil && *w.Min < 0:
+				add(CodeWindow, cp+"/logic_structured/window", "a window needs min and/or max (>= 0, min <= max)", `e.g. {"max": 7, "unit": "days"} for "within the last 7 days"`)
+			case op != OpPresent && op != OpUnless:
+				add(CodeWindow, cp+"/logic_structured/window", fmt.Sprintf("a window on a %s condition", l.Operator),
+					"a window dates a stated event: use it with PRESENT (the event happened then) or UNLESS (an exclusion when it happened then)")
+			}
+		}
 		switch {
 		case l.Operator == "":
 			add(CodeOperator, cp+"/logic_structured/operator", "condition has no operator", "set operator to PRESENT, ABSENT, UNLESS, <, <=, >, >=, = or !=")

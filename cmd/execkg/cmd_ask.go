@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 func init() {
@@ -20,6 +21,7 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 	ef.register(fl)
 	explain := fl.Bool("explain", false, "print a readable tree instead of JSON")
 	id := fl.String("id", "case", "case id in the output record")
+	date := fl.String("date", "", "case date YYYY-MM-DD that time windows and relative dates count from (default today)")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, `usage: execkg ask [flags] "Patient with …"`)
 		fl.PrintDefaults()
@@ -32,6 +34,15 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 		fl.Usage()
 		return 2
 	}
+	var caseDate time.Time
+	if *date != "" {
+		d, err := time.Parse("2006-01-02", *date)
+		if err != nil {
+			fmt.Fprintf(stderr, "execkg ask: --date %q: want YYYY-MM-DD, e.g. 2026-03-15\n", *date)
+			return 2
+		}
+		caseDate = d
+	}
 	ctx := context.Background()
 	if *explain {
 		ef.debug = true
@@ -43,7 +54,7 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 	}
 	defer prog.Close()
 	defer ef.close()
-	res, err := prog.Ask(ctx, *id, text)
+	res, err := prog.AskOn(ctx, *id, text, caseDate)
 	if err != nil {
 		fmt.Fprintln(stderr, "execkg ask:", err)
 		return 1

@@ -17,12 +17,12 @@ import (
 // item names, in Via, every finding that made it ("definition: high
 // bleeding risk ← 'eGFR 25' (f3), 'age 80' (f5)"), keeps the first one's
 // id for step (v), and joins to the pool for the composites after it.
-func composites(pool []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]string, admit func(Cond, Evidence) bool) []Evidence {
+func composites(pool []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]string, opt Options) []Evidence {
 	var out []Evidence
 	for _, c := range h.Composites {
-		t, why := evalExpr(c.Expr, pool, keyOfName, admit)
+		t, why := evalExpr(c.Expr, pool, keyOfName, opt)
 		for _, u := range c.Unless {
-			if ut, uwhy := evalExpr(u, pool, keyOfName, admit); ut == True {
+			if ut, uwhy := evalExpr(u, pool, keyOfName, opt); ut == True {
 				t, why = False, uwhy
 				break
 			}
@@ -104,10 +104,10 @@ func keyOf(name string, keyOfName map[string]string) string {
 
 // evalExpr returns the truth of one node and the evidence that decided it
 // (the true members of a true group, the false members of a false one).
-func evalExpr(e rules.Expr, pool []Evidence, keyOfName map[string]string, admit func(Cond, Evidence) bool) (Truth, []Evidence) {
+func evalExpr(e rules.Expr, pool []Evidence, keyOfName map[string]string, opt Options) (Truth, []Evidence) {
 	switch {
 	case e.Concept != "" || e.Measure != "":
-		c := Cond{Concept: e.Concept, Wording: e.Concept, Operator: rules.OpPresent}
+		c := Cond{Concept: e.Concept, Wording: e.Concept, Operator: rules.OpPresent, Window: e.Window}
 		if e.Measure != "" {
 			c = Cond{Concept: e.Measure, Wording: e.Measure, Operator: rules.NormalizeOperator(e.Op),
 				Threshold: strconv.FormatFloat(*e.Value, 'f', -1, 64), Unit: e.Unit}
@@ -116,13 +116,13 @@ func evalExpr(e rules.Expr, pool []Evidence, keyOfName map[string]string, admit 
 		// Step (v) records its refusals under this id, so a re-score
 		// from the trace refuses the same members.
 		c.DecisionID = DefinitionDecisionID(c.Concept)
-		r := EvaluateCond(c, pool, Options{Admit: admit})
+		r := EvaluateCond(c, pool, Options{Admit: opt.Admit, CaseDate: opt.CaseDate})
 		if r.Truth == Unknown {
 			return Unknown, nil
 		}
 		// The item that decided it: the first one judged the same way.
 		for _, ev := range r.Evidence {
-			if t, _ := judge(c, c.Operator, ev, Options{}); t == r.Truth {
+			if t, _ := judge(c, c.Operator, ev, opt); t == r.Truth {
 				return r.Truth, []Evidence{ev}
 			}
 		}
@@ -131,7 +131,7 @@ func evalExpr(e rules.Expr, pool []Evidence, keyOfName map[string]string, admit 
 		var yes, no []Evidence
 		nTrue, nUnknown := 0, 0
 		for _, m := range e.Of {
-			t, w := evalExpr(m, pool, keyOfName, admit)
+			t, w := evalExpr(m, pool, keyOfName, opt)
 			switch t {
 			case True:
 				nTrue++
@@ -161,7 +161,7 @@ func evalExpr(e rules.Expr, pool []Evidence, keyOfName map[string]string, admit 
 		out = False
 	}
 	for _, m := range list {
-		t, w := evalExpr(m, pool, keyOfName, admit)
+		t, w := evalExpr(m, pool, keyOfName, opt)
 		if t == True {
 			if firstYes == nil {
 				firstYes = w

@@ -23,6 +23,12 @@ func Derive(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]s
 // stated item may count as a member of a composite definition (a doubted
 // or negated mention does not).
 func DeriveWith(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]string, admit func(Cond, Evidence) bool) []Evidence {
+	return DeriveOpt(ev, h, nameOfKey, keyOfName, Options{Admit: admit})
+}
+
+// DeriveOpt is Derive with step (v) (opt.Admit) and the case date
+// (opt.CaseDate) that dated members of composite definitions use.
+func DeriveOpt(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]string, opt Options) []Evidence {
 	if h == nil {
 		return nil
 	}
@@ -31,7 +37,7 @@ func DeriveWith(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[stri
 	out := isa(append(ev[:len(ev):len(ev)], defs...), h, nameOfKey, keyOfName, seen)
 	out = append(defs, out...)
 	if len(h.Composites) > 0 {
-		comp := composites(append(ev[:len(ev):len(ev)], out...), h, nameOfKey, keyOfName, admit)
+		comp := composites(append(ev[:len(ev):len(ev)], out...), h, nameOfKey, keyOfName, opt)
 		out = append(out, comp...)
 		out = append(out, isa(comp, h, nameOfKey, keyOfName, seen)...)
 	}
@@ -62,7 +68,7 @@ func isa(items []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]s
 				continue
 			}
 			seen[k] = true
-			out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: affirmed, Via: "is-a: " + name})
+			out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: affirmed, Via: "is-a: " + name, When: e.When})
 		}
 	}
 	return out

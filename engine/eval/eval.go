@@ -26,6 +26,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/executablekg/execkg/rules"
 	"github.com/executablekg/execkg/rules/units"
@@ -44,6 +45,8 @@ type Cond struct {
 	Operator   string `json:"operator"`
 	Threshold  string `json:"threshold,omitempty"`
 	Unit       string `json:"unit,omitempty"`
+	// Window restricts when the event happened (rules.Logic.Window).
+	Window *rules.Window `json:"window,omitempty"`
 }
 
 // Rule is one executable rule: all groups must hold.
@@ -75,6 +78,7 @@ func FromRuleRef(r rules.RuleRef) Rule {
 			Operator:   rules.NormalizeOperator(e.LogicStructured.Operator),
 			Threshold:  string(e.LogicStructured.Threshold),
 			Unit:       e.LogicStructured.Unit,
+			Window:     e.LogicStructured.Window,
 		})
 	}
 	return out
@@ -97,6 +101,8 @@ type Evidence struct {
 	Comparator string `json:"comparator,omitempty"`
 	// Via says how a derived item follows from a stated one (see Derive).
 	Via string `json:"via,omitempty"`
+	// When dates the event, when the case says when it happened.
+	When *When `json:"when,omitempty"`
 }
 
 // UnmarshalJSON also accepts the reference formatter's field names
@@ -176,6 +182,8 @@ type Options struct {
 	// A refused item is left out of the condition's evaluation; the caller
 	// records why.
 	Admit func(c Cond, e Evidence) bool
+	// CaseDate is the date time windows count back from (zero: today).
+	CaseDate time.Time
 }
 
 // RuleResult is the evaluation of one rule with its full trace.
@@ -332,6 +340,9 @@ func Need(c Cond) string {
 	}
 	switch op := rules.NormalizeOperator(c.Operator); op {
 	case rules.OpPresent:
+		if c.Window != nil {
+			return name + " present, dated " + c.Window.String()
+		}
 		return name + " present"
 	case rules.OpAbsent:
 		return name + " absent"
@@ -428,6 +439,9 @@ func judge(c Cond, op string, e Evidence, opt Options) (Truth, string) {
 	q := quote(e)
 	switch op {
 	case rules.OpPresent:
+		if affirmed && c.Window != nil {
+			return inWindow(*c.Window, e, opt)
+		}
 		if affirmed {
 			if e.Value != nil {
 				return True, fmt.Sprintf("matched %s: a stated value counts as present", q)
@@ -441,6 +455,15 @@ func judge(c Cond, op string, e Evidence, opt Options) (Truth, string) {
 		}
 		return True, "stated absent: " + q
 	case rules.OpUnless:
+		if affirmed && c.Window != nil {
+			// A dated exclusion blocks only when its date is known to
+			// fall in the window; an undated one never blocks.
+			if t, why := inWindow(*c.Window, e, opt); t == True {
+				return False, "exception applies: " + why
+			} else {
+				return True, "exception does not apply: " + why
+			}
+		}
 		if affirmed {
 			return False, "exception applies: " + q + " is known"
 		}

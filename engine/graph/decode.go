@@ -85,6 +85,7 @@ func decodeDecision(m map[string]any) Decision {
 		Operator:                    pString(m, "operator"),
 		Threshold:                   pString(m, "threshold"),
 		Unit:                        pString(m, "unit"),
+		Window:                      pString(m, "window"),
 		Context:                     pString(m, "context"),
 		EntityOriginal:              pString(m, "entity_original"),
 		EntityStandardizedCandidate: pString(m, "entity_standardized_candidate"),

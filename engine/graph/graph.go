@@ -168,6 +168,7 @@ type Decision struct {
 	Operator                    string   `json:"operator"`
 	Threshold                   string   `json:"threshold"`
 	Unit                        string   `json:"unit"`
+	Window                      string   `json:"window"` // rules.Window as JSON, "" when none
 	Context                     string   `json:"context"`
 	EntityOriginal              string   `json:"entity_original"`
 	EntityStandardizedCandidate string   `json:"entity_standardized_candidate"`

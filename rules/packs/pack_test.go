@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -41,7 +42,11 @@ func facts(t *testing.T, s scenario, edge, outside string) []eval.Evidence {
 		op := c.Operator
 		switch op {
 		case rules.OpPresent:
-			out = append(out, eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: true, Text: c.Wording})
+			e := eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: true, Text: c.Wording}
+			if c.Window != nil {
+				e.When = dated(windowInside(*c.Window))
+			}
+			out = append(out, e)
 			continue
 		case rules.OpAbsent:
 			out = append(out, eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: false, Text: "no " + c.Wording})
@@ -140,6 +145,28 @@ func facts(t *testing.T, s scenario, edge, outside string) []eval.Evidence {
 	return out
 }
 
+// caseDay is the case date of the generated tests (noon, as engine.AskOn).
+var caseDay = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
+
+// dated is an event on the day that lies days before the case date.
+func dated(days float64) *eval.When {
+	t := caseDay.Add(-time.Duration(days * float64(24*time.Hour)))
+	d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	return &eval.When{From: d, To: d.Add(24*time.Hour - time.Second), Text: fmt.Sprintf("%g days ago", days)}
+}
+
+// windowInside is a number of days well inside a window.
+func windowInside(w rules.Window) float64 {
+	lo, hi := w.Days()
+	switch {
+	case lo != nil && hi != nil:
+		return math.Round((*lo + *hi) / 2)
+	case lo != nil:
+		return math.Ceil(*lo) + 30
+	}
+	return math.Floor(*hi / 2)
+}
+
 // groupsOf splits a rule's conditions by group key, in order.
 func groupsOf(r eval.Rule) (keys []string, members map[string][]eval.Cond, types map[string]string) {
 	members, types = map[string][]eval.Cond{}, map[string]string{}
@@ -181,7 +208,7 @@ func TestEveryRuleFiresOnItsConditions(t *testing.T) {
 	for _, ref := range refs {
 		r := eval.FromRuleRef(ref)
 		t.Run(ref.ID, func(t *testing.T) {
-			res := eval.EvaluateRule(r, facts(t, base(r, nil, ""), "", ""), eval.Options{})
+			res := eval.EvaluateRule(r, facts(t, base(r, nil, ""), "", ""), eval.Options{CaseDate: caseDay})
 			require.Equal(t, eval.True, res.Truth, "facts stating the rule's conditions must fire it: %+v", res.Conditions)
 			checked["fires"]++
 
@@ -191,7 +218,7 @@ func TestEveryRuleFiresOnItsConditions(t *testing.T) {
 					// Each OR member alone suffices.
 					for i := range members[k] {
 						s := base(r, map[string]int{k: i}, "")
-						res := eval.EvaluateRule(r, facts(t, s, "", ""), eval.Options{})
+						res := eval.EvaluateRule(r, facts(t, s, "", ""), eval.Options{CaseDate: caseDay})
 						require.Equal(t, eval.True, res.Truth, "OR member %s alone must suffice", members[k][i].DecisionID)
 						checked["or-member"]++
 					}
@@ -199,11 +226,25 @@ func TestEveryRuleFiresOnItsConditions(t *testing.T) {
 				}
 				for _, c := range members[k] {
 					if c.Operator == rules.OpUnless {
-						// An exception blocks only when stated present; a
-						// stated absence leaves the rule firing.
+						// An exception blocks only when stated present (and,
+						// when dated, inside its window); a stated absence
+						// leaves the rule firing.
 						f := facts(t, base(r, nil, ""), "", "")
-						known := append(f[:len(f):len(f)], eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: true, Text: c.Wording})
-						require.Equal(t, eval.False, eval.EvaluateRule(r, known, eval.Options{}).Truth, "exception %s stated present must block", c.DecisionID)
+						stated := eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: true, Text: c.Wording}
+						if c.Window != nil {
+							stated.When = dated(windowInside(*c.Window))
+							undated := append(f[:len(f):len(f)], eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: true, Text: c.Wording})
+							require.Equal(t, eval.True, eval.EvaluateRule(r, undated, eval.Options{CaseDate: caseDay}).Truth, "an undated exclusion %s must not block", c.DecisionID)
+							_, hi := c.Window.Days()
+							if hi != nil {
+								late := stated
+								late.When = dated(math.Floor(*hi) + 1)
+								require.Equal(t, eval.True, eval.EvaluateRule(r, append(f[:len(f):len(f)], late), eval.Options{CaseDate: caseDay}).Truth, "an exclusion dated outside %s must not block", c.DecisionID)
+							}
+							checked["window"]++
+						}
+						known := append(f[:len(f):len(f)], stated)
+						require.Equal(t, eval.False, eval.EvaluateRule(r, known, eval.Options{CaseDate: caseDay}).Truth, "exception %s stated present must block", c.DecisionID)
 						denied := append(f[:len(f):len(f)], eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: false, Text: "no " + c.Wording})
 						require.Equal(t, eval.True, eval.EvaluateRule(r, denied, eval.Options{}).Truth, "exception %s stated absent must not block", c.DecisionID)
 						checked["exception"]++
@@ -218,6 +259,42 @@ func TestEveryRuleFiresOnItsConditions(t *testing.T) {
 					res := eval.EvaluateRule(r, facts(t, base(r, nil, c.DecisionID), "", ""), eval.Options{})
 					require.NotEqual(t, eval.True, res.Truth, "rule fired without AND condition %s", c.DecisionID)
 					checked["and-drop"]++
+				}
+			}
+			// Windows: an event dated on each edge fires, one a day outside
+			// does not, an undated one leaves the rule unknown.
+			for _, k := range keys {
+				for i, c := range members[k] {
+					if c.Window == nil || c.Operator != rules.OpPresent {
+						continue
+					}
+					pick := map[string]int{}
+					if types[k] == rules.LogicOR {
+						pick[k] = i
+					}
+					withWhen := func(w *eval.When) eval.Truth {
+						f := facts(t, base(r, pick, ""), "", "")
+						for j := range f {
+							if f[j].ConceptKey == c.ConceptKey && f[j].When != nil {
+								f[j].When = w
+							}
+						}
+						return eval.EvaluateRule(r, f, eval.Options{CaseDate: caseDay}).Truth
+					}
+					require.Equal(t, eval.True, withWhen(dated(windowInside(*c.Window))), "event inside %s of %s must fire", c.Window, c.DecisionID)
+					require.NotEqual(t, eval.True, withWhen(nil), "an undated %s leaves %s unknown", c.Concept, c.DecisionID)
+					lo, hi := c.Window.Days()
+					if lo != nil {
+						require.Equal(t, eval.True, withWhen(dated(math.Ceil(*lo))), "event on the lower edge of %s must fire", c.DecisionID)
+						if *lo >= 1 {
+							require.NotEqual(t, eval.True, withWhen(dated(math.Ceil(*lo)-1)), "event a day short of %s must not fire", c.DecisionID)
+						}
+					}
+					if hi != nil {
+						require.Equal(t, eval.True, withWhen(dated(math.Floor(*hi))), "event on the upper edge of %s must fire", c.DecisionID)
+						require.NotEqual(t, eval.True, withWhen(dated(math.Floor(*hi)+1)), "event a day beyond %s must not fire", c.DecisionID)
+					}
+					checked["window"]++
 				}
 			}
 			// Thresholds: just outside → not fired; on an inclusive edge → fired.
@@ -235,7 +312,7 @@ func TestEveryRuleFiresOnItsConditions(t *testing.T) {
 					require.NotEqual(t, eval.True, res.Truth, "value just outside %s %s %s fired the rule", c.Concept, c.Operator, c.Threshold)
 					checked["outside"]++
 					if c.Operator == rules.OpLE || c.Operator == rules.OpGE || c.Operator == rules.OpEQ {
-						res := eval.EvaluateRule(r, facts(t, s, c.DecisionID, ""), eval.Options{})
+						res := eval.EvaluateRule(r, facts(t, s, c.DecisionID, ""), eval.Options{CaseDate: caseDay})
 						require.Equal(t, eval.True, res.Truth, "value on the edge of %s %s %s must fire", c.Concept, c.Operator, c.Threshold)
 						checked["edge"]++
 					}
@@ -247,6 +324,7 @@ func TestEveryRuleFiresOnItsConditions(t *testing.T) {
 	require.Positive(t, checked["outside"])
 	require.Positive(t, checked["or-member"])
 	require.Positive(t, checked["exception"])
+	require.Positive(t, checked["window"])
 }
 
 func sharesConcept(r eval.Rule, c eval.Cond) bool {
