@@ -95,18 +95,14 @@ func Rescore(ix *PackIndex, res engine.Result, k int) (engine.Result, int, error
 	}
 	// Definitions read the same members as the run did: each finding's
 	// first anchor only, minus what step (v) refused (as engine.Ask).
-	member := func(c eval.Cond, e eval.Evidence) bool {
-		if e.Via == "" && rank[[2]string{e.ID, e.ConceptKey}] > 1 {
-			return false
-		}
-		return !rejected[[2]string{c.DecisionID, e.ID}]
-	}
+	member := func(c eval.Cond, e eval.Evidence) bool { return !rejected[[2]string{c.DecisionID, e.ID}] }
+	best := func(e eval.Evidence) bool { return e.Via != "" || rank[[2]string{e.ID, e.ConceptKey}] <= 1 }
 	var date time.Time
 	if d, err := time.Parse("2006-01-02", res.CaseDate); err == nil {
 		// Windows count from the date the run used (noon, as engine.AskOn).
 		date = d.Add(12 * time.Hour)
 	}
-	for _, d := range eval.DeriveOpt(ev, ix.Pack.Hierarchy, ix.NameOfKey, ix.KeyOfName, eval.Options{Admit: member, CaseDate: date}) {
+	for _, d := range eval.DeriveOpt(ev, ix.Pack.Hierarchy, ix.NameOfKey, ix.KeyOfName, eval.Options{Admit: member, Member: best, CaseDate: date}) {
 		ev = append(ev, d)
 		kept[d.ConceptKey] = true
 		it := engine.EvidenceItem{FindingID: d.ID, OriginalText: d.Text, StandardizedConcept: d.Concept, ConceptKey: d.ConceptKey, Present: d.Present, Via: d.Via}

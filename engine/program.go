@@ -365,6 +365,7 @@ func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time
 	}
 	ev := make([]eval.Evidence, 0, len(items))
 	intolerant := intoleranceDrops(text, findings, items, p.keys)
+	cut := cutWhen(text, findings, date)
 	for _, it := range items {
 		if by, ok := intolerant[[2]string{it.FindingID, it.ConceptKey}]; ok && it.Rejected == "" {
 			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter", Reason: it.ConceptKey + ": '" + by + "' states the drug is not tolerated, not taken"})
@@ -382,6 +383,9 @@ func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time
 		}
 		e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text,
 			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator, When: whenOf(it.Text, date)}
+		if e.When == nil {
+			e.When = cut[it.FindingID]
+		}
 		if e.When == nil {
 			// "PCI to the LAD (2019)": the date may sit in the clause.
 			e.When = whenOf(clause[it.FindingID], date)
@@ -421,13 +425,8 @@ func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time
 	// A definition infers a new fact from a finding's best reading: an
 	// alternative anchor ("obstructive CAD" for "non-obstructive CAD") is
 	// left to the conditions, which judge it against their own wording.
-	member := func(c eval.Cond, e eval.Evidence) bool {
-		if e.Via == "" && rank[[2]string{e.ID, e.ConceptKey}] > 1 {
-			return false
-		}
-		return admit(c, e)
-	}
-	for _, d := range eval.DeriveOpt(ev, p.hierarchy, p.names, p.keys, eval.Options{Admit: member, CaseDate: date}) {
+	best := func(e eval.Evidence) bool { return e.Via != "" || rank[[2]string{e.ID, e.ConceptKey}] <= 1 }
+	for _, d := range eval.DeriveOpt(ev, p.hierarchy, p.names, p.keys, eval.Options{Admit: admit, Member: best, CaseDate: date}) {
 		ev = append(ev, d)
 		keys[d.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(d))

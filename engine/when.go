@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/extract"
 )
 
 // Time phrases that date an event of a finding, relative to the case date
@@ -121,4 +122,25 @@ func whenOf(text string, now time.Time) *eval.When {
 		}
 	}
 	return nil
+}
+
+// cutWhen dates findings whose date the splitter cut off into the next
+// fragment ("LMS bifurcation PCI" + "with two-stent technique 6 weeks
+// ago"), as cutDateEvidence does for the recent forms: the fragments are
+// joined by "with"/"+"/"plus", the date closes the second one and the first
+// has none of its own.
+func cutWhen(text string, findings []extract.Finding, now time.Time) map[string]*eval.When {
+	out := map[string]*eval.When{}
+	for i := 1; i < len(findings); i++ {
+		f, g := findings[i-1], findings[i]
+		if f.Start < 0 || g.Start < f.End || g.Start > len(text) || !cutJoin.MatchString(text[f.End:g.Start]) {
+			continue
+		}
+		w := whenOf(g.Text, now)
+		if w == nil || !strings.HasSuffix(strings.TrimRight(g.Text, " )."), w.Text) || whenOf(f.Text, now) != nil {
+			continue
+		}
+		out[f.ID] = w
+	}
+	return out
 }

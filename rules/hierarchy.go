@@ -155,6 +155,11 @@ func (h *Hierarchy) Check(p *Pack) []string {
 		for _, c := range r.Rule.Conditions {
 			names[NormalizeName(c.Concept())] = true
 		}
+		// An action's concept is a concept of the pack too: "long-acting
+		// nitrate" is a nitrate although no rule tests nitrates any more.
+		for _, a := range r.Actions {
+			names[NormalizeName(a.Concept())] = true
+		}
 	}
 	var bad []string
 	for i, r := range h.Relations {

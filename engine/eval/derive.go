@@ -37,7 +37,18 @@ func DeriveOpt(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[strin
 	out := isa(append(ev[:len(ev):len(ev)], defs...), h, nameOfKey, keyOfName, seen)
 	out = append(defs, out...)
 	if len(h.Composites) > 0 {
-		comp := composites(append(ev[:len(ev):len(ev)], out...), h, nameOfKey, keyOfName, opt)
+		pool := append(ev[:len(ev):len(ev)], out...)
+		if opt.Member != nil {
+			var src []Evidence
+			for _, e := range ev {
+				if opt.Member(e) {
+					src = append(src, e)
+				}
+			}
+			d := defined(src, h, nameOfKey, keyOfName)
+			pool = append(append(src, d...), isa(append(src[:len(src):len(src)], d...), h, nameOfKey, keyOfName, map[[3]string]bool{})...)
+		}
+		comp := composites(pool, h, nameOfKey, keyOfName, opt)
 		out = append(out, comp...)
 		out = append(out, isa(comp, h, nameOfKey, keyOfName, seen)...)
 	}

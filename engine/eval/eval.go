@@ -184,6 +184,9 @@ type Options struct {
 	Admit func(c Cond, e Evidence) bool
 	// CaseDate is the date time windows count back from (zero: today).
 	CaseDate time.Time
+	// Member, when set, decides which stated items composite definitions
+	// may read (DeriveOpt); the is-a closure is then taken over those only.
+	Member func(e Evidence) bool
 }
 
 // RuleResult is the evaluation of one rule with its full trace.

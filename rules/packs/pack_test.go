@@ -246,7 +246,7 @@ func TestEveryRuleFiresOnItsConditions(t *testing.T) {
 						known := append(f[:len(f):len(f)], stated)
 						require.Equal(t, eval.False, eval.EvaluateRule(r, known, eval.Options{CaseDate: caseDay}).Truth, "exception %s stated present must block", c.DecisionID)
 						denied := append(f[:len(f):len(f)], eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: false, Text: "no " + c.Wording})
-						require.Equal(t, eval.True, eval.EvaluateRule(r, denied, eval.Options{}).Truth, "exception %s stated absent must not block", c.DecisionID)
+						require.Equal(t, eval.True, eval.EvaluateRule(r, denied, eval.Options{CaseDate: caseDay}).Truth, "exception %s stated absent must not block", c.DecisionID)
 						checked["exception"]++
 						continue
 					}
