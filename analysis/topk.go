@@ -6,6 +6,7 @@ import (
 
 	"github.com/executablekg/execkg/engine"
 	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/rules"
 )
 
 // RescoreStats summarises a re-scoring run.
@@ -96,7 +97,7 @@ func Rescore(ix *PackIndex, res engine.Result, k int) (engine.Result, int, error
 	// Definitions read the same members as the run did: each finding's
 	// first anchor only, minus what step (v) refused (as engine.Ask).
 	member := func(c eval.Cond, e eval.Evidence) bool { return !rejected[[2]string{c.DecisionID, e.ID}] }
-	best := func(e eval.Evidence) bool { return e.Via != "" || rank[[2]string{e.ID, e.ConceptKey}] <= 1 }
+	best := func(e eval.Evidence) bool { return !e.Secondary }
 	var date time.Time
 	if d, err := time.Parse("2006-01-02", res.CaseDate); err == nil {
 		// Windows count from the date the run used (noon, as engine.AskOn).
@@ -109,6 +110,9 @@ func Rescore(ix *PackIndex, res engine.Result, k int) (engine.Result, int, error
 		out.Evidence = append(out.Evidence, it)
 	}
 	opt := eval.Options{ClosedWorld: tr.ClosedWorld, Admit: func(c eval.Cond, e eval.Evidence) bool {
+		if c.Operator == rules.OpUnless && !best(e) {
+			return false // as engine.Ask: an alternative anchor is not known
+		}
 		return !rejected[[2]string{c.DecisionID, e.ID}]
 	}}
 	opt.CaseDate = date
@@ -207,7 +211,7 @@ func sameRows(a, b []string) bool {
 // (decision id, finding id) apply.
 func EvalEvidence(it engine.EvidenceItem) eval.Evidence {
 	e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.StandardizedConcept, Text: it.OriginalText,
-		Present: it.Present, Unit: it.Unit, Comparator: it.Comparator, When: it.When}
+		Present: it.Present, Unit: it.Unit, Comparator: it.Comparator, When: it.When, Secondary: it.Secondary}
 	if it.Value != nil {
 		v := *it.Value
 		e.Value = &v

@@ -386,6 +386,8 @@ func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time
 		if e.When == nil {
 			e.When = cut[it.FindingID]
 		}
+		// A lower-ranked anchor is an alternative reading of the finding.
+		e.Secondary = rank[[2]string{it.FindingID, it.ConceptKey}] > 1
 		if e.When == nil {
 			// "PCI to the LAD (2019)": the date may sit in the clause.
 			e.When = whenOf(clause[it.FindingID], date)
@@ -425,13 +427,22 @@ func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time
 	// A definition infers a new fact from a finding's best reading: an
 	// alternative anchor ("obstructive CAD" for "non-obstructive CAD") is
 	// left to the conditions, which judge it against their own wording.
-	best := func(e eval.Evidence) bool { return e.Via != "" || rank[[2]string{e.ID, e.ConceptKey}] <= 1 }
+	best := func(e eval.Evidence) bool { return !e.Secondary }
 	for _, d := range eval.DeriveOpt(ev, p.hierarchy, p.names, p.keys, eval.Options{Admit: admit, Member: best, CaseDate: date}) {
 		ev = append(ev, d)
 		keys[d.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(d))
 	}
-	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, admit, date); err != nil {
+	// An exception blocks only what is known: a finding's alternative
+	// anchor ("contraindication to beta-blocker" for "on a beta-blocker")
+	// is not.
+	judged := func(c eval.Cond, e eval.Evidence) bool {
+		if c.Operator == rules.OpUnless && !best(e) {
+			return false
+		}
+		return admit(c, e)
+	}
+	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, judged, date); err != nil {
 		return nil, fmt.Errorf("case %s: %w", caseID, err)
 	}
 	if p.cfg.trace {
@@ -606,7 +617,7 @@ func condTrace(c eval.ConditionResult) FiredCond {
 
 func evidenceItem(e eval.Evidence) EvidenceItem {
 	return EvidenceItem{FindingID: e.ID, OriginalText: e.Text, StandardizedConcept: e.Concept, ConceptKey: e.ConceptKey,
-		Present: e.Present, Value: e.Value, Unit: e.Unit, Comparator: e.Comparator, Via: e.Via, When: e.When}
+		Present: e.Present, Value: e.Value, Unit: e.Unit, Comparator: e.Comparator, Via: e.Via, When: e.When, Secondary: e.Secondary}
 }
 
 func anchorInfo(a grounding.Anchor) AnchorInfo {

@@ -103,6 +103,8 @@ type EvidenceItem struct {
 	Via string `json:"via,omitempty"`
 	// When dates the finding's event, when the case says when.
 	When *eval.When `json:"when,omitempty"`
+	// Secondary: an alternative reading of the finding (eval.Evidence).
+	Secondary bool `json:"secondary,omitempty"`
 }
 
 // NearMiss is a retrieved rule that is unknown only for lack of findings.

@@ -18,17 +18,30 @@ type Stats struct {
 	Operators            OperatorCounts `json:"operators"`
 	Actions              int            `json:"actions"`
 	// IntentSplit counts actions by intent (start, stop, avoid, …).
-	IntentSplit          map[string]int `json:"intent_split"`
-	UniqueOutputNodes    int            `json:"unique_output_nodes"`
-	SingleConditionRules int            `json:"single_condition_rules"`
-	RulesWithORGroup     int            `json:"rules_with_or_group"`
-	WorkflowRows         int            `json:"workflow_rows"`
-	CodedInputNodes      int            `json:"coded_input_nodes"`
-	UncodedInputNodes    int            `json:"uncoded_input_nodes"`
-	CodedOccurrences     int            `json:"coded_condition_occurrences"`
-	UncodedOccurrences   int            `json:"uncoded_condition_occurrences"`
-	CodedActions         int            `json:"coded_actions"`
-	DistinctCodes        int            `json:"distinct_codes"`
+	IntentSplit map[string]int `json:"intent_split"`
+	// Windows counts conditions dated relative to the case date.
+	Windows int `json:"windows"`
+	// Definitions counts meta/hierarchy.json: is-a relations, numeric
+	// bands, composites, and composite members with a window.
+	Definitions          DefinitionCounts `json:"definitions"`
+	UniqueOutputNodes    int              `json:"unique_output_nodes"`
+	SingleConditionRules int              `json:"single_condition_rules"`
+	RulesWithORGroup     int              `json:"rules_with_or_group"`
+	WorkflowRows         int              `json:"workflow_rows"`
+	CodedInputNodes      int              `json:"coded_input_nodes"`
+	UncodedInputNodes    int              `json:"uncoded_input_nodes"`
+	CodedOccurrences     int              `json:"coded_condition_occurrences"`
+	UncodedOccurrences   int              `json:"uncoded_condition_occurrences"`
+	CodedActions         int              `json:"coded_actions"`
+	DistinctCodes        int              `json:"distinct_codes"`
+}
+
+// DefinitionCounts are the kinds of definition of a pack.
+type DefinitionCounts struct {
+	IsA        int `json:"is_a"`
+	Bands      int `json:"numeric_bands"`
+	Composites int `json:"composites"`
+	Windows    int `json:"composite_windows"`
 }
 
 // OperatorCounts splits condition occurrences by operator kind.
@@ -106,6 +119,9 @@ func ComputeStats(p *Pack) Stats {
 					case IsNumeric(op):
 						s.Operators.Numeric++
 					}
+					if c.LogicStructured.Window != nil {
+						s.Windows++
+					}
 					key := KeyOf(c)
 					inputs[key] = true
 					concepts[ConceptKey(c)] = true
@@ -124,6 +140,16 @@ func ComputeStats(p *Pack) Stats {
 					if a.SnomedID() != "" {
 						s.CodedActions++
 					}
+				}
+			}
+		}
+	}
+	if h := p.Hierarchy; h != nil {
+		s.Definitions = DefinitionCounts{IsA: len(h.Relations), Bands: len(h.Definitions), Composites: len(h.Composites)}
+		for _, c := range h.Composites {
+			for _, l := range c.Leaves() {
+				if l.Window != nil {
+					s.Definitions.Windows++
 				}
 			}
 		}

@@ -103,6 +103,10 @@ type Evidence struct {
 	Via string `json:"via,omitempty"`
 	// When dates the event, when the case says when it happened.
 	When *When `json:"when,omitempty"`
+	// Secondary marks an item of an alternative reading of its finding
+	// (a lower-ranked anchor): conditions may use it, judged by step (v),
+	// but it is not a known fact for exceptions and definitions.
+	Secondary bool `json:"secondary,omitempty"`
 }
 
 // UnmarshalJSON also accepts the reference formatter's field names
