@@ -378,3 +378,125 @@ func TestHierarchy(t *testing.T) {
 	_, err = rules.ParseHierarchy("x", []byte(`{"relations":[{"narrower":"a","broader":"b"},{"narrower":"b","broader":"a"}]}`))
 	require.ErrorContains(t, err, "cycle")
 }
+
+// Generated from the pack's composite definitions: every member of an
+// any-of suffices alone; an all-of needs every member; an at-least-N holds
+// with N members and not with N-1; every exclusion, known, blocks.
+func TestEveryDefinitionMemberSuffices(t *testing.T) {
+	p, err := packs.Default()
+	require.NoError(t, err)
+	h := p.Hierarchy
+	require.NotNil(t, h)
+	names, keys := p.ConceptIndex()
+	keyOf := func(n string) string {
+		if k, ok := keys[rules.NormalizeName(n)]; ok {
+			return k
+		}
+		return "name:" + rules.NormalizeName(n)
+	}
+	// stating builds evidence that makes one node true.
+	var stating func(e rules.Expr) []eval.Evidence
+	stating = func(e rules.Expr) []eval.Evidence {
+		switch {
+		case e.Concept != "":
+			ev := eval.Evidence{ID: "f", ConceptKey: keyOf(e.Concept), Concept: e.Concept, Text: e.Concept, Present: true}
+			if e.Window != nil {
+				ev.When = dated(windowInside(*e.Window))
+			}
+			return []eval.Evidence{ev}
+		case e.Measure != "":
+			v := *e.Value
+			switch rules.NormalizeOperator(e.Op) {
+			case rules.OpLT:
+				v--
+			case rules.OpGT:
+				v++
+			}
+			return []eval.Evidence{{ID: "f", ConceptKey: keyOf(e.Measure), Concept: e.Measure, Text: e.Measure, Present: true, Value: &v, Unit: e.Unit}}
+		case len(e.AnyOf) > 0:
+			return stating(e.AnyOf[0])
+		case len(e.AllOf) > 0:
+			var out []eval.Evidence
+			for _, m := range e.AllOf {
+				out = append(out, stating(m)...)
+			}
+			return out
+		}
+		var out []eval.Evidence
+		for _, m := range e.Of[:e.AtLeast] {
+			out = append(out, stating(m)...)
+		}
+		return out
+	}
+	derives := func(concept string, ev []eval.Evidence) eval.Truth {
+		for _, d := range eval.DeriveOpt(ev, h, names, keys, eval.Options{CaseDate: caseDay}) {
+			if d.ConceptKey == keyOf(concept) && d.Via != "" && d.Via[:len(eval.ViaDefinition)] == eval.ViaDefinition {
+				return eval.Of(d.Present)
+			}
+		}
+		return eval.Unknown
+	}
+	checked := map[string]int{}
+	for _, c := range h.Composites {
+		t.Run(c.Concept, func(t *testing.T) {
+			switch {
+			case len(c.AnyOf) > 0:
+				for i, m := range c.AnyOf {
+					require.Equal(t, eval.True, derives(c.Concept, stating(m)), "member %d of %s alone must suffice", i, c.Concept)
+					checked["any-of member"]++
+					if m.AtLeast > 1 {
+						// Each member of the group, and the group at its boundary.
+						for j := range m.Of {
+							one := m
+							one.Of = append([]rules.Expr{m.Of[j]}, m.Of[:j]...)
+							one.Of = append(one.Of, m.Of[j+1:]...)
+							require.Equal(t, eval.True, derives(c.Concept, stating(one)), "%s: member %d of group %d counts", c.Concept, j, i)
+						}
+						var short []eval.Evidence
+						for _, x := range m.Of[:m.AtLeast-1] {
+							short = append(short, stating(x)...)
+						}
+						require.NotEqual(t, eval.True, derives(c.Concept, short), "%s: group %d one short of %d", c.Concept, i, m.AtLeast)
+						checked["at-least boundary"]++
+					}
+				}
+			case len(c.AllOf) > 0:
+				require.Equal(t, eval.True, derives(c.Concept, stating(c.Expr)), "all members of %s", c.Concept)
+				for i := range c.AllOf {
+					shared := false // a bound of a range shares its value with the other bound
+					for j, m := range c.AllOf {
+						shared = shared || j != i && m.Measure != "" && m.Measure == c.AllOf[i].Measure
+					}
+					if shared {
+						continue
+					}
+					var ev []eval.Evidence
+					for j, m := range c.AllOf {
+						if j != i {
+							ev = append(ev, stating(m)...)
+						}
+					}
+					require.NotEqual(t, eval.True, derives(c.Concept, ev), "%s without member %d", c.Concept, i)
+					checked["all-of drop"]++
+				}
+			default:
+				require.Equal(t, eval.True, derives(c.Concept, stating(c.Expr)), "%s with %d members", c.Concept, c.AtLeast)
+				var ev []eval.Evidence
+				for _, m := range c.Of[:c.AtLeast-1] {
+					ev = append(ev, stating(m)...)
+				}
+				require.NotEqual(t, eval.True, derives(c.Concept, ev), "%s with %d members (one short)", c.Concept, c.AtLeast-1)
+				checked["at-least boundary"]++
+			}
+			for i, u := range c.Unless {
+				ev := append(stating(c.Expr), stating(u)...)
+				require.NotEqual(t, eval.True, derives(c.Concept, ev), "exclusion %d of %s, known, must block", i, c.Concept)
+				checked["exclusion"]++
+			}
+		})
+	}
+	t.Logf("generated definition checks: %v", checked)
+	require.Positive(t, checked["any-of member"])
+	require.Positive(t, checked["exclusion"])
+	require.Positive(t, checked["at-least boundary"])
+}
