@@ -3,6 +3,7 @@ package packs_test
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"testing"
 	"time"
 
@@ -499,4 +500,38 @@ func TestEveryDefinitionMemberSuffices(t *testing.T) {
 	require.Positive(t, checked["any-of member"])
 	require.Positive(t, checked["exclusion"])
 	require.Positive(t, checked["at-least boundary"])
+}
+
+// stopWords: a row telling the reader to stop a therapy ("end DAPT at
+// 1–3 months", "stopping DAPT", "stop aspirin early").
+var stopWords = regexp.MustCompile(`(?i)\b(?:stop|stopping|discontinu\w*)\b|\bend\s+(?:DAPT|aspirin|dual)\b`)
+
+// Stop and avoid rows say so in their intents: a row whose text stops a
+// therapy has a "stop" action and never "start"s the stopped therapy; a
+// class III row only avoids.
+func TestStopAndAvoidRowsIntents(t *testing.T) {
+	p, err := packs.Default()
+	require.NoError(t, err)
+	stops := 0
+	for _, ref := range p.Rules() {
+		row := ref.Row
+		intents := map[string]string{}
+		for _, a := range ref.Actions {
+			intents[a.Concept()] = a.LogicStructured.Intent
+			if row.Class == "III" {
+				require.Equal(t, rules.IntentAvoid, a.LogicStructured.Intent, "%s: class III action %s", ref.ID, a.Concept())
+			}
+		}
+		if !stopWords.MatchString(row.Text) {
+			continue
+		}
+		stops++
+		found := false
+		for c, in := range intents {
+			found = found || in == rules.IntentStop
+			require.NotEqual(t, rules.IntentStart, in, "%s: a stop row starts %s", ref.ID, c)
+		}
+		require.True(t, found, "%s says to stop a therapy but no action has intent stop: %v", ref.ID, intents)
+	}
+	require.GreaterOrEqual(t, stops, 3)
 }
