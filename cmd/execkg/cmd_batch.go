@@ -28,6 +28,19 @@ func init() {
 type batchCase struct {
 	CaseID   string `json:"case_id"`
 	Question string `json:"question"`
+	// Date (YYYY-MM-DD, optional) is the case date time windows count
+	// from; default today.
+	Date string `json:"date,omitempty"`
+}
+
+func validDate(c batchCase) bool { _, err := c.caseDate(); return err == nil }
+
+// caseDate parses a case's date; the zero time when none is given.
+func (c batchCase) caseDate() (time.Time, error) {
+	if c.Date == "" {
+		return time.Time{}, nil
+	}
+	return time.Parse("2006-01-02", c.Date)
 }
 
 func runBatch(args []string, stdout, stderr io.Writer) int {
@@ -35,7 +48,7 @@ func runBatch(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	var ef engineFlags
 	ef.register(fl)
-	in := fl.String("cases", "", `input JSON lines, one {"case_id","question"} per line (required)`)
+	in := fl.String("cases", "", `input JSON lines, one {"case_id","question","date"?} per line (required; date YYYY-MM-DD, default today)`)
 	out := fl.String("out", "", "output JSON lines, one result per case; an existing file is resumed (required)")
 	conc := fl.Int("concurrency", runtime.NumCPU(), "cases answered at once")
 	progress := fl.String("progress", "auto", "progress bar on stderr: auto (only on a terminal), on, off")
@@ -117,7 +130,8 @@ func runCases(ctx context.Context, prog *engine.Program, todo []batchCase, conc 
 			defer wg.Done()
 			for i := range jobs {
 				c := todo[i]
-				res, err := prog.Ask(ctx, c.CaseID, c.Question)
+				date, _ := c.caseDate() // checked when the input was read
+				res, err := prog.AskOn(ctx, c.CaseID, c.Question, date)
 				if err != nil {
 					res = &engine.Result{CaseID: c.CaseID, Question: c.Question, PredictedRowIDs: []string{}, Error: err.Error()}
 				}
@@ -198,6 +212,8 @@ func readBatchCases(path string) ([]batchCase, error) {
 			problems = append(problems, fmt.Sprintf("%s:%d: case_id is empty", path, n+1))
 		case strings.TrimSpace(c.Question) == "":
 			problems = append(problems, fmt.Sprintf("%s:%d: question of %s is empty", path, n+1, c.CaseID))
+		case c.Date != "" && !validDate(c):
+			problems = append(problems, fmt.Sprintf("%s:%d: date %q of %s: want YYYY-MM-DD, e.g. 2026-03-15", path, n+1, c.Date, c.CaseID))
 		case seen[c.CaseID] > 0:
 			problems = append(problems, fmt.Sprintf("%s:%d: case_id %s repeats line %d", path, n+1, c.CaseID, seen[c.CaseID]))
 		default:
