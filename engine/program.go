@@ -408,7 +408,7 @@ func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time
 		ev = append(ev, a)
 		res.Evidence = append(res.Evidence, evidenceItem(a))
 	}
-	extra := append(p.anatomyEvidence(text, findings, ev), p.ckdEvidence(text, findings, ev)...)
+	extra := p.anatomyEvidence(text, findings, ev)
 	extra = append(extra, p.regimenEvidence(text, findings)...)
 	for _, r := range append(extra, p.refractoryEvidence(text, findings)...) {
 		ev = append(ev, r)

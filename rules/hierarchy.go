@@ -23,6 +23,9 @@ type Hierarchy struct {
 	// all-of, at-least-N-of, with exclusions); kept in evaluation order
 	// (a composite after those it uses) once parsed.
 	Composites []Composite `json:"composites,omitempty"`
+	// Values say what a stated concept implies about a measured one: a
+	// stated CKD stage G3b means an eGFR of at least 30 and below 45.
+	Values []Implied `json:"values,omitempty"`
 
 	up, down map[string][]string // normalised name → transitive closure
 }
@@ -47,6 +50,33 @@ type Definition struct {
 	Max     *float64 `json:"max,omitempty"`
 	Unit    string   `json:"unit"`
 	Source  string   `json:"source"`
+}
+
+// Implied is a value band a stated concept implies for a measured
+// concept: Measure >= AtLeast and < Below (a missing bound is open), in
+// Unit. A stated value of the measure wins over the band.
+type Implied struct {
+	Concept string   `json:"concept"`
+	Measure string   `json:"measure"`
+	AtLeast *float64 `json:"at_least,omitempty"`
+	Below   *float64 `json:"below,omitempty"`
+	Unit    string   `json:"unit"`
+	Source  string   `json:"source"`
+}
+
+// ValuesOf returns the bands a stated concept implies.
+func (h *Hierarchy) ValuesOf(concept string) []Implied {
+	if h == nil {
+		return nil
+	}
+	var out []Implied
+	n := NormalizeName(concept)
+	for _, v := range h.Values {
+		if NormalizeName(v.Concept) == n {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // DefinitionsOf returns the definitions over a measured concept.
@@ -87,6 +117,14 @@ func ParseHierarchy(name string, data []byte) (*Hierarchy, error) {
 		}
 		if strings.TrimSpace(d.Unit) == "" || strings.TrimSpace(d.Source) == "" {
 			return nil, fmt.Errorf("%s: definitions[%d] (%s): unit and source are required", name, i, d.Concept)
+		}
+	}
+	for i, v := range h.Values {
+		if NormalizeName(v.Concept) == "" || NormalizeName(v.Measure) == "" || strings.TrimSpace(v.Unit) == "" || strings.TrimSpace(v.Source) == "" {
+			return nil, fmt.Errorf("%s: values[%d]: concept, measure, unit and source are required", name, i)
+		}
+		if v.AtLeast == nil && v.Below == nil || v.AtLeast != nil && v.Below != nil && *v.AtLeast >= *v.Below {
+			return nil, fmt.Errorf("%s: values[%d] (%s): give at_least and/or below, with at_least < below", name, i, v.Concept)
 		}
 	}
 	ordered, err := checkComposites(name, h.Composites)
@@ -174,6 +212,11 @@ func (h *Hierarchy) Check(p *Pack) []string {
 			if !names[NormalizeName(n)] {
 				bad = append(bad, fmt.Sprintf("definitions[%d]: %q is not a concept of the pack", i, n))
 			}
+		}
+	}
+	for i, v := range h.Values {
+		if !names[NormalizeName(v.Measure)] {
+			bad = append(bad, fmt.Sprintf("values[%d]: %q is not a concept of the pack", i, v.Measure))
 		}
 	}
 	// A composite must define a concept some rule or composite uses; its members may be
@@ -366,6 +409,13 @@ func (h *Hierarchy) MemberConcepts(known map[string]string) (names []string, uni
 		return nil, units
 	}
 	seen := map[string]bool{}
+	for _, v := range h.Values {
+		k := NormalizeName(v.Concept)
+		if _, ok := known[k]; !ok && !seen[k] {
+			seen[k] = true
+			names = append(names, v.Concept)
+		}
+	}
 	for _, c := range h.Composites {
 		for _, l := range c.Leaves() {
 			n := l.Concept

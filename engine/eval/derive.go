@@ -32,7 +32,9 @@ func DeriveOpt(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[strin
 	if h == nil {
 		return nil
 	}
-	defs := defined(ev, h, nameOfKey, keyOfName)
+	imp := implied(ev, h, nameOfKey, keyOfName)
+	ev = append(ev[:len(ev):len(ev)], imp...)
+	defs := append(imp, defined(ev, h, nameOfKey, keyOfName)...)
 	seen := map[[3]string]bool{}
 	out := isa(append(ev[:len(ev):len(ev)], defs...), h, nameOfKey, keyOfName, seen)
 	out = append(defs, out...)
@@ -159,4 +161,51 @@ func band(d rules.Definition) string {
 		return fmt.Sprintf(">= %s %s", f(*d.Min), d.Unit)
 	}
 	return fmt.Sprintf("<= %s %s", f(*d.Max), d.Unit)
+}
+
+// ViaImplied starts the Via of a value band implied by a stated concept
+// ("CKD 3b" → eGFR >= 30 and < 45).
+const ViaImplied = "implies: "
+
+// implied reads the value bands stated concepts imply (Hierarchy.Values)
+// as bounds on the measured concept, each traced; a measure the case
+// states a value of gets none.
+func implied(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]string) []Evidence {
+	if len(h.Values) == 0 {
+		return nil
+	}
+	valued := map[string]bool{}
+	for _, e := range ev {
+		if e.Value != nil && e.Via == "" {
+			valued[e.Key()] = true
+		}
+	}
+	var out []Evidence
+	done := map[string]bool{}
+	for _, e := range ev {
+		if !e.Present || e.Value != nil {
+			continue
+		}
+		name := nameOfKey[e.Key()]
+		if name == "" {
+			name = e.Concept
+		}
+		for _, v := range h.ValuesOf(name) {
+			key := keyOf(v.Measure, keyOfName)
+			if valued[key] || done[key] {
+				continue
+			}
+			done[key] = true
+			via := ViaImplied + "'" + e.Text + "' is " + v.Concept + " (" + v.Source + ")"
+			if v.AtLeast != nil {
+				lo := *v.AtLeast
+				out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: true, Value: &lo, Unit: v.Unit, Comparator: rules.OpGE, Via: via})
+			}
+			if v.Below != nil {
+				hi := *v.Below
+				out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: true, Value: &hi, Unit: v.Unit, Comparator: rules.OpLT, Via: via})
+			}
+		}
+	}
+	return out
 }
