@@ -42,6 +42,7 @@ type DefinitionCounts struct {
 	Bands      int `json:"numeric_bands"`
 	Composites int `json:"composites"`
 	Windows    int `json:"composite_windows"`
+	Values     int `json:"implied_values"`
 }
 
 // OperatorCounts splits condition occurrences by operator kind.
@@ -145,7 +146,7 @@ func ComputeStats(p *Pack) Stats {
 		}
 	}
 	if h := p.Hierarchy; h != nil {
-		s.Definitions = DefinitionCounts{IsA: len(h.Relations), Bands: len(h.Definitions), Composites: len(h.Composites)}
+		s.Definitions = DefinitionCounts{IsA: len(h.Relations), Bands: len(h.Definitions), Composites: len(h.Composites), Values: len(h.Values)}
 		for _, c := range h.Composites {
 			for _, l := range c.Leaves() {
 				if l.Window != nil {

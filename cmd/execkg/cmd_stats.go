@@ -97,6 +97,7 @@ func printStats(w io.Writer, label string, s rules.Stats) {
 	line("definitions: numeric bands", s.Definitions.Bands, "")
 	line("definitions: composites (any/all/at-least-N)", s.Definitions.Composites, "")
 	line("  composite members with a time window", s.Definitions.Windows, "")
+	line("definitions: implied value bands", s.Definitions.Values, "")
 	line("coded input nodes", s.CodedInputNodes, "coded_input_nodes")
 	line("uncoded input nodes", s.UncodedInputNodes, "")
 	line("coded condition occurrences", s.CodedOccurrences, "")
