@@ -33,7 +33,6 @@ var selfStating = []struct {
 	}},
 	{eval.ViaImplied, []string{consistency.CheckQualifier, consistency.CheckAbsence}, nil},
 	{ViaRefractory, []string{consistency.CheckQualifier, consistency.CheckAbsence}, nil},
-	{ViaRegimen, []string{consistency.CheckQualifier, consistency.CheckAbsence}, nil},
 	{ViaRecency, []string{consistency.CheckQualifier}, nil},
 	{eval.ViaDefinition, []string{consistency.CheckQualifier}, nil},
 }

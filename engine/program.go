@@ -199,6 +199,13 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 	p.medications = map[string]bool{}
 	for _, r := range pack.Rules() {
 		p.rows[r.RowID] = rowInfo{table: r.Table, row: r.Row}
+		// Drugs a definition reads but no rule tests (clopidogrel in
+		// DAPT) are the pack's action drugs; their keys are by name.
+		for _, a := range r.Actions {
+			if a.Role == rules.RoleMedication {
+				p.medications["name:"+rules.NormalizeName(a.Concept())] = true
+			}
+		}
 		for _, c := range r.Conditions() {
 			k := rules.ConceptKey(c.Entity)
 			if c.Entity.Role == rules.RoleMedication {
@@ -366,6 +373,10 @@ func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time
 	ev := make([]eval.Evidence, 0, len(items))
 	intolerant := intoleranceDrops(text, findings, items, p.keys)
 	cut := cutWhen(text, findings, date)
+	byID := map[string]extract.Finding{}
+	for _, f := range findings {
+		byID[f.ID] = f
+	}
 	for _, it := range items {
 		if by, ok := intolerant[[2]string{it.FindingID, it.ConceptKey}]; ok && it.Rejected == "" {
 			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter", Reason: it.ConceptKey + ": '" + by + "' states the drug is not tolerated, not taken"})
@@ -386,8 +397,13 @@ func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time
 		if e.When == nil {
 			e.When = cut[it.FindingID]
 		}
-		// A lower-ranked anchor is an alternative reading of the finding.
+		// A lower-ranked anchor is an alternative reading of the finding;
+		// a drug in a sentence that stops, plans or refuses it is not a
+		// known fact either (definitions and exceptions do not read it).
 		e.Secondary = rank[[2]string{it.FindingID, it.ConceptKey}] > 1
+		if f, ok := byID[it.FindingID]; ok && p.medications[e.ConceptKey] && f.Start >= 0 && sentenceAround(text, f.Start, notTakenRE) {
+			e.Secondary = true
+		}
 		if e.When == nil {
 			// "PCI to the LAD (2019)": the date may sit in the clause.
 			e.When = whenOf(clause[it.FindingID], date)
@@ -409,7 +425,6 @@ func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time
 		res.Evidence = append(res.Evidence, evidenceItem(a))
 	}
 	extra := p.anatomyEvidence(text, findings, ev)
-	extra = append(extra, p.regimenEvidence(text, findings)...)
 	for _, r := range append(extra, p.refractoryEvidence(text, findings)...) {
 		ev = append(ev, r)
 		keys[r.ConceptKey] = true
