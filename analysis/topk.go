@@ -2,9 +2,11 @@ package analysis
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/executablekg/execkg/engine"
 	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/rules"
 )
 
 // RescoreStats summarises a re-scoring run.
@@ -88,19 +90,32 @@ func Rescore(ix *PackIndex, res engine.Result, k int) (engine.Result, int, error
 		out.Evidence = append(out.Evidence, it)
 		ev = append(ev, EvalEvidence(it))
 	}
-	for _, d := range eval.Derive(ev, ix.Pack.Hierarchy, ix.NameOfKey, ix.KeyOfName) {
+	rejected := map[[2]string]bool{}
+	for _, rj := range tr.Rejected {
+		rejected[[2]string{rj.DecisionID, rj.FindingID}] = true
+	}
+	// Definitions read the same members as the run did: each finding's
+	// first anchor only, minus what step (v) refused (as engine.Ask).
+	member := func(c eval.Cond, e eval.Evidence) bool { return !rejected[[2]string{c.DecisionID, e.ID}] }
+	best := func(e eval.Evidence) bool { return !e.Secondary }
+	var date time.Time
+	if d, err := time.Parse("2006-01-02", res.CaseDate); err == nil {
+		// Windows count from the date the run used (noon, as engine.AskOn).
+		date = d.Add(12 * time.Hour)
+	}
+	for _, d := range eval.DeriveOpt(ev, ix.Pack.Hierarchy, ix.NameOfKey, ix.KeyOfName, eval.Options{Admit: member, Member: best, CaseDate: date}) {
 		ev = append(ev, d)
 		kept[d.ConceptKey] = true
 		it := engine.EvidenceItem{FindingID: d.ID, OriginalText: d.Text, StandardizedConcept: d.Concept, ConceptKey: d.ConceptKey, Present: d.Present, Via: d.Via}
 		out.Evidence = append(out.Evidence, it)
 	}
-	rejected := map[[2]string]bool{}
-	for _, rj := range tr.Rejected {
-		rejected[[2]string{rj.DecisionID, rj.FindingID}] = true
-	}
 	opt := eval.Options{ClosedWorld: tr.ClosedWorld, Admit: func(c eval.Cond, e eval.Evidence) bool {
+		if c.Operator == rules.OpUnless && !best(e) {
+			return false // as engine.Ask: an alternative anchor is not known
+		}
 		return !rejected[[2]string{c.DecisionID, e.ID}]
 	}}
+	opt.CaseDate = date
 	out.PredictedRowIDs = []string{}
 	out.RetrievedRules = []string{}
 	out.RetrievedRowIDs = []string{}
@@ -196,7 +211,7 @@ func sameRows(a, b []string) bool {
 // (decision id, finding id) apply.
 func EvalEvidence(it engine.EvidenceItem) eval.Evidence {
 	e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.StandardizedConcept, Text: it.OriginalText,
-		Present: it.Present, Unit: it.Unit, Comparator: it.Comparator}
+		Present: it.Present, Unit: it.Unit, Comparator: it.Comparator, When: it.When, Secondary: it.Secondary}
 	if it.Value != nil {
 		v := *it.Value
 		e.Value = &v

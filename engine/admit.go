@@ -31,9 +31,8 @@ var selfStating = []struct {
 	{ViaAnatomy, []string{consistency.CheckQualifier, consistency.CheckAbsence}, func(c eval.Cond) bool {
 		return strings.Contains(strings.ToLower(c.Context), "functional")
 	}},
-	{ViaCKDStage, []string{consistency.CheckQualifier, consistency.CheckAbsence}, nil},
+	{eval.ViaImplied, []string{consistency.CheckQualifier, consistency.CheckAbsence}, nil},
 	{ViaRefractory, []string{consistency.CheckQualifier, consistency.CheckAbsence}, nil},
-	{ViaRegimen, []string{consistency.CheckQualifier, consistency.CheckAbsence}, nil},
 	{ViaRecency, []string{consistency.CheckQualifier}, nil},
 	{eval.ViaDefinition, []string{consistency.CheckQualifier}, nil},
 }

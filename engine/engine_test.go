@@ -96,7 +96,7 @@ func TestCases(t *testing.T) {
 			assert.NotEmpty(t, rec.Text)
 			assert.NotEmpty(t, rec.Actions, "%s %s", c.CaseID, rec.RowID)
 			for _, fc := range rec.FiredBy {
-				if fc.Operator != "ABSENT" {
+				if fc.Operator != "ABSENT" && fc.Operator != "UNLESS" {
 					assert.NotEmpty(t, fc.Evidence, "%s %s %s", c.CaseID, rec.RowID, fc.DecisionID)
 				}
 			}

@@ -76,6 +76,10 @@ func intoleranceDrops(text string, findings []extract.Finding, items []evidence.
 // contraindication wording) does not.
 var intoleranceWords = regexp.MustCompile(`(?i)intoleran|contra-?indicat|allerg|not tolerat|unable to tolerate|cannot tolerate|could not tolerate`)
 
+// discontinued: a medication finding whose own words say the drug was
+// stopped ("aspirin stopped after 1 week", "DAPT discontinued").
+var discontinued = regexp.MustCompile(`(?i)\b(?:stopped|discontinued|ceased|withdrawn|stopping|came off|taken off)\b`)
+
 // parenthesisAfter returns the inside of a parenthesis that opens right
 // after end (spaces allowed), or -1, -1.
 func parenthesisAfter(text string, end int) (int, int) {

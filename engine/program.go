@@ -2,10 +2,12 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/executablekg/execkg/engine/consistency"
@@ -40,6 +42,8 @@ type Program struct {
 	rows  map[string]rowInfo
 	// antonym phrases of the lexicon, for step (iv).
 	antonyms []antonym
+	// medication concept keys, for discontinuation ("aspirin stopped").
+	medications map[string]bool
 }
 
 type rowInfo struct {
@@ -137,7 +141,21 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		return nil, fmt.Errorf("engine: pack has %d error(s), first: %w", len(ds), ds[0])
 	}
 	p := &Program{cfg: cfg, pack: pack, units: map[string][]string{}, phrases: map[string][]string{}, synonyms: map[string][]string{}, rows: map[string]rowInfo{}}
+	p.hierarchy = cfg.hierarchy
+	if p.hierarchy == nil {
+		p.hierarchy = pack.Hierarchy
+	}
+	p.names, p.keys = pack.ConceptIndex()
 	records := grounding.Records(pack, cfg.lexicon, false)
+	// Members of composite definitions that no rule names are grounded
+	// too, so that "thrombocytopenia" can make "high bleeding risk".
+	_, condKeys := pack.ConditionIndex()
+	members, memberUnits := p.hierarchy.MemberConcepts(condKeys)
+	for _, n := range members {
+		k := "name:" + rules.NormalizeName(n)
+		p.names[k], p.keys[rules.NormalizeName(n)] = n, k
+	}
+	records = append(records, grounding.ConceptRecords(members, cfg.lexicon)...)
 	if cfg.store == nil {
 		cfg.store = graph.NewMemory()
 	}
@@ -173,11 +191,29 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 	if err != nil {
 		return nil, fmt.Errorf("engine: build grounding index: %w", err)
 	}
-	p.names, p.keys = pack.ConceptIndex()
+	for n, us := range memberUnits {
+		k := p.keys[n]
+		for _, u := range us {
+			if u := units.Canonical(u); !containsStr(p.units[k], u) {
+				p.units[k] = append(p.units[k], u)
+			}
+		}
+	}
+	p.medications = map[string]bool{}
 	for _, r := range pack.Rules() {
 		p.rows[r.RowID] = rowInfo{table: r.Table, row: r.Row}
+		// Drugs a definition reads but no rule tests (clopidogrel in
+		// DAPT) are the pack's action drugs; their keys are by name.
+		for _, a := range r.Actions {
+			if a.Role == rules.RoleMedication {
+				p.medications["name:"+rules.NormalizeName(a.Concept())] = true
+			}
+		}
 		for _, c := range r.Conditions() {
 			k := rules.ConceptKey(c.Entity)
+			if c.Entity.Role == rules.RoleMedication {
+				p.medications[k] = true
+			}
 			if rules.IsNumeric(c.Entity.LogicStructured.Operator) {
 				u := units.Canonical(c.Entity.LogicStructured.Unit)
 				if !containsStr(p.units[k], u) {
@@ -187,10 +223,6 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		}
 	}
 	p.antonyms = antonymsOf(cfg.lexicon, p.keys)
-	p.hierarchy = cfg.hierarchy
-	if p.hierarchy == nil {
-		p.hierarchy = pack.Hierarchy
-	}
 	p.cfg = cfg
 	return p, nil
 }
@@ -249,11 +281,19 @@ func (e *LimitError) Error() string {
 
 func (e *LimitError) Unwrap() error { return e.Cause }
 
-// Ask answers one case in free text: steps (i)–(vi). Invalid UTF-8 is
-// replaced by U+FFFD before step (i), and the repair is traced. Ask stops
-// with a *LimitError (wrapping ctx.Err()) once ctx is done.
+// Ask answers one case in free text: steps (i)–(vi), with today as the
+// case date. Invalid UTF-8 is replaced by U+FFFD before step (i), and the
+// repair is traced. Ask stops with a *LimitError (wrapping ctx.Err()) once
+// ctx is done.
 func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error) {
-	res, err := p.ask(ctx, caseID, text)
+	return p.AskOn(ctx, caseID, text, time.Time{})
+}
+
+// AskOn answers a case written on the given date: time windows ("PCI
+// within the last 7 days") and relative dates in the text ("6 weeks ago")
+// count from it. A zero date is today.
+func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time) (*Result, error) {
+	res, err := p.ask(ctx, caseID, text, date)
 	var le *LimitError
 	if err != nil && ctx.Err() != nil && !errors.As(err, &le) {
 		// A step that watches ctx itself (an embedder, the store) stopped.
@@ -262,7 +302,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	return res, err
 }
 
-func (p *Program) ask(ctx context.Context, caseID, text string) (*Result, error) {
+func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) (*Result, error) {
 	if p.cfg.maxBytes > 0 && len(text) > p.cfg.maxBytes {
 		return nil, &LimitError{CaseID: caseID, Limit: "max-bytes",
 			Detail: fmt.Sprintf("the question is %d bytes, the limit is %d; shorten it or raise the limit", len(text), p.cfg.maxBytes)}
@@ -280,7 +320,12 @@ func (p *Program) ask(ctx context.Context, caseID, text string) (*Result, error)
 		text = strings.ToValidUTF8(text, "\uFFFD")
 		repairs = append(repairs, fmt.Sprintf("invalid UTF-8: %d byte(s) that encode no character were replaced by U+FFFD before extraction", n))
 	}
-	res := &Result{CaseID: caseID, Question: text}
+	if date.IsZero() {
+		date = time.Now().UTC()
+	}
+	// Noon of the case day: a window edge never depends on the hour.
+	date = time.Date(date.Year(), date.Month(), date.Day(), 12, 0, 0, 0, time.UTC)
+	res := &Result{CaseID: caseID, Question: text, CaseDate: date.Format("2006-01-02")}
 	findings, err := p.cfg.extractor.Extract(ctx, text)
 	if err != nil {
 		return nil, fmt.Errorf("case %s: step (i) extraction with %s: %w", caseID, p.cfg.extractor.Name(), err)
@@ -391,6 +436,11 @@ func (p *Program) ask(ctx context.Context, caseID, text string) (*Result, error)
 	// formatter's own refusals are anchors the mention does not name: no
 	// evidence to let through.
 	var overridden []whatIf
+	cut := cutWhen(text, findings, date)
+	byID := map[string]extract.Finding{}
+	for _, f := range findings {
+		byID[f.ID] = f
+	}
 	for _, it := range items {
 		override := func(reason string) {
 			if p.cfg.trace && it.Rejected == "" {
@@ -414,7 +464,28 @@ func (p *Program) ask(ctx context.Context, caseID, text string) (*Result, error)
 			continue
 		}
 		e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text,
-			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator}
+			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator, When: whenOf(it.Text, date)}
+		if e.When == nil {
+			e.When = cut[it.FindingID]
+		}
+		// A lower-ranked anchor is an alternative reading of the finding;
+		// a drug in a sentence that stops, plans or refuses it is not a
+		// known fact either (definitions and exceptions do not read it).
+		e.Secondary = rank[[2]string{it.FindingID, it.ConceptKey}] > 1
+		if f, ok := byID[it.FindingID]; ok && p.medications[e.ConceptKey] && f.Start >= 0 && sentenceAround(text, f.Start, notTakenRE) {
+			e.Secondary = true
+		}
+		if e.When == nil {
+			// "PCI to the LAD (2019)": the date may sit in the clause.
+			e.When = whenOf(clause[it.FindingID], date)
+		}
+		if e.Present && p.medications[e.ConceptKey] && discontinued.MatchString(it.Text) {
+			// "aspirin stopped after 1 week": the drug was taken, and is
+			// not now; a stated stop is a stated absence of the therapy.
+			e.Present = false
+			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
+				Reason: it.ConceptKey + ": '" + it.Text + "' states the drug was stopped, so it is read as not taken now"})
+		}
 		ev = append(ev, e)
 		ei := evidenceItem(e)
 		ei.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
@@ -424,8 +495,7 @@ func (p *Program) ask(ctx context.Context, caseID, text string) (*Result, error)
 		ev = append(ev, a)
 		res.Evidence = append(res.Evidence, evidenceItem(a))
 	}
-	extra := append(p.anatomyEvidence(text, findings, ev), p.ckdEvidence(text, findings, ev)...)
-	extra = append(extra, p.regimenEvidence(text, findings)...)
+	extra := p.anatomyEvidence(text, findings, ev)
 	for _, r := range append(extra, p.refractoryEvidence(text, findings)...) {
 		ev = append(ev, r)
 		keys[r.ConceptKey] = true
@@ -436,18 +506,32 @@ func (p *Program) ask(ctx context.Context, caseID, text string) (*Result, error)
 		keys[r.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(r))
 	}
-	for _, d := range eval.Derive(ev, p.hierarchy, p.names, p.keys) {
+	// Step (v) runs inside evaluation, per condition: a mention is judged
+	// against each condition's own wording and context; a composite
+	// definition judges its members the same way.
+	adm := p.newAdmitter(text, mention, clause, tr)
+	// A definition infers a new fact from a finding's best reading: an
+	// alternative anchor ("obstructive CAD" for "non-obstructive CAD") is
+	// left to the conditions, which judge it against their own wording.
+	best := func(e eval.Evidence) bool { return !e.Secondary }
+	for _, d := range eval.DeriveOpt(ev, p.hierarchy, p.names, p.keys, eval.Options{Admit: adm.admit, Member: best, CaseDate: date}) {
 		ev = append(ev, d)
 		keys[d.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(d))
 	}
-	// Step (v) runs inside evaluation, per condition: a mention is judged
-	// against each condition's own wording and context.
-	adm := p.newAdmitter(text, mention, clause, tr)
 	if err := ctx.Err(); err != nil {
 		return nil, deadlineError(caseID, "step (iii) expansion", err)
 	}
-	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, adm, overridden); err != nil {
+	// An exception blocks only what is known: a finding's alternative
+	// anchor ("contraindication to beta-blocker" for "on a beta-blocker")
+	// is not.
+	judged := func(c eval.Cond, e eval.Evidence) bool {
+		if c.Operator == rules.OpUnless && !best(e) {
+			return false
+		}
+		return adm.admit(c, e)
+	}
+	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, adm, judged, overridden, date); err != nil {
 		return nil, fmt.Errorf("case %s: %w", caseID, err)
 	}
 	if p.cfg.trace {
@@ -501,7 +585,7 @@ func (p *Program) Evaluate(ctx context.Context, caseID string, ev []eval.Evidenc
 		keys[d.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(d))
 	}
-	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, nil, nil); err != nil {
+	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, nil, nil, nil, time.Time{}); err != nil {
 		return nil, fmt.Errorf("case %s: %w", caseID, err)
 	}
 	if p.cfg.trace {
@@ -520,16 +604,16 @@ type whatIf struct {
 	e   eval.Evidence
 }
 
-func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []string, ev []eval.Evidence, adm *admitter, refused []whatIf) error {
+func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []string, ev []eval.Evidence, adm *admitter, admit func(eval.Cond, eval.Evidence) bool, refused []whatIf, date time.Time) error {
 	bundles, err := p.store.Bundles(ctx, keys)
 	if err != nil {
 		return fmt.Errorf("step (iii) expansion: %w", err)
 	}
-	opt := eval.Options{ClosedWorld: p.cfg.closedWorld, AllowFraction: p.cfg.fraction}
+	opt := eval.Options{ClosedWorld: p.cfg.closedWorld, AllowFraction: p.cfg.fraction, CaseDate: date}
 	var blocked [][2]string // (decision, finding) refused by step (v) in the current rule
-	if adm != nil {
+	if admit != nil {
 		opt.Admit = func(c eval.Cond, e eval.Evidence) bool {
-			if adm.admit(c, e) {
+			if admit(c, e) {
 				return true
 			}
 			blocked = append(blocked, [2]string{c.DecisionID, e.ID})
@@ -604,10 +688,22 @@ func ruleOf(b graph.Bundle) eval.Rule {
 		r.Conds = append(r.Conds, eval.Cond{
 			DecisionID: d.DecisionID, GroupKey: d.LogicGroup, GroupType: d.LogicType, ConceptKey: d.ConceptKey,
 			Concept: d.ConceptName, Wording: d.EntityOriginal, Context: d.Context, Role: d.Role,
-			Operator: d.Operator, Threshold: d.Threshold, Unit: d.Unit,
+			Operator: d.Operator, Threshold: d.Threshold, Unit: d.Unit, Window: decodeWindow(d.Window),
 		})
 	}
 	return r
+}
+
+// decodeWindow reads a decision's stored time window ("" → none).
+func decodeWindow(s string) *rules.Window {
+	if s == "" {
+		return nil
+	}
+	var w rules.Window
+	if json.Unmarshal([]byte(s), &w) != nil {
+		return nil
+	}
+	return &w
 }
 
 func (p *Program) recommendation(b graph.Bundle, rr eval.RuleResult) Recommendation {
@@ -625,7 +721,7 @@ func (p *Program) recommendation(b graph.Bundle, rr eval.RuleResult) Recommendat
 		}
 	}
 	for _, a := range b.Actions {
-		rec.Actions = append(rec.Actions, Action{Relation: a.Relation, Concept: a.ConceptName, Wording: a.Wording, Role: a.Role, Context: a.Context})
+		rec.Actions = append(rec.Actions, Action{Relation: a.Relation, Concept: a.ConceptName, Wording: a.Wording, Role: a.Role, Context: a.Context, Intent: a.Intent})
 	}
 	for _, c := range rr.Conditions {
 		if c.Truth == eval.True {
@@ -663,7 +759,7 @@ func condTrace(c eval.ConditionResult) FiredCond {
 
 func evidenceItem(e eval.Evidence) EvidenceItem {
 	return EvidenceItem{FindingID: e.ID, OriginalText: e.Text, StandardizedConcept: e.Concept, ConceptKey: e.ConceptKey,
-		Present: e.Present, Value: e.Value, Unit: e.Unit, Comparator: e.Comparator, Via: e.Via}
+		Present: e.Present, Value: e.Value, Unit: e.Unit, Comparator: e.Comparator, Via: e.Via, When: e.When, Secondary: e.Secondary}
 }
 
 func anchorInfo(a grounding.Anchor) AnchorInfo {

@@ -31,7 +31,7 @@ func TestRegimenEvidence(t *testing.T) {
 		require.NoError(t, err)
 		got := map[string]bool{}
 		for _, e := range res.Evidence {
-			if strings.HasPrefix(e.Via, "regimen: ") && e.Present {
+			if strings.HasPrefix(e.Via, "definition: ") && e.Present {
 				got[e.StandardizedConcept] = true
 			}
 		}

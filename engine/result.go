@@ -1,11 +1,15 @@
 package engine
 
+import "github.com/executablekg/execkg/engine/eval"
+
 // Result is one answered case: the JSON record written per case by
 // `execkg ask` and `execkg batch`. PredictedRowIDs is the system's answer;
 // everything else is its justification.
 type Result struct {
-	CaseID          string           `json:"case_id"`
-	Question        string           `json:"question,omitempty"`
+	CaseID   string `json:"case_id"`
+	Question string `json:"question,omitempty"`
+	// CaseDate is the date time windows counted from (YYYY-MM-DD).
+	CaseDate        string           `json:"case_date,omitempty"`
 	PredictedRowIDs []string         `json:"predicted_row_ids"`
 	Recommendations []Recommendation `json:"recommendations"`
 	Findings        []Finding        `json:"extracted_findings"`
@@ -53,6 +57,9 @@ type Action struct {
 	Wording  string `json:"wording"`
 	Role     string `json:"role"`
 	Context  string `json:"context,omitempty"`
+	// Intent says what to do with the concept: start, continue, stop,
+	// avoid, switch, reduce, perform, refer, discuss or assess.
+	Intent string `json:"intent"`
 }
 
 // FiredCond is a condition that held, with the evidence that matched it.
@@ -94,6 +101,10 @@ type EvidenceItem struct {
 	// Via says how a derived item follows from a stated one ("is-a: type 2
 	// diabetes mellitus").
 	Via string `json:"via,omitempty"`
+	// When dates the finding's event, when the case says when.
+	When *eval.When `json:"when,omitempty"`
+	// Secondary: an alternative reading of the finding (eval.Evidence).
+	Secondary bool `json:"secondary,omitempty"`
 }
 
 // NearMiss is a retrieved rule that is unknown only for lack of findings.

@@ -58,6 +58,21 @@ func Records(pack *rules.Pack, lex *lexicon.Lexicon, includeContext bool) []Reco
 	return out
 }
 
+// ConceptRecords builds one record per concept name that no condition
+// names (the members of a pack's composite definitions), so a finding can
+// be grounded on it; the decision id "definition::<name>" belongs to no
+// rule.
+func ConceptRecords(names []string, lex *lexicon.Lexicon) []Record {
+	out := make([]Record, 0, len(names))
+	for _, n := range names {
+		e := rules.Entity{EntityOriginal: n, EntityStandardizedList: []rules.Standardized{{Candidate: n}}, Role: rules.RoleClinicalCondition}
+		r := recordOf(rules.Condition{DecisionID: "definition::" + rules.NormalizeName(n), Entity: e}, lex, false)
+		r.ConceptKey = "name:" + rules.NormalizeName(n)
+		out = append(out, r)
+	}
+	return out
+}
+
 // TextFunc returns the grounding text and aliases of a condition exactly as
 // Records builds them, for graph builds that store the text on their
 // DecisionNodes (engine/graph BuildOptions.Grounding).

@@ -11,6 +11,7 @@ import (
 	"github.com/executablekg/execkg/internal/jsonl"
 	"io"
 	"sort"
+	"time"
 
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/rules"
@@ -41,6 +42,13 @@ func Evidence(v vignettes.Vignette, merge map[string]string) []eval.Evidence {
 			val := *n.Value
 			e.Value = &val
 			e.Comparator = n.Operator
+		}
+		if n.DaysAgo != nil {
+			// Dated relative to today, as the pipeline reads "3 months ago".
+			now := time.Now().UTC()
+			t := now.Add(-time.Duration(*n.DaysAgo * float64(24*time.Hour)))
+			d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+			e.When = &eval.When{From: d, To: d.Add(24*time.Hour - time.Second), Text: n.Text}
 		}
 		out = append(out, e)
 	}

@@ -30,6 +30,8 @@ const (
 	CodeMissingField  = "E027" // required text missing
 	CodeDuplicateFile = "E028" // two files hold the same table number
 	CodeHierarchy     = "E029" // meta/hierarchy.json unreadable or names no pack concept
+	CodeIntent        = "E030" // action without a valid intent, or intent on a condition
+	CodeWindow        = "E031" // time window malformed or on a non-event condition
 )
 
 // Diagnostic is one located problem: what, where (file, row, rule, JSON

@@ -19,6 +19,13 @@ type Hierarchy struct {
 	// Definitions give concepts a numeric definition over a measured
 	// concept of the pack (preserved LVEF is LVEF >= 50 %).
 	Definitions []Definition `json:"definitions,omitempty"`
+	// Composites define concepts from other concepts and values (any-of,
+	// all-of, at-least-N-of, with exclusions); kept in evaluation order
+	// (a composite after those it uses) once parsed.
+	Composites []Composite `json:"composites,omitempty"`
+	// Values say what a stated concept implies about a measured one: a
+	// stated CKD stage G3b means an eGFR of at least 30 and below 45.
+	Values []Implied `json:"values,omitempty"`
 
 	up, down map[string][]string // normalised name → transitive closure
 }
@@ -43,6 +50,33 @@ type Definition struct {
 	Max     *float64 `json:"max,omitempty"`
 	Unit    string   `json:"unit"`
 	Source  string   `json:"source"`
+}
+
+// Implied is a value band a stated concept implies for a measured
+// concept: Measure >= AtLeast and < Below (a missing bound is open), in
+// Unit. A stated value of the measure wins over the band.
+type Implied struct {
+	Concept string   `json:"concept"`
+	Measure string   `json:"measure"`
+	AtLeast *float64 `json:"at_least,omitempty"`
+	Below   *float64 `json:"below,omitempty"`
+	Unit    string   `json:"unit"`
+	Source  string   `json:"source"`
+}
+
+// ValuesOf returns the bands a stated concept implies.
+func (h *Hierarchy) ValuesOf(concept string) []Implied {
+	if h == nil {
+		return nil
+	}
+	var out []Implied
+	n := NormalizeName(concept)
+	for _, v := range h.Values {
+		if NormalizeName(v.Concept) == n {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // DefinitionsOf returns the definitions over a measured concept.
@@ -85,6 +119,19 @@ func ParseHierarchy(name string, data []byte) (*Hierarchy, error) {
 			return nil, fmt.Errorf("%s: definitions[%d] (%s): unit and source are required", name, i, d.Concept)
 		}
 	}
+	for i, v := range h.Values {
+		if NormalizeName(v.Concept) == "" || NormalizeName(v.Measure) == "" || strings.TrimSpace(v.Unit) == "" || strings.TrimSpace(v.Source) == "" {
+			return nil, fmt.Errorf("%s: values[%d]: concept, measure, unit and source are required", name, i)
+		}
+		if v.AtLeast == nil && v.Below == nil || v.AtLeast != nil && v.Below != nil && *v.AtLeast >= *v.Below {
+			return nil, fmt.Errorf("%s: values[%d] (%s): give at_least and/or below, with at_least < below", name, i, v.Concept)
+		}
+	}
+	ordered, err := checkComposites(name, h.Composites)
+	if err != nil {
+		return nil, err
+	}
+	h.Composites = ordered
 	h.up, h.down = map[string][]string{}, map[string][]string{}
 	for n := range direct {
 		seen := map[string]bool{}
@@ -146,6 +193,11 @@ func (h *Hierarchy) Check(p *Pack) []string {
 		for _, c := range r.Rule.Conditions {
 			names[NormalizeName(c.Concept())] = true
 		}
+		// An action's concept is a concept of the pack too: "long-acting
+		// nitrate" is a nitrate although no rule tests nitrates any more.
+		for _, a := range r.Actions {
+			names[NormalizeName(a.Concept())] = true
+		}
 	}
 	var bad []string
 	for i, r := range h.Relations {
@@ -162,5 +214,231 @@ func (h *Hierarchy) Check(p *Pack) []string {
 			}
 		}
 	}
+	for i, v := range h.Values {
+		if !names[NormalizeName(v.Measure)] {
+			bad = append(bad, fmt.Sprintf("values[%d]: %q is not a concept of the pack", i, v.Measure))
+		}
+	}
+	// A composite must define a concept some rule or composite uses; its members may be
+	// concepts no rule names (the program grounds them for the definition).
+	used := map[string]bool{}
+	for _, c := range h.Composites {
+		for _, l := range c.Leaves() {
+			used[NormalizeName(l.Concept)] = true
+		}
+	}
+	for _, c := range h.Composites {
+		if !names[NormalizeName(c.Concept)] && !used[NormalizeName(c.Concept)] {
+			bad = append(bad, fmt.Sprintf("composites (%s): %q is not a concept of the pack, so the definition would never be used", c.Concept, c.Concept))
+		}
+	}
 	return bad
+}
+
+// Composite defines a concept from other concepts and values, as a
+// footnote or a published criteria set does ("high bleeding risk is >= 1
+// major or >= 2 minor ARC-HBR criteria"). Its body is an Expr (any_of,
+// all_of or at_least + of); Unless lists exclusions, each of which blocks
+// the concept only when known to hold (like the UNLESS operator), so an
+// unmentioned exclusion never leaves the concept unknown. Members may be
+// composites themselves; a cycle is an error. The is-a relations and the
+// numeric band definitions are the two simpler kinds of definition.
+type Composite struct {
+	Concept string `json:"concept"`
+	Expr
+	Unless []Expr `json:"unless,omitempty"`
+	Source string `json:"source"`
+	Note   string `json:"note,omitempty"`
+}
+
+// Expr is one node of a composite definition: a concept leaf (Concept:
+// stated or derived present), a numeric leaf (Measure Op Value Unit), or a
+// group: AnyOf, AllOf, or AtLeast N Of.
+type Expr struct {
+	Concept string   `json:"concept,omitempty"`
+	Measure string   `json:"measure,omitempty"`
+	Op      string   `json:"op,omitempty"`
+	Value   *float64 `json:"value,omitempty"`
+	Unit    string   `json:"unit,omitempty"`
+	// Window dates a concept leaf's event relative to the case date
+	// ("myocardial infarction" within 40 days).
+	Window  *Window `json:"window,omitempty"`
+	AnyOf   []Expr  `json:"any_of,omitempty"`
+	AllOf   []Expr  `json:"all_of,omitempty"`
+	AtLeast int     `json:"at_least,omitempty"`
+	Of      []Expr  `json:"of,omitempty"`
+	// Label names a group in traces ("ARC-HBR major criterion").
+	Label string `json:"label,omitempty"`
+}
+
+// IsLeaf reports whether e is a concept or numeric leaf.
+func (e Expr) IsLeaf() bool { return e.Concept != "" || e.Measure != "" }
+
+// check validates one node; where is its JSON path for the message.
+func (e Expr) check(where string) error {
+	kinds := 0
+	for _, b := range []bool{e.Concept != "", e.Measure != "", len(e.AnyOf) > 0, len(e.AllOf) > 0, len(e.Of) > 0} {
+		if b {
+			kinds++
+		}
+	}
+	if kinds != 1 {
+		return fmt.Errorf("%s: give exactly one of concept, measure, any_of, all_of or at_least+of", where)
+	}
+	if e.Measure != "" {
+		if !IsNumeric(NormalizeOperator(e.Op)) || e.Value == nil || strings.TrimSpace(e.Unit) == "" {
+			return fmt.Errorf("%s (%s): a numeric member needs op (<, <=, >, >=, =, !=), value and unit", where, e.Measure)
+		}
+	}
+	if w := e.Window; w != nil && (e.Concept == "" || WindowUnits[w.Unit] == 0 || w.Min == nil && w.Max == nil) {
+		return fmt.Errorf("%s: a window belongs on a concept leaf and needs min and/or max and a unit (days, weeks, months, years)", where)
+	}
+	if len(e.Of) > 0 && (e.AtLeast < 1 || e.AtLeast > len(e.Of)) {
+		return fmt.Errorf("%s: at_least must be between 1 and the number of members (%d), got %d", where, len(e.Of), e.AtLeast)
+	}
+	if e.AtLeast != 0 && len(e.Of) == 0 {
+		return fmt.Errorf("%s: at_least needs its members in of", where)
+	}
+	for i, c := range e.AnyOf {
+		if err := c.check(fmt.Sprintf("%s/any_of/%d", where, i)); err != nil {
+			return err
+		}
+	}
+	for i, c := range e.AllOf {
+		if err := c.check(fmt.Sprintf("%s/all_of/%d", where, i)); err != nil {
+			return err
+		}
+	}
+	for i, c := range e.Of {
+		if err := c.check(fmt.Sprintf("%s/of/%d", where, i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Leaves returns every leaf of e, depth first.
+func (e Expr) Leaves() []Expr {
+	if e.IsLeaf() {
+		return []Expr{e}
+	}
+	var out []Expr
+	for _, list := range [][]Expr{e.AnyOf, e.AllOf, e.Of} {
+		for _, c := range list {
+			out = append(out, c.Leaves()...)
+		}
+	}
+	return out
+}
+
+// Leaves returns every leaf of the composite, exclusions included.
+func (c Composite) Leaves() []Expr {
+	out := c.Expr.Leaves()
+	for _, u := range c.Unless {
+		out = append(out, u.Leaves()...)
+	}
+	return out
+}
+
+// checkComposites validates the composites and orders them so that a
+// composite comes after every composite it uses; a cycle is an error
+// naming its path.
+func checkComposites(name string, cs []Composite) ([]Composite, error) {
+	idx := map[string]int{}
+	for i, c := range cs {
+		n := NormalizeName(c.Concept)
+		if n == "" || strings.TrimSpace(c.Source) == "" {
+			return nil, fmt.Errorf("%s: composites[%d]: concept and source are required", name, i)
+		}
+		if _, dup := idx[n]; dup {
+			return nil, fmt.Errorf("%s: composites[%d]: %q is defined twice; merge the two definitions", name, i, c.Concept)
+		}
+		idx[n] = i
+		if c.Expr.IsLeaf() {
+			return nil, fmt.Errorf("%s: composites[%d] (%s): the body must be any_of, all_of or at_least+of", name, i, c.Concept)
+		}
+		if err := c.Expr.check(fmt.Sprintf("%s: composites[%d] (%s)", name, i, c.Concept)); err != nil {
+			return nil, err
+		}
+		for j, u := range c.Unless {
+			if err := u.check(fmt.Sprintf("%s: composites[%d] (%s)/unless/%d", name, i, c.Concept, j)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	state := make([]int, len(cs)) // 0 new, 1 on the path, 2 done
+	var order []Composite
+	var path []string
+	var visit func(i int) error
+	visit = func(i int) error {
+		switch state[i] {
+		case 1:
+			return fmt.Errorf("%s: composites: the definition of %q uses itself: %s → %s; break the cycle", name, cs[i].Concept, strings.Join(path, " → "), cs[i].Concept)
+		case 2:
+			return nil
+		}
+		state[i] = 1
+		path = append(path, cs[i].Concept)
+		for _, l := range cs[i].Leaves() {
+			if j, ok := idx[NormalizeName(l.Concept)]; ok && l.Concept != "" {
+				if err := visit(j); err != nil {
+					return err
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		state[i] = 2
+		order = append(order, cs[i])
+		return nil
+	}
+	for i := range cs {
+		if err := visit(i); err != nil {
+			return nil, err
+		}
+	}
+	return order, nil
+}
+
+// MemberConcepts lists the leaf concept names of the composites (members
+// and measures) that the given index does not know, so that a program can
+// ground them although no rule names them; units holds the units of the
+// numeric members per name.
+func (h *Hierarchy) MemberConcepts(known map[string]string) (names []string, units map[string][]string) {
+	units = map[string][]string{}
+	if h == nil {
+		return nil, units
+	}
+	seen := map[string]bool{}
+	for _, v := range h.Values {
+		k := NormalizeName(v.Concept)
+		if _, ok := known[k]; !ok && !seen[k] {
+			seen[k] = true
+			names = append(names, v.Concept)
+		}
+	}
+	for _, c := range h.Composites {
+		for _, l := range c.Leaves() {
+			n := l.Concept
+			if n == "" {
+				n = l.Measure
+				units[NormalizeName(n)] = appendNew(units[NormalizeName(n)], l.Unit)
+			}
+			k := NormalizeName(n)
+			if _, ok := known[k]; ok || seen[k] {
+				continue
+			}
+			seen[k] = true
+			names = append(names, n)
+		}
+	}
+	return names, units
+}
+
+func appendNew(xs []string, s string) []string {
+	for _, x := range xs {
+		if x == s {
+			return xs
+		}
+	}
+	return append(xs, s)
 }

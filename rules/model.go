@@ -7,6 +7,8 @@
 // files load unchanged; see Table.UnmarshalJSON for the accepted layouts.
 package rules
 
+import "strconv"
+
 // Roles an entity may take; the graph label follows the role.
 const (
 	RoleClinicalCondition = "ClinicalCondition"
@@ -29,10 +31,15 @@ const (
 	OpGE      = ">="
 	OpEQ      = "="
 	OpNE      = "!="
+	// OpUnless is the exception operator, "unless X is known": true
+	// unless the case states (or a definition derives) X present; a
+	// stated absence and an unmentioned X both leave it true, so unknown
+	// never blocks. It is not ABSENT, which needs a stated absence.
+	OpUnless = "UNLESS"
 )
 
 // Operators lists every operator in canonical (normalised) spelling.
-var Operators = []string{OpPresent, OpAbsent, OpLT, OpLE, OpGT, OpGE, OpEQ, OpNE}
+var Operators = []string{OpPresent, OpAbsent, OpLT, OpLE, OpGT, OpGE, OpEQ, OpNE, OpUnless}
 
 // Unitless is the explicit marker for a numeric threshold without a unit
 // (FFR 0.8, a score, a count of segments).
@@ -49,6 +56,26 @@ const (
 	DirectionPositive = "POSITIVE"
 	DirectionNegative = "NEGATIVE"
 )
+
+// Intents of an action: what the row says to do with the action's concept.
+// Direction (POSITIVE/NEGATIVE) stays as the class gives it; the intent
+// says whether a POSITIVE row starts, continues, stops or reduces a
+// therapy, and a NEGATIVE one is always IntentAvoid.
+const (
+	IntentStart    = "start"    // begin (or add) a therapy
+	IntentContinue = "continue" // keep a therapy the patient is on
+	IntentStop     = "stop"     // discontinue a therapy
+	IntentAvoid    = "avoid"    // do not start / do not perform / do not combine
+	IntentSwitch   = "switch"   // replace a therapy by the action's concept
+	IntentReduce   = "reduce"   // lower the dose or the intensity
+	IntentPerform  = "perform"  // carry out a test or procedure
+	IntentRefer    = "refer"    // refer to a team, programme or service
+	IntentDiscuss  = "discuss"  // discuss (Heart Team, shared decision)
+	IntentAssess   = "assess"   // assess, measure, screen, follow up
+)
+
+// Intents lists every intent, in schema order.
+var Intents = []string{IntentStart, IntentContinue, IntentStop, IntentAvoid, IntentSwitch, IntentReduce, IntentPerform, IntentRefer, IntentDiscuss, IntentAssess}
 
 // Classes of recommendation and levels of evidence.
 var (
@@ -159,6 +186,47 @@ type Entity struct {
 	LogicStructured Logic `json:"logic_structured"`
 }
 
+// Window is a range of time elapsed between an event (or the start of an
+// ongoing therapy) and the case date, bounds inclusive; a missing bound is
+// open.
+type Window struct {
+	Min  *float64 `json:"min,omitempty"`
+	Max  *float64 `json:"max,omitempty"`
+	Unit string   `json:"unit" jsonschema:"enum=days,enum=weeks,enum=months,enum=years"`
+}
+
+// WindowUnits are the units a window may use, with their length in days.
+var WindowUnits = map[string]float64{"days": 1, "weeks": 7, "months": 30.4375, "years": 365.25}
+
+// Days returns the window's bounds in days (nil for an open bound).
+func (w Window) Days() (lo, hi *float64) {
+	d := WindowUnits[w.Unit]
+	if w.Min != nil {
+		v := *w.Min * d
+		lo = &v
+	}
+	if w.Max != nil {
+		v := *w.Max * d
+		hi = &v
+	}
+	return lo, hi
+}
+
+// String says the window in words: "within 7 days", "at least 3 months
+// ago", "1–3 months ago".
+func (w Window) String() string {
+	f := func(x *float64) string { return strconv.FormatFloat(*x, 'f', -1, 64) }
+	switch {
+	case w.Min != nil && w.Max != nil:
+		return f(w.Min) + "–" + f(w.Max) + " " + w.Unit + " before the case date"
+	case w.Min != nil:
+		return "at least " + f(w.Min) + " " + w.Unit + " before the case date"
+	case w.Max != nil:
+		return "within " + f(w.Max) + " " + w.Unit + " before the case date"
+	}
+	return "any time"
+}
+
 // Standardized is one concept candidate.
 type Standardized struct {
 	Candidate string `json:"entity_standardized_candidate"`
@@ -167,7 +235,7 @@ type Standardized struct {
 
 // Logic is the logic_structured object.
 type Logic struct {
-	Operator   string    `json:"operator,omitempty" jsonschema:"enum=PRESENT,enum=ABSENT,enum=<,enum=<=,enum=>,enum=>=,enum==,enum=!=,enum=≤,enum=≥,enum=≠"`
+	Operator   string    `json:"operator,omitempty" jsonschema:"enum=PRESENT,enum=ABSENT,enum=UNLESS,enum=UNLESS_KNOWN,enum=<,enum=<=,enum=>,enum=>=,enum==,enum=!=,enum=≤,enum=≥,enum=≠"`
 	Threshold  Threshold `json:"threshold,omitempty"`
 	Unit       string    `json:"unit,omitempty"`
 	LogicType  string    `json:"logic_type,omitempty" jsonschema:"enum=AND,enum=OR"`
@@ -175,6 +243,14 @@ type Logic struct {
 	Strength   string    `json:"strength,omitempty" jsonschema:"enum=I,enum=IIa,enum=IIb,enum=III"`
 	Level      string    `json:"level,omitempty" jsonschema:"enum=A,enum=B,enum=C"`
 	Direction  string    `json:"direction,omitempty" jsonschema:"enum=POSITIVE,enum=NEGATIVE"`
+	// Window (conditions only) restricts when the condition's event
+	// happened, as time elapsed before the case date: "PCI within the
+	// last 7 days" is max 7 days, "after >= 3 months of optimised
+	// therapy" is min 3 months since the therapy began.
+	Window *Window `json:"window,omitempty"`
+	// Intent (actions only) says what to do with the concept: start,
+	// continue, stop, avoid, switch, reduce, perform, refer, discuss, assess.
+	Intent string `json:"intent,omitempty" jsonschema:"enum=start,enum=continue,enum=stop,enum=avoid,enum=switch,enum=reduce,enum=perform,enum=refer,enum=discuss,enum=assess"`
 }
 
 // Concept returns the entity's concept name: the first standardized

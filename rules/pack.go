@@ -39,6 +39,19 @@ func LoadHierarchyFS(fsys fs.FS, dir string) (*Hierarchy, error) {
 // ConceptIndex maps every condition concept key of the pack to its name
 // and every normalised name to its key.
 func (p *Pack) ConceptIndex() (nameOfKey, keyOfName map[string]string) {
+	nameOfKey, keyOfName = p.ConditionIndex()
+	// Members of composite definitions that no rule names are concepts of
+	// the pack too: a case may state them and a definition reads them.
+	members, _ := p.Hierarchy.MemberConcepts(keyOfName)
+	for _, n := range members {
+		k := "name:" + NormalizeName(n)
+		nameOfKey[k], keyOfName[NormalizeName(n)] = n, k
+	}
+	return nameOfKey, keyOfName
+}
+
+// ConditionIndex is ConceptIndex restricted to the concepts rules name.
+func (p *Pack) ConditionIndex() (nameOfKey, keyOfName map[string]string) {
 	nameOfKey, keyOfName = map[string]string{}, map[string]string{}
 	for _, r := range p.Rules() {
 		for _, c := range r.Rule.Conditions {

@@ -66,6 +66,8 @@ func NormalizeOperator(op string) string {
 		return OpPresent
 	case "ABSENT":
 		return OpAbsent
+	case "UNLESS", "UNLESS_KNOWN", "UNLESS KNOWN":
+		return OpUnless
 	case "≤", "=<", "<=":
 		return OpLE
 	case "≥", "=>", ">=":

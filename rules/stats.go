@@ -17,16 +17,32 @@ type Stats struct {
 	UniqueConcepts       int            `json:"unique_concepts"`
 	Operators            OperatorCounts `json:"operators"`
 	Actions              int            `json:"actions"`
-	UniqueOutputNodes    int            `json:"unique_output_nodes"`
-	SingleConditionRules int            `json:"single_condition_rules"`
-	RulesWithORGroup     int            `json:"rules_with_or_group"`
-	WorkflowRows         int            `json:"workflow_rows"`
-	CodedInputNodes      int            `json:"coded_input_nodes"`
-	UncodedInputNodes    int            `json:"uncoded_input_nodes"`
-	CodedOccurrences     int            `json:"coded_condition_occurrences"`
-	UncodedOccurrences   int            `json:"uncoded_condition_occurrences"`
-	CodedActions         int            `json:"coded_actions"`
-	DistinctCodes        int            `json:"distinct_codes"`
+	// IntentSplit counts actions by intent (start, stop, avoid, …).
+	IntentSplit map[string]int `json:"intent_split"`
+	// Windows counts conditions dated relative to the case date.
+	Windows int `json:"windows"`
+	// Definitions counts meta/hierarchy.json: is-a relations, numeric
+	// bands, composites, and composite members with a window.
+	Definitions          DefinitionCounts `json:"definitions"`
+	UniqueOutputNodes    int              `json:"unique_output_nodes"`
+	SingleConditionRules int              `json:"single_condition_rules"`
+	RulesWithORGroup     int              `json:"rules_with_or_group"`
+	WorkflowRows         int              `json:"workflow_rows"`
+	CodedInputNodes      int              `json:"coded_input_nodes"`
+	UncodedInputNodes    int              `json:"uncoded_input_nodes"`
+	CodedOccurrences     int              `json:"coded_condition_occurrences"`
+	UncodedOccurrences   int              `json:"uncoded_condition_occurrences"`
+	CodedActions         int              `json:"coded_actions"`
+	DistinctCodes        int              `json:"distinct_codes"`
+}
+
+// DefinitionCounts are the kinds of definition of a pack.
+type DefinitionCounts struct {
+	IsA        int `json:"is_a"`
+	Bands      int `json:"numeric_bands"`
+	Composites int `json:"composites"`
+	Windows    int `json:"composite_windows"`
+	Values     int `json:"implied_values"`
 }
 
 // OperatorCounts splits condition occurrences by operator kind.
@@ -34,6 +50,8 @@ type OperatorCounts struct {
 	Present int `json:"present"`
 	Absent  int `json:"absent"`
 	Numeric int `json:"numeric"`
+	// Unless counts exception conditions ("unless X is known").
+	Unless int `json:"unless"`
 }
 
 // NodeKey identifies a unique input or output node: wording, context, role
@@ -58,6 +76,7 @@ func ComputeStats(p *Pack) Stats {
 		ClassSplit:     map[string]int{},
 		LevelSplit:     map[string]int{},
 		DirectionSplit: map[string]int{},
+		IntentSplit:    map[string]int{},
 	}
 	inputs := map[NodeKey]bool{}
 	coded := map[NodeKey]bool{}
@@ -96,8 +115,13 @@ func ComputeStats(p *Pack) Stats {
 						s.Operators.Present++
 					case op == OpAbsent:
 						s.Operators.Absent++
+					case NormalizeOperator(op) == OpUnless:
+						s.Operators.Unless++
 					case IsNumeric(op):
 						s.Operators.Numeric++
+					}
+					if c.LogicStructured.Window != nil {
+						s.Windows++
 					}
 					key := KeyOf(c)
 					inputs[key] = true
@@ -112,10 +136,21 @@ func ComputeStats(p *Pack) Stats {
 				}
 				for _, a := range row.RuleActions(k) {
 					s.Actions++
+					s.IntentSplit[a.LogicStructured.Intent]++
 					outputs[KeyOf(a)] = true
 					if a.SnomedID() != "" {
 						s.CodedActions++
 					}
+				}
+			}
+		}
+	}
+	if h := p.Hierarchy; h != nil {
+		s.Definitions = DefinitionCounts{IsA: len(h.Relations), Bands: len(h.Definitions), Composites: len(h.Composites), Values: len(h.Values)}
+		for _, c := range h.Composites {
+			for _, l := range c.Leaves() {
+				if l.Window != nil {
+					s.Definitions.Windows++
 				}
 			}
 		}

@@ -82,15 +82,39 @@ func validateRule(t *Table, row *Row, k int, rp, wantDir string) Diagnostics {
 	if len(rule.Conditions) == 0 {
 		add(CodeNoCondition, kp+"/conditions", "rule has no conditions", "add at least one condition; a row restricted only by the table's population gets the population as its condition")
 	}
+	exceptionsOnly := len(rule.Conditions) > 0
 	for ci, c := range rule.Conditions {
 		cp := fmt.Sprintf("%s/conditions/%d", kp, ci)
+		if NormalizeOperator(c.LogicStructured.Operator) != OpUnless {
+			exceptionsOnly = false
+		} else if c.LogicStructured.LogicType == LogicOR {
+			// "A, or unless B" has no clinical reading: an exception
+			// qualifies the whole rule.
+			add(CodeOperator, cp+"/logic_structured/logic_type", "an UNLESS condition in an OR group",
+				"put the exception in the rule's AND group; it blocks the whole rule when its concept is known")
+		}
 		ds = append(ds, validateEntityCommon(t, row, k, cp, c)...)
 		l := c.LogicStructured
+		if l.Intent != "" {
+			add(CodeIntent, cp+"/logic_structured/intent", "a condition has no intent", "intent belongs to actions; remove it from the condition")
+		}
+		if w := l.Window; w != nil {
+			op := NormalizeOperator(l.Operator)
+			switch {
+			case WindowUnits[w.Unit] == 0:
+				add(CodeWindow, cp+"/logic_structured/window/unit", fmt.Sprintf("window unit %q", w.Unit), "use days, weeks, months or years")
+			case w.Min == nil && w.Max == nil || w.Min != nil && w.Max != nil && *w.Min > *w.Max || w.Min != nil && *w.Min < 0:
+				add(CodeWindow, cp+"/logic_structured/window", "a window needs min and/or max (>= 0, min <= max)", `e.g. {"max": 7, "unit": "days"} for "within the last 7 days"`)
+			case op != OpPresent && op != OpUnless:
+				add(CodeWindow, cp+"/logic_structured/window", fmt.Sprintf("a window on a %s condition", l.Operator),
+					"a window dates a stated event: use it with PRESENT (the event happened then) or UNLESS (an exclusion when it happened then)")
+			}
+		}
 		switch {
 		case l.Operator == "":
-			add(CodeOperator, cp+"/logic_structured/operator", "condition has no operator", "set operator to PRESENT, ABSENT, <, <=, >, >=, = or !=")
+			add(CodeOperator, cp+"/logic_structured/operator", "condition has no operator", "set operator to PRESENT, ABSENT, UNLESS, <, <=, >, >=, = or !=")
 		case !contains(Operators, l.Operator):
-			add(CodeOperator, cp+"/logic_structured/operator", fmt.Sprintf("unknown operator %q", l.Operator), "use PRESENT, ABSENT, <, <=, >, >=, = or != (≤ ≥ ≠ are accepted)")
+			add(CodeOperator, cp+"/logic_structured/operator", fmt.Sprintf("unknown operator %q", l.Operator), "use PRESENT, ABSENT, UNLESS, <, <=, >, >=, = or != (≤ ≥ ≠ are accepted)")
 		case IsNumeric(l.Operator):
 			if l.Threshold == "" {
 				add(CodeThreshold, cp+"/logic_structured/threshold", fmt.Sprintf("operator %s needs a threshold", l.Operator), `give the number, e.g. "threshold": "35"`)
@@ -100,7 +124,7 @@ func validateRule(t *Table, row *Row, k int, rp, wantDir string) Diagnostics {
 			if strings.TrimSpace(l.Unit) == "" {
 				add(CodeUnit, cp+"/logic_structured/unit", fmt.Sprintf("operator %s needs a unit", l.Operator), `give the unit, e.g. "%" or "mL/min/1.73 m2", or "unitless" for scores and ratios`)
 			}
-		default: // PRESENT / ABSENT
+		default: // PRESENT / ABSENT / UNLESS
 			if l.Threshold != "" || l.Unit != "" {
 				add(CodeNoThreshold, cp+"/logic_structured", fmt.Sprintf("%s takes no threshold or unit (found threshold %q, unit %q)", l.Operator, l.Threshold, l.Unit),
 					"remove threshold and unit, or use a numeric operator")
@@ -127,6 +151,10 @@ func validateRule(t *Table, row *Row, k int, rp, wantDir string) Diagnostics {
 			add(CodeSingleOR, first, fmt.Sprintf("OR group %q has a single member", g.Key), "list every alternative in the OR group, or make the condition AND")
 		}
 	}
+	if exceptionsOnly {
+		add(CodeNoCondition, kp+"/conditions", "rule has only UNLESS conditions, so it would hold for every patient",
+			"add the population or finding the row is written for; UNLESS only names what blocks it")
+	}
 	acts := row.RuleActions(k)
 	actBase := kp + "/actions"
 	if len(rule.Actions) == 0 {
@@ -145,6 +173,19 @@ func validateRule(t *Table, row *Row, k int, rp, wantDir string) Diagnostics {
 		}
 		if l.Direction != wantDir {
 			add(CodeDirection, ap+"/logic_structured/direction", fmt.Sprintf("action direction %q with class %s", l.Direction, row.Class), "class III actions are NEGATIVE, all others POSITIVE")
+		}
+		switch {
+		case l.Intent == "":
+			add(CodeIntent, ap+"/logic_structured/intent", "action has no intent",
+				"say what to do with the concept: intent one of "+strings.Join(Intents, ", "))
+		case !contains(Intents, l.Intent):
+			add(CodeIntent, ap+"/logic_structured/intent", fmt.Sprintf("unknown intent %q", l.Intent), "use one of: "+strings.Join(Intents, ", "))
+		case wantDir == DirectionNegative && l.Intent != IntentAvoid:
+			// A class III row advises against doing something; "stop X"
+			// as a class III would read as "do not stop X", which no row
+			// of a guideline says without naming what to do instead.
+			add(CodeIntent, ap+"/logic_structured/intent", fmt.Sprintf("class III action with intent %q", l.Intent),
+				`a class III action is "avoid" (do not start / perform / combine); a recommendation to stop a therapy is a POSITIVE row with intent "stop"`)
 		}
 	}
 	return ds

@@ -140,7 +140,9 @@ func (g *gen) findingIn(c *Concept, ri int) (finding, bool) {
 			continue
 		}
 		f.conds = append(f.conds, cd)
-		if rules.NormalizeOperator(cd.Entity.LogicStructured.Operator) == rules.OpAbsent {
+		// An exception (UNLESS) holds when the case states the absence
+		// too; the vignette says so, as a clinician writing it would.
+		if op := rules.NormalizeOperator(cd.Entity.LogicStructured.Operator); op == rules.OpAbsent || op == rules.OpUnless {
 			hasAbsent = true
 		} else {
 			hasOther = true
@@ -278,8 +280,46 @@ func (g *gen) render(caseID string, f finding, edge bool) (Node, error) {
 			return n, fmt.Errorf("%s: %q has no present wording, but %s tests it PRESENT; add \"present\"", g.cl.name, f.c.Name, rowOf())
 		}
 		n.Operator, n.Present, n.Text = rules.OpPresent, true, cl.Present
+		for _, c := range f.conds {
+			if w := c.Entity.LogicStructured.Window; w != nil && rules.NormalizeOperator(c.Entity.LogicStructured.Operator) == rules.OpPresent {
+				phrase, days := datedInside(*w)
+				n.Text += " " + phrase
+				n.DaysAgo = &days
+				break
+			}
+		}
 	}
 	return n, nil
+}
+
+// datedInside says in words a date well inside a window ("today", "3
+// weeks ago", "2 years ago") and how many days before the case date it is.
+func datedInside(w rules.Window) (string, float64) {
+	lo, hi := w.Days()
+	var d float64
+	switch {
+	case lo != nil && hi != nil:
+		d = (*lo + *hi) / 2
+	case lo != nil:
+		d = *lo * 2
+	default:
+		d = *hi / 2
+	}
+	inside := func(x float64) bool { return (lo == nil || x >= *lo) && (hi == nil || x <= *hi) }
+	for _, u := range []struct {
+		name string
+		days float64
+		from float64
+	}{{"years", 365.25, 730}, {"months", 30.4375, 120}, {"weeks", 7, 28}, {"days", 1, 1}} {
+		if d < u.from {
+			continue
+		}
+		n := math.Round(d / u.days)
+		if x := n * u.days; n >= 1 && inside(x) {
+			return fmt.Sprintf("%g %s ago", n, u.name), x
+		}
+	}
+	return "today", 0
 }
 
 // chooseValue picks a value on the clause grid that satisfies every
@@ -378,6 +418,22 @@ func hash(parts ...string) uint64 {
 	return h.Sum64()
 }
 
+// ordered lists the clauses with stated absences last: in "no diabetes,
+// obesity and hypertension" the negation may scope over the whole list (a
+// reader of clinical text rightly takes it so), while "obesity,
+// hypertension and no diabetes" says one thing only.
+func (d *draft) ordered() []string {
+	var present, absent []string
+	for i, c := range d.clauses {
+		if d.findings[i].absent {
+			absent = append(absent, c)
+		} else {
+			present = append(present, c)
+		}
+	}
+	return append(present, absent...)
+}
+
 // near builds the 70 near vignettes.
 func (g *gen) near() ([]Vignette, error) {
 	var out []Vignette
@@ -400,7 +456,7 @@ func (g *gen) near() ([]Vignette, error) {
 			g.covered[f.c.Key] = true
 			g.stated[f.c.Key]++
 		}
-		v := Vignette{CaseID: d.caseID, Category: Near, Question: Sentence(d.clauses), Intended: d.nodes}
+		v := Vignette{CaseID: d.caseID, Category: Near, Question: Sentence(d.ordered()), Intended: d.nodes}
 		seen[v.Question] = true
 		out = append(out, v)
 	}

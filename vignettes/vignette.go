@@ -67,6 +67,10 @@ type Node struct {
 	Targets []string `json:"targets,omitempty"`
 	// Text is the clause of the question that states the node.
 	Text string `json:"text"`
+	// DaysAgo dates the node's event this many days before the case date,
+	// for a condition with a time window; the clause says it in words
+	// ("3 months ago").
+	DaysAgo *float64 `json:"days_ago,omitempty"`
 }
 
 // Substitution is the term a synonym vignette replaced.

@@ -49,7 +49,7 @@ func (o *oracle) Predict(_ context.Context, vs []vignettes.Vignette) ([]engine.R
 			tr.Anchors = append(tr.Anchors, engine.FindingAnchors{FindingID: id, Query: n.Text,
 				Anchors: []engine.AnchorInfo{{Rank: 1, ConceptKey: n.ConceptKey, Concept: n.Concept}}})
 			res.Evidence = append(res.Evidence, engine.EvidenceItem{FindingID: id, OriginalText: n.Text, StandardizedConcept: n.Concept,
-				ConceptKey: n.ConceptKey, Present: n.Present, Value: n.Value, Unit: n.Unit, Comparator: ev[i].Comparator})
+				ConceptKey: n.ConceptKey, Present: n.Present, Value: n.Value, Unit: n.Unit, Comparator: ev[i].Comparator, When: ev[i].When})
 		}
 		keys := map[string]bool{}
 		for _, n := range v.Intended {
@@ -60,7 +60,7 @@ func (o *oracle) Predict(_ context.Context, vs []vignettes.Vignette) ([]engine.R
 			ev = append(ev, d)
 			keys[d.ConceptKey] = true
 			res.Evidence = append(res.Evidence, engine.EvidenceItem{FindingID: d.ID, OriginalText: d.Text, StandardizedConcept: d.Concept,
-				ConceptKey: d.ConceptKey, Present: d.Present, Via: d.Via})
+				ConceptKey: d.ConceptKey, Present: d.Present, Via: d.Via, When: d.When})
 		}
 		for _, r := range o.ix.Rules {
 			reach := false

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 func init() {
@@ -21,6 +22,7 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 	var explain explainMode
 	fl.Var(&explain, "explain", "print a readable tree instead of JSON; blocked evidence is listed only where it changed a rule's outcome, --explain=all lists all of it")
 	id := fl.String("id", "case", "case id in the output record")
+	date := fl.String("date", "", "case date YYYY-MM-DD that time windows and relative dates count from (default today)")
 	if code, ok := parseFlags(fl, args, stdout, stderr, `usage: execkg ask [flags] "Patient with …"`); !ok {
 		return code
 	}
@@ -28,6 +30,15 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 	if text == "" {
 		fl.Usage()
 		return 2
+	}
+	var caseDate time.Time
+	if *date != "" {
+		d, err := time.Parse("2006-01-02", *date)
+		if err != nil {
+			fmt.Fprintf(stderr, "execkg ask: --date %q: want YYYY-MM-DD, e.g. 2026-03-15\n", *date)
+			return 2
+		}
+		caseDate = d
 	}
 	ctx := context.Background()
 	if explain != "" {
@@ -40,7 +51,7 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 	}
 	defer prog.Close()
 	defer ef.close()
-	res, err := prog.Ask(ctx, *id, text)
+	res, err := prog.AskOn(ctx, *id, text, caseDate)
 	if err != nil {
 		fmt.Fprintln(stderr, "execkg ask:", err)
 		return 1

@@ -27,11 +27,30 @@ func init() {
 	register(command{name: "batch", summary: "answer many cases: --cases IN.jsonl --out OUT.jsonl (resumable, concurrent)", run: runBatch})
 }
 
+// batchCase is one input line.
+type batchCase struct {
+	CaseID   string `json:"case_id"`
+	Question string `json:"question"`
+	// Date (YYYY-MM-DD, optional) is the case date time windows count
+	// from; default today.
+	Date string `json:"date,omitempty"`
+}
+
+func validDate(c batchCase) bool { _, err := c.caseDate(); return err == nil }
+
+// caseDate parses a case's date; the zero time when none is given.
+func (c batchCase) caseDate() (time.Time, error) {
+	if c.Date == "" {
+		return time.Time{}, nil
+	}
+	return time.Parse("2006-01-02", c.Date)
+}
+
 func runBatch(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("batch", flag.ContinueOnError)
 	var ef engineFlags
 	ef.register(fl)
-	in := fl.String("cases", "", `input JSON lines, one {"case_id","question"} per line (required; other fields are ignored)`)
+	in := fl.String("cases", "", `input JSON lines, one {"case_id","question","date"?} per line (required; date YYYY-MM-DD, default today; other fields are ignored)`)
 	out := fl.String("out", "", "output JSON lines, one result per case; an existing file is resumed (required)")
 	conc := fl.Int("concurrency", runtime.NumCPU(), "cases answered at once")
 	progress := fl.String("progress", "auto", "progress bar on stderr: auto (only on a terminal), on, off")
@@ -165,7 +184,8 @@ func (b *batcher) answer(ctx context.Context, cancel context.CancelFunc, c batch
 		if b.timeout > 0 {
 			cctx, done = context.WithTimeout(ctx, b.timeout)
 		}
-		res, err := b.prog.Ask(cctx, c.CaseID, c.Question)
+		date, _ := c.caseDate() // checked when the input was read
+		res, err := b.prog.AskOn(cctx, c.CaseID, c.Question, date)
 		done()
 		if err == nil {
 			return res
@@ -291,11 +311,6 @@ func (b *batcher) run(parent context.Context, todo []batchCase, conc int, w *os.
 
 // batchCase is one input line. Other fields (a vignette's "category",
 // "intended", ...) are ignored unless --strict.
-type batchCase struct {
-	CaseID   string `json:"case_id"`
-	Question string `json:"question"`
-}
-
 // maxListed caps the problems listed for one input file.
 const maxListed = 20
 
@@ -312,6 +327,7 @@ const defaultMaxBytes = 64 << 10
 type resumeKey struct {
 	Key            string `json:"key"`
 	QuestionSHA256 string `json:"question_sha256"`
+	Date           string `json:"date,omitempty"`
 	Settings       string `json:"settings"`
 	Pack           string `json:"pack"`
 	PackVersion    string `json:"pack_version"`
@@ -355,8 +371,13 @@ func newKeyer(ef *engineFlags, prog *engine.Program) (keyer, error) {
 }
 
 func (k keyer) key(c batchCase) *resumeKey {
-	r := &resumeKey{QuestionSHA256: shortHash([]byte(c.Question)), Settings: k.settings, Pack: k.pack, PackVersion: k.version, PackSHA256: k.packHash}
-	r.Key = shortHash([]byte(strings.Join([]string{c.CaseID, r.QuestionSHA256, r.Settings, r.Pack, r.PackVersion, r.PackSHA256}, "\x00")))
+	// An undated case is answered as of today, so the day is part of its key.
+	date := c.Date
+	if date == "" {
+		date = time.Now().UTC().Format("2006-01-02") + " (today)"
+	}
+	r := &resumeKey{QuestionSHA256: shortHash([]byte(c.Question)), Date: date, Settings: k.settings, Pack: k.pack, PackVersion: k.version, PackSHA256: k.packHash}
+	r.Key = shortHash([]byte(strings.Join([]string{c.CaseID, r.QuestionSHA256, r.Date, r.Settings, r.Pack, r.PackVersion, r.PackSHA256}, "\x00")))
 	return r
 }
 
@@ -372,6 +393,8 @@ func (r *resumeKey) why(old *resumeKey) string {
 		return "the record has no resume key"
 	case old.QuestionSHA256 != r.QuestionSHA256:
 		return "the question changed"
+	case old.Date != r.Date:
+		return "the case date changed (" + old.Date + " → " + r.Date + ")"
 	case old.Settings != r.Settings:
 		return "the settings changed (" + old.Settings + " → " + r.Settings + ")"
 	case old.Pack != r.Pack || old.PackVersion != r.PackVersion:
@@ -420,6 +443,8 @@ func readBatchCases(path string, strict bool) ([]batchCase, error) {
 			add(fmt.Sprintf("%s:%d: case_id is empty", path, n+1))
 		case strings.TrimSpace(c.Question) == "":
 			add(fmt.Sprintf("%s:%d: question of %s is empty", path, n+1, c.CaseID))
+		case c.Date != "" && !validDate(c):
+			add(fmt.Sprintf("%s:%d: date %q of %s: want YYYY-MM-DD, e.g. 2026-03-15", path, n+1, c.Date, c.CaseID))
 		case seen[c.CaseID] > 0:
 			add(fmt.Sprintf("%s:%d: case_id %s repeats line %d", path, n+1, c.CaseID, seen[c.CaseID]))
 		default:

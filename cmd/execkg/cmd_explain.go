@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/executablekg/execkg/engine"
 	"github.com/executablekg/execkg/engine/graph"
 	"github.com/executablekg/execkg/rules"
 )
@@ -123,7 +124,7 @@ func writeMermaid(w io.Writer, b graph.Bundle) {
 		fmt.Fprintf(w, "    %s -- \"RESULTS_IN\" --> %s\n", id(d), rec)
 	}
 	for i, a := range b.Actions {
-		fmt.Fprintf(w, "    %s -- \"%s\" --> a%d[\"%s<br/>%s\"]\n", rec, a.Relation, i, a.TargetLabel, mq(a.ConceptName))
+		fmt.Fprintf(w, "    %s -- \"%s\" --> a%d[\"%s<br/>%s · %s\"]\n", rec, a.Relation, i, a.TargetLabel, mq(a.ConceptName), a.Intent)
 	}
 	fmt.Fprintf(w, "    %s -- \"MENTIONED_IN\" --> src[\"GuidelineSource<br/>%s, table %d\"]\n", rec, mq(b.Source.Title), b.Source.Table)
 }
@@ -145,9 +146,13 @@ func writeRuleText(w io.Writer, b graph.Bundle) {
 		if d.Threshold != "" {
 			op += " " + d.Threshold + " " + d.Unit
 		}
+		if d.Window != "" {
+			op += " dated " + d.Window
+		}
 		fmt.Fprintf(w, "    - %s %s   [%s]\n", d.ConceptName, op, d.EntityOriginal)
 	}
 	for _, a := range b.Actions {
-		fmt.Fprintf(w, "  → %s %s\n", a.Relation, a.ConceptName)
+		// The intent says what to do; the relation is the graph's edge.
+		fmt.Fprintf(w, "  → %s  (%s, intent %s)\n", engine.ActionSummary([]engine.Action{{Concept: a.ConceptName, Intent: a.Intent, Relation: a.Relation}}), a.Relation, a.Intent)
 	}
 }

@@ -74,11 +74,26 @@ func printStats(w io.Writer, label string, s rules.Stats) {
 	line("  PRESENT", s.Operators.Present, "present")
 	line("  ABSENT", s.Operators.Absent, "absent")
 	line("  numeric", s.Operators.Numeric, "numeric")
+	line("  UNLESS (exceptions)", s.Operators.Unless, "")
+	line("  dated by a time window", s.Windows, "")
 	line("actions", s.Actions, "actions")
+	for _, in := range rules.Intents {
+		if n := s.IntentSplit[in]; n > 0 {
+			line("  intent "+in, n, "")
+		}
+	}
+	if n := s.IntentSplit[""]; n > 0 {
+		line("  no intent", n, "")
+	}
 	line("unique output nodes", s.UniqueOutputNodes, "")
 	line("single-condition rules", s.SingleConditionRules, "single_condition_rules")
 	line("rules with an OR group", s.RulesWithORGroup, "")
 	line("workflow / availability rows", s.WorkflowRows, "")
+	line("definitions: is-a relations", s.Definitions.IsA, "")
+	line("definitions: numeric bands", s.Definitions.Bands, "")
+	line("definitions: composites (any/all/at-least-N)", s.Definitions.Composites, "")
+	line("  composite members with a time window", s.Definitions.Windows, "")
+	line("definitions: implied value bands", s.Definitions.Values, "")
 	line("coded input nodes", s.CodedInputNodes, "coded_input_nodes")
 	line("uncoded input nodes", s.UncodedInputNodes, "")
 	line("coded condition occurrences", s.CodedOccurrences, "")

@@ -64,6 +64,9 @@ func writeExplain(w io.Writer, r *engine.Result, all bool) {
 		}
 		fmt.Fprintf(w, "  ✔ %s  Class %s, Level %s%s\n", rec.RowID, rec.Class, rec.Level, dir)
 		fmt.Fprintf(w, "      %s\n", rec.Text)
+		if s := engine.ActionSummary(rec.Actions); s != "" {
+			fmt.Fprintf(w, "      → %s\n", s)
+		}
 		fmt.Fprintf(w, "      source: %s, %s row %d (doi:%s)\n", rec.Source.Guideline, rec.Source.Table, rec.Source.Row, rec.Source.DOI)
 		for _, c := range rec.FiredBy {
 			fmt.Fprintf(w, "      because %s\n", condLine(c, findingText))

@@ -201,7 +201,9 @@ func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
 		return block(CheckNegation, fmt.Sprintf("%s in %s: the finding is a relative's, not the patient's, so it cannot support %s %s",
 			quote(strings.Join(ctx.Cues, ", ")), clause, name(cond), op))
 	}
-	if checks.Negation && op != rules.OpAbsent && ctx.Negated && !conditionNegated(cond, mentionToks) {
+	// A negated mention supports a stated absence, which both ABSENT and
+	// the exception operator UNLESS accept.
+	if checks.Negation && op != rules.OpAbsent && op != rules.OpUnless && ctx.Negated && !conditionNegated(cond, mentionToks) {
 		return block(CheckNegation, fmt.Sprintf("%s negates the mention in %s, so it cannot support %s %s",
 			quote(strings.Join(ctx.Cues, ", ")), clause, name(cond), op))
 	}

@@ -16,14 +16,52 @@ import (
 // Via names the stated concept. nameOfKey and keyOfName come from
 // rules.Pack.ConceptIndex.
 func Derive(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]string) []Evidence {
+	return DeriveWith(ev, h, nameOfKey, keyOfName, nil)
+}
+
+// DeriveWith is Derive with step (v): admit, when set, decides whether a
+// stated item may count as a member of a composite definition (a doubted
+// or negated mention does not).
+func DeriveWith(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]string, admit func(Cond, Evidence) bool) []Evidence {
+	return DeriveOpt(ev, h, nameOfKey, keyOfName, Options{Admit: admit})
+}
+
+// DeriveOpt is Derive with step (v) (opt.Admit) and the case date
+// (opt.CaseDate) that dated members of composite definitions use.
+func DeriveOpt(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]string, opt Options) []Evidence {
 	if h == nil {
 		return nil
 	}
-	var out []Evidence
+	imp := implied(ev, h, nameOfKey, keyOfName)
+	ev = append(ev[:len(ev):len(ev)], imp...)
+	defs := append(imp, defined(ev, h, nameOfKey, keyOfName)...)
 	seen := map[[3]string]bool{}
-	defs := defined(ev, h, nameOfKey, keyOfName)
-	out = append(out, defs...)
-	for _, e := range append(ev[:len(ev):len(ev)], defs...) {
+	out := isa(append(ev[:len(ev):len(ev)], defs...), h, nameOfKey, keyOfName, seen)
+	out = append(defs, out...)
+	if len(h.Composites) > 0 {
+		pool := append(ev[:len(ev):len(ev)], out...)
+		if opt.Member != nil {
+			var src []Evidence
+			for _, e := range ev {
+				if opt.Member(e) {
+					src = append(src, e)
+				}
+			}
+			d := defined(src, h, nameOfKey, keyOfName)
+			pool = append(append(src, d...), isa(append(src[:len(src):len(src)], d...), h, nameOfKey, keyOfName, map[[3]string]bool{})...)
+		}
+		comp := composites(pool, h, nameOfKey, keyOfName, opt)
+		out = append(out, comp...)
+		out = append(out, isa(comp, h, nameOfKey, keyOfName, seen)...)
+	}
+	return out
+}
+
+// isa applies the is-a relations to items: an affirmed item affirms every
+// broader concept, a denied one denies every narrower one.
+func isa(items []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]string, seen map[[3]string]bool) []Evidence {
+	var out []Evidence
+	for _, e := range items {
 		name := nameOfKey[e.Key()]
 		if name == "" {
 			name = e.Concept
@@ -43,7 +81,7 @@ func Derive(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]s
 				continue
 			}
 			seen[k] = true
-			out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: affirmed, Via: "is-a: " + name})
+			out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: affirmed, Via: "is-a: " + name, When: e.When})
 		}
 	}
 	return out
@@ -123,4 +161,51 @@ func band(d rules.Definition) string {
 		return fmt.Sprintf(">= %s %s", f(*d.Min), d.Unit)
 	}
 	return fmt.Sprintf("<= %s %s", f(*d.Max), d.Unit)
+}
+
+// ViaImplied starts the Via of a value band implied by a stated concept
+// ("CKD 3b" → eGFR >= 30 and < 45).
+const ViaImplied = "implies: "
+
+// implied reads the value bands stated concepts imply (Hierarchy.Values)
+// as bounds on the measured concept, each traced; a measure the case
+// states a value of gets none.
+func implied(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]string) []Evidence {
+	if len(h.Values) == 0 {
+		return nil
+	}
+	valued := map[string]bool{}
+	for _, e := range ev {
+		if e.Value != nil && e.Via == "" {
+			valued[e.Key()] = true
+		}
+	}
+	var out []Evidence
+	done := map[string]bool{}
+	for _, e := range ev {
+		if !e.Present || e.Value != nil {
+			continue
+		}
+		name := nameOfKey[e.Key()]
+		if name == "" {
+			name = e.Concept
+		}
+		for _, v := range h.ValuesOf(name) {
+			key := keyOf(v.Measure, keyOfName)
+			if valued[key] || done[key] {
+				continue
+			}
+			done[key] = true
+			via := ViaImplied + "'" + e.Text + "' is " + v.Concept + " (" + v.Source + ")"
+			if v.AtLeast != nil {
+				lo := *v.AtLeast
+				out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: true, Value: &lo, Unit: v.Unit, Comparator: rules.OpGE, Via: via})
+			}
+			if v.Below != nil {
+				hi := *v.Below
+				out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: true, Value: &hi, Unit: v.Unit, Comparator: rules.OpLT, Via: via})
+			}
+		}
+	}
+	return out
 }

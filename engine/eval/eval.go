@@ -26,6 +26,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/executablekg/execkg/rules"
 	"github.com/executablekg/execkg/rules/units"
@@ -44,6 +45,8 @@ type Cond struct {
 	Operator   string `json:"operator"`
 	Threshold  string `json:"threshold,omitempty"`
 	Unit       string `json:"unit,omitempty"`
+	// Window restricts when the event happened (rules.Logic.Window).
+	Window *rules.Window `json:"window,omitempty"`
 }
 
 // Rule is one executable rule: all groups must hold.
@@ -75,6 +78,7 @@ func FromRuleRef(r rules.RuleRef) Rule {
 			Operator:   rules.NormalizeOperator(e.LogicStructured.Operator),
 			Threshold:  string(e.LogicStructured.Threshold),
 			Unit:       e.LogicStructured.Unit,
+			Window:     e.LogicStructured.Window,
 		})
 	}
 	return out
@@ -97,6 +101,12 @@ type Evidence struct {
 	Comparator string `json:"comparator,omitempty"`
 	// Via says how a derived item follows from a stated one (see Derive).
 	Via string `json:"via,omitempty"`
+	// When dates the event, when the case says when it happened.
+	When *When `json:"when,omitempty"`
+	// Secondary marks an item of an alternative reading of its finding
+	// (a lower-ranked anchor): conditions may use it, judged by step (v),
+	// but it is not a known fact for exceptions and definitions.
+	Secondary bool `json:"secondary,omitempty"`
 }
 
 // UnmarshalJSON also accepts the reference formatter's field names
@@ -176,6 +186,11 @@ type Options struct {
 	// A refused item is left out of the condition's evaluation; the caller
 	// records why.
 	Admit func(c Cond, e Evidence) bool
+	// CaseDate is the date time windows count back from (zero: today).
+	CaseDate time.Time
+	// Member, when set, decides which stated items composite definitions
+	// may read (DeriveOpt); the is-a closure is then taken over those only.
+	Member func(e Evidence) bool
 }
 
 // RuleResult is the evaluation of one rule with its full trace.
@@ -332,9 +347,14 @@ func Need(c Cond) string {
 	}
 	switch op := rules.NormalizeOperator(c.Operator); op {
 	case rules.OpPresent:
+		if c.Window != nil {
+			return name + " present, dated " + c.Window.String()
+		}
 		return name + " present"
 	case rules.OpAbsent:
 		return name + " absent"
+	case rules.OpUnless:
+		return name + " not known"
 	default:
 		return strings.TrimSpace(name + " " + op + " " + withUnit(c.Threshold, c.Unit))
 	}
@@ -402,6 +422,11 @@ func evaluate(c Cond, ev []Evidence, keys []string, opt Options) ConditionResult
 }
 
 func notMentioned(op string, opt Options) (Truth, string) {
+	if op == rules.OpUnless {
+		// The exception blocks only when known: an unmentioned finding
+		// leaves the rule free in either world.
+		return True, "not stated, so the exception does not apply"
+	}
 	if !opt.ClosedWorld {
 		return Unknown, "not mentioned"
 	}
@@ -421,6 +446,9 @@ func judge(c Cond, op string, e Evidence, opt Options) (Truth, string) {
 	q := quote(e)
 	switch op {
 	case rules.OpPresent:
+		if affirmed && c.Window != nil {
+			return inWindow(*c.Window, e, opt)
+		}
 		if affirmed {
 			if e.Value != nil {
 				return True, fmt.Sprintf("matched %s: a stated value counts as present", q)
@@ -433,6 +461,20 @@ func judge(c Cond, op string, e Evidence, opt Options) (Truth, string) {
 			return False, "stated present: " + q
 		}
 		return True, "stated absent: " + q
+	case rules.OpUnless:
+		if affirmed && c.Window != nil {
+			// A dated exclusion blocks only when its date is known to
+			// fall in the window; an undated one never blocks.
+			if t, why := inWindow(*c.Window, e, opt); t == True {
+				return False, "exception applies: " + why
+			} else {
+				return True, "exception does not apply: " + why
+			}
+		}
+		if affirmed {
+			return False, "exception applies: " + q + " is known"
+		}
+		return True, "stated absent: " + q + ", so the exception does not apply"
 	case rules.OpLT, rules.OpLE, rules.OpGT, rules.OpGE, rules.OpEQ, rules.OpNE:
 		return judgeNumeric(c, op, e, opt)
 	}

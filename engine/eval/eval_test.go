@@ -55,6 +55,12 @@ func TestEvaluateCond(t *testing.T) {
 		want   Truth
 		reason string // exact when it starts with "=", else substring
 	}{
+		// UNLESS: the exception blocks only when known.
+		{"unless not mentioned", cond(hbr, "UNLESS", "", ""), nil, Options{}, True, "=not stated, so the exception does not apply"},
+		{"unless not mentioned closed", cond(hbr, "UNLESS", "", ""), nil, closed, True, "exception does not apply"},
+		{"unless stated absent", cond(hbr, "UNLESS", "", ""), []Evidence{absent(hbr, "no HBR")}, Options{}, True, "stated absent: 'no HBR'"},
+		{"unless stated present", cond(hbr, "UNLESS", "", ""), []Evidence{has(hbr, "HBR")}, Options{}, False, "=exception applies: 'HBR' is known"},
+		{"unless value", cond(lvef, "UNLESS", "", ""), []Evidence{val(lvef, "LVEF 30%", 30, "%", "")}, Options{}, False, "is known"},
 		// PRESENT
 		{"present affirmed", cond(dm, "PRESENT", "", ""), []Evidence{has(dm, "diabetes")}, Options{}, True, "=matched 'diabetes'"},
 		{"present via value", cond(lvef, "PRESENT", "", ""), []Evidence{{ConceptKey: "name:" + lvef, Text: "LVEF 30%", Value: f(30), Unit: "%"}}, Options{}, True, "stated value counts as present"},

@@ -3,6 +3,7 @@ package eval
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/executablekg/execkg/rules"
 	"github.com/executablekg/execkg/rules/packs"
@@ -161,6 +162,7 @@ func satisfy(cs []Cond) ([]Evidence, bool) {
 		unit, concept  string
 		present, value bool
 		absent         bool
+		window         *rules.Window
 	}
 	by := map[string]*bounds{}
 	var order []string
@@ -174,9 +176,15 @@ func satisfy(cs []Cond) ([]Evidence, bool) {
 		switch c.Operator {
 		case rules.OpPresent:
 			b.present = true
+			if c.Window != nil {
+				b.window = c.Window
+			}
 			continue
 		case rules.OpAbsent:
 			b.absent = true
+			continue
+		case rules.OpUnless:
+			// An exception holds when the case does not state it.
 			continue
 		}
 		th, err := rules.Threshold(c.Threshold).Float()
@@ -206,7 +214,25 @@ func satisfy(cs []Cond) ([]Evidence, bool) {
 		if b.absent && (b.present || b.value) {
 			return nil, false
 		}
+		if !b.present && !b.absent && !b.value {
+			continue // only exceptions name it
+		}
 		e := Evidence{ConceptKey: k, Concept: b.concept, Text: b.concept, Present: !b.absent}
+		if w := b.window; w != nil {
+			lo, hi := w.Days()
+			d := 0.0
+			switch {
+			case lo != nil && hi != nil:
+				d = (*lo + *hi) / 2
+			case lo != nil:
+				d = *lo + 30
+			default:
+				d = *hi / 2
+			}
+			at := time.Now().UTC().Add(-time.Duration(d * float64(24*time.Hour)))
+			day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC)
+			e.When = &When{From: day, To: day.Add(24*time.Hour - time.Second), Text: "dated inside the window"}
+		}
 		if b.value {
 			var v float64
 			switch {

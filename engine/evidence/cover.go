@@ -85,7 +85,7 @@ var acronymRe = regexp.MustCompile(`\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b`)
 // the mention.
 func coverAcronyms(m, pw []string, covered []bool) {
 	for _, w := range m {
-		if len(w) < 2 || len(w) > 6 || isNum(w) {
+		if len(w) < 3 || len(w) > 6 || isNum(w) {
 			continue
 		}
 		for i := 0; i+len(w) <= len(pw); i++ {

@@ -57,7 +57,10 @@ func Format(findingID, text string, a Anchor, negated bool) []Item {
 	}
 	ms := ParseMeasures(text)
 	var picked []Item
-	for _, m := range ms {
+	for i, m := range ms {
+		if superseded(text, ms, i) || duration(text, m, a) {
+			continue
+		}
 		if u, ok := compatible(m, a); ok {
 			it := base
 			v := m.Value
@@ -82,6 +85,51 @@ func Format(findingID, text string, a Anchor, negated bool) []Item {
 		}
 	}
 	return []Item{base}
+}
+
+// trendFrom and trendTo find a change stated as "from A to B" ("LVEF fell
+// from 55% (2022) to 38%", "55% -> 38%"): A is the patient's past value,
+// B the current one.
+var (
+	trendFrom = regexp.MustCompile(`(?i)\bfrom\s*$`)
+	trendTo   = regexp.MustCompile(`(?i)^\s*(?:\([^()]*\)\s*)?(?:to|→|->|=>)\s*$`)
+	// A bare number followed by a time word is a duration or a date
+	// ("over 12 months", "2 weeks ago"), not a value of the concept.
+	timeWord = regexp.MustCompile(`(?i)^\s*(?:days?|weeks?|wks?|months?|mos?|years?|yrs?|hours?|h|hrs?)\b`)
+)
+
+// superseded reports whether measure i is the earlier value of a trend.
+func superseded(text string, ms []Measure, i int) bool {
+	if !trendFrom.MatchString(text[:ms[i].Start]) {
+		return false
+	}
+	j := i + 1
+	for j < len(ms) && calendarYear(ms[j]) {
+		j++
+	}
+	return j < len(ms) && trendTo.MatchString(text[ms[i].End:ms[j].Start])
+}
+
+// calendarYear: a bare whole number 1900–2100 is a year ("(2022)", "in 2019").
+func calendarYear(m Measure) bool {
+	return m.Canon == "" && m.Unit == "" && m.Comparator == "" && m.Value >= 1900 && m.Value <= 2100 && m.Value == float64(int(m.Value))
+}
+
+// duration reports whether m is a time span rather than a value; an anchor
+// measured in time units ("age" in years) keeps it.
+func duration(text string, m Measure, a Anchor) bool {
+	if calendarYear(m) {
+		return true
+	}
+	if m.Canon != "" || !timeWord.MatchString(text[m.End:]) {
+		return false
+	}
+	for _, u := range a.Units {
+		if timeWord.MatchString(u) {
+			return false
+		}
+	}
+	return true
 }
 
 func compatible(m Measure, a Anchor) (string, bool) {
@@ -150,7 +198,21 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 				continue
 			}
 		}
-		out = append(out, Format(p.FindingID, p.Text, p.Anchor, p.Negated)...)
+		text := p.Text
+		// A finding cut off inside a trend ("LVEF down from 55%" of
+		// "LVEF down from 55% (2022) to 38%") reads its clause from the
+		// finding on, so the earlier value gives way to the current one.
+		if at := strings.Index(p.Clause, p.Text); at >= 0 && len(p.Clause) > at+len(p.Text) {
+			if ms := ParseMeasures(p.Clause[at:]); len(ms) > 1 {
+				for mi := range ms {
+					if ms[mi].End <= len(p.Text) && superseded(p.Clause[at:], ms, mi) {
+						text = p.Clause[at:]
+						break
+					}
+				}
+			}
+		}
+		out = append(out, Format(p.FindingID, text, p.Anchor, p.Negated)...)
 	}
 	return out, nil
 }

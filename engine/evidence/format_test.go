@@ -45,3 +45,17 @@ func TestFormat(t *testing.T) {
 	require.Len(t, it, 1)
 	assert.Equal(t, "mL/min", it[0].Unit)
 }
+
+func TestTrendKeepsTheCurrentValue(t *testing.T) {
+	a := Anchor{ConceptKey: "name:lvef", Concept: "left ventricular ejection fraction", Units: []string{"%"}}
+	for _, text := range []string{"LVEF fell from 55% to 38% over 12 months", "Echo: LVEF down from 55% (2022) to 38%", "LVEF from 55% -> 38%"} {
+		items := Format("f1", text, a, false)
+		if len(items) != 1 || items[0].Value == nil || *items[0].Value != 38 {
+			t.Errorf("%q: want only the current value 38, got %+v", text, items)
+		}
+	}
+	// A range is not a trend.
+	if items := Format("f1", "LVEF 30-35%", a, false); len(items) != 2 {
+		t.Errorf("range: want two bounds, got %+v", items)
+	}
+}

@@ -85,6 +85,7 @@ func decodeDecision(m map[string]any) Decision {
 		Operator:                    pString(m, "operator"),
 		Threshold:                   pString(m, "threshold"),
 		Unit:                        pString(m, "unit"),
+		Window:                      pString(m, "window"),
 		Context:                     pString(m, "context"),
 		EntityOriginal:              pString(m, "entity_original"),
 		EntityStandardizedCandidate: pString(m, "entity_standardized_candidate"),
@@ -146,6 +147,7 @@ func decodeAction(rel string, edge map[string]any, label string, concept map[str
 		Role:        pString(edge, "role"),
 		Context:     pString(edge, "context"),
 		Direction:   pString(edge, "direction"),
+		Intent:      pString(edge, "intent"),
 	}
 	if a.TargetLabel == "" {
 		a.TargetLabel = label

@@ -168,6 +168,7 @@ type Decision struct {
 	Operator                    string   `json:"operator"`
 	Threshold                   string   `json:"threshold"`
 	Unit                        string   `json:"unit"`
+	Window                      string   `json:"window"` // rules.Window as JSON, "" when none
 	Context                     string   `json:"context"`
 	EntityOriginal              string   `json:"entity_original"`
 	EntityStandardizedCandidate string   `json:"entity_standardized_candidate"`
@@ -233,6 +234,8 @@ type Action struct {
 	Role        string `json:"role"`
 	Context     string `json:"context"`
 	Direction   string `json:"direction"`
+	// Intent says what to do with the concept (rules.Intents).
+	Intent string `json:"intent"`
 }
 
 // GroundingRecord is the retrieval view of one DecisionNode.

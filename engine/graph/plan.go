@@ -3,6 +3,7 @@ package graph
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -330,6 +331,7 @@ func buildPlan(p *rules.Pack, opt BuildOptions) (*plan, error) {
 			dp["operator"] = e.LogicStructured.Operator
 			dp["threshold"] = string(e.LogicStructured.Threshold)
 			dp["unit"] = e.LogicStructured.Unit
+			dp["window"] = windowJSON(e.LogicStructured.Window)
 			dp["context"] = e.Context
 			dp["entity_original"] = e.EntityOriginal
 			dp["entity_standardized_candidate"] = candidate(e)
@@ -409,6 +411,7 @@ func buildPlan(p *rules.Pack, opt BuildOptions) (*plan, error) {
 				"context":         a.Context,
 				"role":            a.Role,
 				"direction":       adir,
+				"intent":          a.LogicStructured.Intent,
 			}})
 		}
 	}
@@ -428,6 +431,16 @@ func buildPlan(p *rules.Pack, opt BuildOptions) (*plan, error) {
 	pl.nodes = append(pl.nodes, recs...)
 	pl.nodes = append(pl.nodes, decisions...)
 	return pl, nil
+}
+
+// windowJSON stores a condition's time window as a JSON string ("" when
+// none): one property, the same in both stores.
+func windowJSON(w *rules.Window) string {
+	if w == nil {
+		return ""
+	}
+	b, _ := json.Marshal(w)
+	return string(b)
 }
 
 func candidate(e rules.Entity) string {

@@ -172,7 +172,7 @@ func checkMiniStructure(t *testing.T, s Store) {
 	assert.Equal(t, Action{
 		Relation: RelContraindicates, Position: 0, ConceptName: "coronary computed tomography angiography",
 		ConceptKey: "name:coronary computed tomography angiography", Label: LabelUnresolvedConcept, TargetLabel: LabelProcedure,
-		Wording: "CCTA", Role: "Procedure", Context: "CCTA is not recommended", Direction: "NEGATIVE",
+		Wording: "CCTA", Role: "Procedure", Context: "CCTA is not recommended", Direction: "NEGATIVE", Intent: "avoid",
 	}, neg.Actions[0])
 
 	// The merged drug keeps the first action's wording and context.

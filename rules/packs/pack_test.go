@@ -3,7 +3,9 @@ package packs_test
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -41,10 +43,17 @@ func facts(t *testing.T, s scenario, edge, outside string) []eval.Evidence {
 		op := c.Operator
 		switch op {
 		case rules.OpPresent:
-			out = append(out, eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: true, Text: c.Wording})
+			e := eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: true, Text: c.Wording}
+			if c.Window != nil {
+				e.When = dated(windowInside(*c.Window))
+			}
+			out = append(out, e)
 			continue
 		case rules.OpAbsent:
 			out = append(out, eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: false, Text: "no " + c.Wording})
+			continue
+		case rules.OpUnless:
+			// An exception holds when the case says nothing of it.
 			continue
 		}
 		th, err := rules.Threshold(c.Threshold).Float()
@@ -137,6 +146,28 @@ func facts(t *testing.T, s scenario, edge, outside string) []eval.Evidence {
 	return out
 }
 
+// caseDay is the case date of the generated tests (noon, as engine.AskOn).
+var caseDay = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
+
+// dated is an event on the day that lies days before the case date.
+func dated(days float64) *eval.When {
+	t := caseDay.Add(-time.Duration(days * float64(24*time.Hour)))
+	d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	return &eval.When{From: d, To: d.Add(24*time.Hour - time.Second), Text: fmt.Sprintf("%g days ago", days)}
+}
+
+// windowInside is a number of days well inside a window.
+func windowInside(w rules.Window) float64 {
+	lo, hi := w.Days()
+	switch {
+	case lo != nil && hi != nil:
+		return math.Round((*lo + *hi) / 2)
+	case lo != nil:
+		return math.Ceil(*lo) + 30
+	}
+	return math.Floor(*hi / 2)
+}
+
 // groupsOf splits a rule's conditions by group key, in order.
 func groupsOf(r eval.Rule) (keys []string, members map[string][]eval.Cond, types map[string]string) {
 	members, types = map[string][]eval.Cond{}, map[string]string{}
@@ -178,7 +209,7 @@ func TestEveryRuleFiresOnItsConditions(t *testing.T) {
 	for _, ref := range refs {
 		r := eval.FromRuleRef(ref)
 		t.Run(ref.ID, func(t *testing.T) {
-			res := eval.EvaluateRule(r, facts(t, base(r, nil, ""), "", ""), eval.Options{})
+			res := eval.EvaluateRule(r, facts(t, base(r, nil, ""), "", ""), eval.Options{CaseDate: caseDay})
 			require.Equal(t, eval.True, res.Truth, "facts stating the rule's conditions must fire it: %+v", res.Conditions)
 			checked["fires"]++
 
@@ -188,13 +219,38 @@ func TestEveryRuleFiresOnItsConditions(t *testing.T) {
 					// Each OR member alone suffices.
 					for i := range members[k] {
 						s := base(r, map[string]int{k: i}, "")
-						res := eval.EvaluateRule(r, facts(t, s, "", ""), eval.Options{})
+						res := eval.EvaluateRule(r, facts(t, s, "", ""), eval.Options{CaseDate: caseDay})
 						require.Equal(t, eval.True, res.Truth, "OR member %s alone must suffice", members[k][i].DecisionID)
 						checked["or-member"]++
 					}
 					continue
 				}
 				for _, c := range members[k] {
+					if c.Operator == rules.OpUnless {
+						// An exception blocks only when stated present (and,
+						// when dated, inside its window); a stated absence
+						// leaves the rule firing.
+						f := facts(t, base(r, nil, ""), "", "")
+						stated := eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: true, Text: c.Wording}
+						if c.Window != nil {
+							stated.When = dated(windowInside(*c.Window))
+							undated := append(f[:len(f):len(f)], eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: true, Text: c.Wording})
+							require.Equal(t, eval.True, eval.EvaluateRule(r, undated, eval.Options{CaseDate: caseDay}).Truth, "an undated exclusion %s must not block", c.DecisionID)
+							_, hi := c.Window.Days()
+							if hi != nil {
+								late := stated
+								late.When = dated(math.Floor(*hi) + 1)
+								require.Equal(t, eval.True, eval.EvaluateRule(r, append(f[:len(f):len(f)], late), eval.Options{CaseDate: caseDay}).Truth, "an exclusion dated outside %s must not block", c.DecisionID)
+							}
+							checked["window"]++
+						}
+						known := append(f[:len(f):len(f)], stated)
+						require.Equal(t, eval.False, eval.EvaluateRule(r, known, eval.Options{CaseDate: caseDay}).Truth, "exception %s stated present must block", c.DecisionID)
+						denied := append(f[:len(f):len(f)], eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: false, Text: "no " + c.Wording})
+						require.Equal(t, eval.True, eval.EvaluateRule(r, denied, eval.Options{CaseDate: caseDay}).Truth, "exception %s stated absent must not block", c.DecisionID)
+						checked["exception"]++
+						continue
+					}
 					// Dropping one AND condition: not fired (unknown). A bound
 					// of a range shares its concept's fact with the other
 					// bound; "just outside" below covers it.
@@ -204,6 +260,42 @@ func TestEveryRuleFiresOnItsConditions(t *testing.T) {
 					res := eval.EvaluateRule(r, facts(t, base(r, nil, c.DecisionID), "", ""), eval.Options{})
 					require.NotEqual(t, eval.True, res.Truth, "rule fired without AND condition %s", c.DecisionID)
 					checked["and-drop"]++
+				}
+			}
+			// Windows: an event dated on each edge fires, one a day outside
+			// does not, an undated one leaves the rule unknown.
+			for _, k := range keys {
+				for i, c := range members[k] {
+					if c.Window == nil || c.Operator != rules.OpPresent {
+						continue
+					}
+					pick := map[string]int{}
+					if types[k] == rules.LogicOR {
+						pick[k] = i
+					}
+					withWhen := func(w *eval.When) eval.Truth {
+						f := facts(t, base(r, pick, ""), "", "")
+						for j := range f {
+							if f[j].ConceptKey == c.ConceptKey && f[j].When != nil {
+								f[j].When = w
+							}
+						}
+						return eval.EvaluateRule(r, f, eval.Options{CaseDate: caseDay}).Truth
+					}
+					require.Equal(t, eval.True, withWhen(dated(windowInside(*c.Window))), "event inside %s of %s must fire", c.Window, c.DecisionID)
+					require.NotEqual(t, eval.True, withWhen(nil), "an undated %s leaves %s unknown", c.Concept, c.DecisionID)
+					lo, hi := c.Window.Days()
+					if lo != nil {
+						require.Equal(t, eval.True, withWhen(dated(math.Ceil(*lo))), "event on the lower edge of %s must fire", c.DecisionID)
+						if *lo >= 1 {
+							require.NotEqual(t, eval.True, withWhen(dated(math.Ceil(*lo)-1)), "event a day short of %s must not fire", c.DecisionID)
+						}
+					}
+					if hi != nil {
+						require.Equal(t, eval.True, withWhen(dated(math.Floor(*hi))), "event on the upper edge of %s must fire", c.DecisionID)
+						require.NotEqual(t, eval.True, withWhen(dated(math.Floor(*hi)+1)), "event a day beyond %s must not fire", c.DecisionID)
+					}
+					checked["window"]++
 				}
 			}
 			// Thresholds: just outside → not fired; on an inclusive edge → fired.
@@ -221,7 +313,7 @@ func TestEveryRuleFiresOnItsConditions(t *testing.T) {
 					require.NotEqual(t, eval.True, res.Truth, "value just outside %s %s %s fired the rule", c.Concept, c.Operator, c.Threshold)
 					checked["outside"]++
 					if c.Operator == rules.OpLE || c.Operator == rules.OpGE || c.Operator == rules.OpEQ {
-						res := eval.EvaluateRule(r, facts(t, s, c.DecisionID, ""), eval.Options{})
+						res := eval.EvaluateRule(r, facts(t, s, c.DecisionID, ""), eval.Options{CaseDate: caseDay})
 						require.Equal(t, eval.True, res.Truth, "value on the edge of %s %s %s must fire", c.Concept, c.Operator, c.Threshold)
 						checked["edge"]++
 					}
@@ -232,6 +324,8 @@ func TestEveryRuleFiresOnItsConditions(t *testing.T) {
 	t.Logf("generated checks: %v", checked)
 	require.Positive(t, checked["outside"])
 	require.Positive(t, checked["or-member"])
+	require.Positive(t, checked["exception"])
+	require.Positive(t, checked["window"])
 }
 
 func sharesConcept(r eval.Rule, c eval.Cond) bool {
@@ -284,4 +378,160 @@ func TestHierarchy(t *testing.T) {
 	require.Contains(t, h.Narrower("heart failure"), "heart failure with reduced ejection fraction")
 	_, err = rules.ParseHierarchy("x", []byte(`{"relations":[{"narrower":"a","broader":"b"},{"narrower":"b","broader":"a"}]}`))
 	require.ErrorContains(t, err, "cycle")
+}
+
+// Generated from the pack's composite definitions: every member of an
+// any-of suffices alone; an all-of needs every member; an at-least-N holds
+// with N members and not with N-1; every exclusion, known, blocks.
+func TestEveryDefinitionMemberSuffices(t *testing.T) {
+	p, err := packs.Default()
+	require.NoError(t, err)
+	h := p.Hierarchy
+	require.NotNil(t, h)
+	names, keys := p.ConceptIndex()
+	keyOf := func(n string) string {
+		if k, ok := keys[rules.NormalizeName(n)]; ok {
+			return k
+		}
+		return "name:" + rules.NormalizeName(n)
+	}
+	// stating builds evidence that makes one node true.
+	var stating func(e rules.Expr) []eval.Evidence
+	stating = func(e rules.Expr) []eval.Evidence {
+		switch {
+		case e.Concept != "":
+			ev := eval.Evidence{ID: "f", ConceptKey: keyOf(e.Concept), Concept: e.Concept, Text: e.Concept, Present: true}
+			if e.Window != nil {
+				ev.When = dated(windowInside(*e.Window))
+			}
+			return []eval.Evidence{ev}
+		case e.Measure != "":
+			v := *e.Value
+			switch rules.NormalizeOperator(e.Op) {
+			case rules.OpLT:
+				v--
+			case rules.OpGT:
+				v++
+			}
+			return []eval.Evidence{{ID: "f", ConceptKey: keyOf(e.Measure), Concept: e.Measure, Text: e.Measure, Present: true, Value: &v, Unit: e.Unit}}
+		case len(e.AnyOf) > 0:
+			return stating(e.AnyOf[0])
+		case len(e.AllOf) > 0:
+			var out []eval.Evidence
+			for _, m := range e.AllOf {
+				out = append(out, stating(m)...)
+			}
+			return out
+		}
+		var out []eval.Evidence
+		for _, m := range e.Of[:e.AtLeast] {
+			out = append(out, stating(m)...)
+		}
+		return out
+	}
+	derives := func(concept string, ev []eval.Evidence) eval.Truth {
+		for _, d := range eval.DeriveOpt(ev, h, names, keys, eval.Options{CaseDate: caseDay}) {
+			if d.ConceptKey == keyOf(concept) && d.Via != "" && d.Via[:len(eval.ViaDefinition)] == eval.ViaDefinition {
+				return eval.Of(d.Present)
+			}
+		}
+		return eval.Unknown
+	}
+	checked := map[string]int{}
+	for _, c := range h.Composites {
+		t.Run(c.Concept, func(t *testing.T) {
+			switch {
+			case len(c.AnyOf) > 0:
+				for i, m := range c.AnyOf {
+					require.Equal(t, eval.True, derives(c.Concept, stating(m)), "member %d of %s alone must suffice", i, c.Concept)
+					checked["any-of member"]++
+					if m.AtLeast > 1 {
+						// Each member of the group, and the group at its boundary.
+						for j := range m.Of {
+							one := m
+							one.Of = append([]rules.Expr{m.Of[j]}, m.Of[:j]...)
+							one.Of = append(one.Of, m.Of[j+1:]...)
+							require.Equal(t, eval.True, derives(c.Concept, stating(one)), "%s: member %d of group %d counts", c.Concept, j, i)
+						}
+						var short []eval.Evidence
+						for _, x := range m.Of[:m.AtLeast-1] {
+							short = append(short, stating(x)...)
+						}
+						require.NotEqual(t, eval.True, derives(c.Concept, short), "%s: group %d one short of %d", c.Concept, i, m.AtLeast)
+						checked["at-least boundary"]++
+					}
+				}
+			case len(c.AllOf) > 0:
+				require.Equal(t, eval.True, derives(c.Concept, stating(c.Expr)), "all members of %s", c.Concept)
+				for i := range c.AllOf {
+					shared := false // a bound of a range shares its value with the other bound
+					for j, m := range c.AllOf {
+						shared = shared || j != i && m.Measure != "" && m.Measure == c.AllOf[i].Measure
+					}
+					if shared {
+						continue
+					}
+					var ev []eval.Evidence
+					for j, m := range c.AllOf {
+						if j != i {
+							ev = append(ev, stating(m)...)
+						}
+					}
+					require.NotEqual(t, eval.True, derives(c.Concept, ev), "%s without member %d", c.Concept, i)
+					checked["all-of drop"]++
+				}
+			default:
+				require.Equal(t, eval.True, derives(c.Concept, stating(c.Expr)), "%s with %d members", c.Concept, c.AtLeast)
+				var ev []eval.Evidence
+				for _, m := range c.Of[:c.AtLeast-1] {
+					ev = append(ev, stating(m)...)
+				}
+				require.NotEqual(t, eval.True, derives(c.Concept, ev), "%s with %d members (one short)", c.Concept, c.AtLeast-1)
+				checked["at-least boundary"]++
+			}
+			for i, u := range c.Unless {
+				ev := append(stating(c.Expr), stating(u)...)
+				require.NotEqual(t, eval.True, derives(c.Concept, ev), "exclusion %d of %s, known, must block", i, c.Concept)
+				checked["exclusion"]++
+			}
+		})
+	}
+	t.Logf("generated definition checks: %v", checked)
+	require.Positive(t, checked["any-of member"])
+	require.Positive(t, checked["exclusion"])
+	require.Positive(t, checked["at-least boundary"])
+}
+
+// stopWords: a row telling the reader to stop a therapy ("end DAPT at
+// 1–3 months", "stopping DAPT", "stop aspirin early").
+var stopWords = regexp.MustCompile(`(?i)\b(?:stop|stopping|discontinu\w*)\b|\bend\s+(?:DAPT|aspirin|dual)\b`)
+
+// Stop and avoid rows say so in their intents: a row whose text stops a
+// therapy has a "stop" action and never "start"s the stopped therapy; a
+// class III row only avoids.
+func TestStopAndAvoidRowsIntents(t *testing.T) {
+	p, err := packs.Default()
+	require.NoError(t, err)
+	stops := 0
+	for _, ref := range p.Rules() {
+		row := ref.Row
+		intents := map[string]string{}
+		for _, a := range ref.Actions {
+			intents[a.Concept()] = a.LogicStructured.Intent
+			if row.Class == "III" {
+				require.Equal(t, rules.IntentAvoid, a.LogicStructured.Intent, "%s: class III action %s", ref.ID, a.Concept())
+			}
+		}
+		if !stopWords.MatchString(row.Text) {
+			continue
+		}
+		stops++
+		found := false
+		for c, in := range intents {
+			found = found || in == rules.IntentStop
+			require.NotEqual(t, rules.IntentStart, in, "%s: a stop row starts %s", ref.ID, c)
+		}
+		require.True(t, found, "%s says to stop a therapy but no action has intent stop: %v", ref.ID, intents)
+	}
+	require.GreaterOrEqual(t, stops, 3)
 }

@@ -1,0 +1,191 @@
+package eval
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/executablekg/execkg/rules"
+)
+
+// composites evaluates the pack's composite definitions over the pool of
+// evidence, in the order the hierarchy keeps them (a composite after the
+// composites it uses), in Kleene logic: any-of is true when one member is,
+// false when all are; all-of the other way round; at-least-N-of is true
+// with N true members and false once fewer than N can still be true;
+// otherwise unknown, and an unknown composite derives nothing. An
+// exclusion blocks the concept only when it is known to hold. A derived
+// item names, in Via, every finding that made it ("definition: high
+// bleeding risk ← 'eGFR 25' (f3), 'age 80' (f5)"), keeps the first one's
+// id for step (v), and joins to the pool for the composites after it.
+func composites(pool []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]string, opt Options) []Evidence {
+	var out []Evidence
+	for _, c := range h.Composites {
+		t, why := evalExpr(c.Expr, pool, keyOfName, opt)
+		for _, u := range c.Unless {
+			if ut, uwhy := evalExpr(u, pool, keyOfName, opt); ut == True {
+				t, why = False, uwhy
+				break
+			}
+		}
+		if t == Unknown || len(why) == 0 {
+			continue
+		}
+		key := keyOf(c.Concept, keyOfName)
+		if t == True && statedAbsent(pool, key) {
+			// The case's own word wins over an inference from it: "no
+			// known CAD" with a relative's stent misread as the patient's.
+			continue
+		}
+		name := nameOfKey[key]
+		if name == "" {
+			name = c.Concept
+		}
+		var parts, texts []string
+		for _, e := range why {
+			parts = append(parts, quote(e)+idOf(e))
+			texts = append(texts, e.Text)
+		}
+		arrow := " ← "
+		if t == False {
+			arrow = " excluded or unmet ← "
+		}
+		d := Evidence{ID: why[0].ID, ConceptKey: key, Concept: name, Text: strings.Join(dedupe(texts), "; "), Present: t == True,
+			Via: ViaDefinition + c.Concept + arrow + strings.Join(dedupe(parts), ", ")}
+		out = append(out, d)
+		pool = append(pool, d)
+	}
+	return out
+}
+
+// statedAbsent: the pool denies the concept (stated, or by is-a from a
+// stated denial), not by a definition.
+func statedAbsent(pool []Evidence, key string) bool {
+	for _, e := range pool {
+		if e.Key() == key && !e.Present && e.Value == nil && !strings.HasPrefix(e.Via, ViaDefinition) {
+			return true
+		}
+	}
+	return false
+}
+
+// DefinitionDecisionID is the decision id under which step (v) judges a
+// member of a composite definition (it belongs to no rule).
+func DefinitionDecisionID(member string) string {
+	return "definition::" + rules.NormalizeName(member)
+}
+
+func idOf(e Evidence) string {
+	if e.ID == "" {
+		return ""
+	}
+	return " (" + e.ID + ")"
+}
+
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	out := xs[:0:0]
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// keyOf is the concept key of a name: the pack's, else the name key.
+func keyOf(name string, keyOfName map[string]string) string {
+	n := rules.NormalizeName(name)
+	if k, ok := keyOfName[n]; ok {
+		return k
+	}
+	return "name:" + n
+}
+
+// evalExpr returns the truth of one node and the evidence that decided it
+// (the true members of a true group, the false members of a false one).
+func evalExpr(e rules.Expr, pool []Evidence, keyOfName map[string]string, opt Options) (Truth, []Evidence) {
+	switch {
+	case e.Concept != "" || e.Measure != "":
+		c := Cond{Concept: e.Concept, Wording: e.Concept, Operator: rules.OpPresent, Window: e.Window}
+		if e.Measure != "" {
+			c = Cond{Concept: e.Measure, Wording: e.Measure, Operator: rules.NormalizeOperator(e.Op),
+				Threshold: strconv.FormatFloat(*e.Value, 'f', -1, 64), Unit: e.Unit}
+		}
+		c.ConceptKey = keyOf(c.Concept, keyOfName)
+		// Step (v) records its refusals under this id, so a re-score
+		// from the trace refuses the same members.
+		c.DecisionID = DefinitionDecisionID(c.Concept)
+		r := EvaluateCond(c, pool, Options{Admit: opt.Admit, CaseDate: opt.CaseDate})
+		if r.Truth == Unknown {
+			return Unknown, nil
+		}
+		// The item that decided it: the first one judged the same way.
+		for _, ev := range r.Evidence {
+			if t, _ := judge(c, c.Operator, ev, opt); t == r.Truth {
+				return r.Truth, []Evidence{ev}
+			}
+		}
+		return r.Truth, r.Evidence[:1]
+	case len(e.Of) > 0:
+		var yes, no []Evidence
+		nTrue, nUnknown := 0, 0
+		for _, m := range e.Of {
+			t, w := evalExpr(m, pool, keyOfName, opt)
+			switch t {
+			case True:
+				nTrue++
+				yes = append(yes, w...)
+			case False:
+				no = append(no, w...)
+			default:
+				nUnknown++
+			}
+		}
+		switch {
+		case nTrue >= e.AtLeast:
+			return True, yes
+		case nTrue+nUnknown < e.AtLeast:
+			return False, no
+		}
+		return Unknown, nil
+	}
+	any := len(e.AnyOf) > 0
+	list := e.AllOf
+	if any {
+		list = e.AnyOf
+	}
+	var yes, no, firstYes []Evidence
+	out := True
+	if any {
+		out = False
+	}
+	for _, m := range list {
+		t, w := evalExpr(m, pool, keyOfName, opt)
+		if t == True {
+			if firstYes == nil {
+				firstYes = w
+			}
+			yes = append(yes, w...)
+		} else if t == False {
+			no = append(no, w...)
+		}
+		if any {
+			out = Or(out, t)
+		} else {
+			out = And(out, t)
+		}
+	}
+	switch {
+	case out == True && any:
+		// One true member is enough; name the first with its evidence.
+		return True, firstYes
+	case out == True:
+		return True, yes
+	case out == False && any:
+		return False, no
+	case out == False:
+		return False, no[:1]
+	}
+	return Unknown, nil
+}

@@ -1,0 +1,91 @@
+package eval
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/executablekg/execkg/rules"
+)
+
+const compositeHierarchy = `{"version": 1, "relations": [{"narrower": "type 2 diabetes mellitus", "broader": "diabetes mellitus"}],
+ "composites": [
+  {"concept": "high bleeding risk", "source": "test", "any_of": [
+     {"at_least": 1, "of": [{"concept": "oral anticoagulant"}, {"measure": "estimated glomerular filtration rate", "op": "<", "value": 30, "unit": "mL/min/1.73 m2"}]},
+     {"at_least": 2, "of": [{"measure": "age", "op": ">=", "value": 75, "unit": "years"}, {"concept": "previous ischaemic stroke"}, {"concept": "anaemia"}]}]},
+  {"concept": "enhanced ischaemic risk", "source": "test", "any_of": [{"concept": "diabetes mellitus"}, {"concept": "chronic kidney disease"}],
+   "unless": [{"concept": "palliative care"}]},
+  {"concept": "both risks", "source": "test", "all_of": [{"concept": "high bleeding risk"}, {"concept": "enhanced ischaemic risk"}]}
+ ]}`
+
+func derived(t *testing.T, ev []Evidence, concept string) (Truth, string) {
+	t.Helper()
+	h, err := rules.ParseHierarchy("hierarchy.json", []byte(compositeHierarchy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ev {
+		ev[i].ID = "f" + string(rune('1'+i))
+	}
+	names, keys := map[string]string{}, map[string]string{}
+	for _, n := range []string{"type 2 diabetes mellitus", "diabetes mellitus", "high bleeding risk", "enhanced ischaemic risk", "both risks"} {
+		k := "name:" + rules.NormalizeName(n)
+		names[k], keys[rules.NormalizeName(n)] = n, k
+	}
+	for _, d := range Derive(ev, h, names, keys) {
+		if d.Concept == concept && strings.HasPrefix(d.Via, ViaDefinition) {
+			return Of(d.Present), d.Via
+		}
+	}
+	return Unknown, ""
+}
+
+func TestCompositeAtLeastBoundaryAndTrace(t *testing.T) {
+	// One minor criterion: could still become true, so unknown.
+	if got, _ := derived(t, []Evidence{val("age", "age 80", 80, "years", "")}, "high bleeding risk"); got != Unknown {
+		t.Errorf("one minor criterion: want unknown, got %v", got)
+	}
+	// Two minor criteria: the boundary holds, traced to both findings.
+	got, via := derived(t, []Evidence{val("age", "age 80", 80, "years", ""), has("previous ischaemic stroke", "prior stroke")}, "high bleeding risk")
+	if got != True || !strings.Contains(via, "'age 80' (f1)") || !strings.Contains(via, "'prior stroke' (f2)") {
+		t.Errorf("two minor criteria: want true traced to f1 and f2, got %v %q", got, via)
+	}
+	// One major criterion alone suffices.
+	if got, _ := derived(t, []Evidence{val(egfr, "eGFR 25", 25, "mL/min/1.73 m2", "")}, "high bleeding risk"); got != True {
+		t.Errorf("one major criterion: want true, got %v", got)
+	}
+	// Every criterion denied: false.
+	ev := []Evidence{absent("oral anticoagulant", "no OAC"), val(egfr, "eGFR 80", 80, "mL/min/1.73 m2", ""), val("age", "age 50", 50, "years", ""),
+		absent("previous ischaemic stroke", "no stroke"), absent("anaemia", "no anaemia")}
+	if got, _ := derived(t, ev, "high bleeding risk"); got != False {
+		t.Errorf("all denied: want false, got %v", got)
+	}
+}
+
+func TestCompositeIsaExclusionAndNesting(t *testing.T) {
+	// A member reached through is-a counts.
+	got, via := derived(t, []Evidence{has("type 2 diabetes mellitus", "T2DM")}, "enhanced ischaemic risk")
+	if got != True || !strings.Contains(via, "'T2DM' (f1)") {
+		t.Errorf("is-a member: want true traced to f1, got %v %q", got, via)
+	}
+	// A known exclusion blocks; an unmentioned one does not.
+	if got, _ := derived(t, []Evidence{has("diabetes mellitus", "DM"), has("palliative care", "palliative")}, "enhanced ischaemic risk"); got != False {
+		t.Errorf("known exclusion: want false, got %v", got)
+	}
+	// Definitions use definitions.
+	if got, _ := derived(t, []Evidence{has("diabetes mellitus", "DM"), has("oral anticoagulant", "on apixaban")}, "both risks"); got != True {
+		t.Errorf("nested: want true, got %v", got)
+	}
+}
+
+func TestCompositeCycleIsAnError(t *testing.T) {
+	_, err := rules.ParseHierarchy("hierarchy.json", []byte(`{"version":1,"relations":[],"composites":[
+	 {"concept":"a","source":"s","any_of":[{"concept":"b"}]},{"concept":"b","source":"s","any_of":[{"concept":"a"},{"concept":"c"}]}]}`))
+	if err == nil || !strings.Contains(err.Error(), "uses itself") {
+		t.Fatalf("want a cycle error, got %v", err)
+	}
+	_, err = rules.ParseHierarchy("hierarchy.json", []byte(`{"version":1,"relations":[],"composites":[
+	 {"concept":"a","source":"s","at_least":3,"of":[{"concept":"b"},{"concept":"c"}]}]}`))
+	if err == nil || !strings.Contains(err.Error(), "at_least") {
+		t.Fatalf("want an at_least error, got %v", err)
+	}
+}

@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/extract"
+)
+
+// Time phrases that date an event of a finding, relative to the case date
+// or absolute; generic words of time only, no clinical vocabulary.
+var (
+	whenISO      = regexp.MustCompile(`\b((?:19|20)\d\d)-(0[1-9]|1[0-2])-([0-2]\d|3[01])\b`)
+	whenMonthYr  = regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+((?:19|20)\d\d)\b`)
+	whenAgo      = regexp.MustCompile(`(?i)\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*-?\s*(days?|d|weeks?|wks?|w|months?|mos?|years?|yrs?|y)\s+(?:ago|earlier|previously|before|prior)\b`)
+	whenFor      = regexp.MustCompile(`(?i)\b(?:for|over)\s+(?:the\s+(?:last|past)\s+)?(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
+	whenSinceYr  = regexp.MustCompile(`(?i)\bsince\s+((?:19|20)\d\d)\b`)
+	whenYear     = regexp.MustCompile(`(?i)(?:^|[\s(,;])(?:in\s+)?((?:19|20)\d\d)\b`)
+	whenRelative = regexp.MustCompile(`(?i)\b(today|this morning|this afternoon|tonight|just now|this admission|yesterday|last night|this week|last week|this month|last month|last year|recently|recent)\b`)
+)
+
+var monthNum = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
+
+// unitDays is a time word's length in days.
+func unitDays(u string) float64 {
+	switch u = strings.ToLower(u); {
+	case strings.HasPrefix(u, "d"):
+		return 1
+	case strings.HasPrefix(u, "w"):
+		return 7
+	case strings.HasPrefix(u, "m"):
+		return 30.4375
+	case strings.HasPrefix(u, "y"):
+		return 365.25
+	}
+	return 0
+}
+
+func count(s string) float64 {
+	if n, err := strconv.Atoi(s); err == nil {
+		return float64(n)
+	}
+	return float64(numberWords[strings.ToLower(s)])
+}
+
+func daysBefore(now time.Time, d float64) time.Time {
+	return now.Add(-time.Duration(d * float64(24*time.Hour)))
+}
+
+// RecentDays is what "recent" / "recently" means when a case says it
+// without a date: within three months, the window of the pack's "recent"
+// concepts (engine/recency.go).
+const RecentDays = RecentWindowDays
+
+// whenOf reads the first time phrase of a finding that dates its event,
+// as an interval of possible dates relative to now; nil when none. An
+// ongoing state "for 2 months" / "since 2019" is dated by its start.
+func whenOf(text string, now time.Time) *eval.When {
+	day := func(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC) }
+	end := func(t time.Time) time.Time { return t.Add(24*time.Hour - time.Second) }
+	if m := whenISO.FindStringSubmatch(text); m != nil {
+		y, _ := strconv.Atoi(m[1])
+		mo, _ := strconv.Atoi(m[2])
+		d, _ := strconv.Atoi(m[3])
+		t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
+		return &eval.When{From: t, To: end(t), Text: m[0]}
+	}
+	if m := whenAgo.FindStringSubmatch(text); m != nil {
+		if n := count(m[1]); n > 0 {
+			t := day(daysBefore(now, n*unitDays(m[2])))
+			return &eval.When{From: t, To: end(t), Text: m[0]}
+		}
+	}
+	if m := whenFor.FindStringSubmatch(text); m != nil {
+		if n := count(m[1]); n > 0 {
+			t := day(daysBefore(now, n*unitDays(m[2])))
+			return &eval.When{From: t, To: end(t), Text: m[0]}
+		}
+	}
+	if m := whenMonthYr.FindStringSubmatch(text); m != nil {
+		y, _ := strconv.Atoi(m[2])
+		t := time.Date(y, monthNum[strings.ToLower(m[1])[:3]], 1, 0, 0, 0, 0, time.UTC)
+		return &eval.When{From: t, To: t.AddDate(0, 1, 0).Add(-time.Second), Text: m[0]}
+	}
+	if m := whenSinceYr.FindStringSubmatch(text); m != nil {
+		y, _ := strconv.Atoi(m[1])
+		t := time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+		return &eval.When{From: t, To: t.AddDate(1, 0, 0).Add(-time.Second), Text: m[0]}
+	}
+	if m := whenRelative.FindStringSubmatch(text); m != nil {
+		today := day(now)
+		w := &eval.When{Text: m[0]}
+		switch strings.ToLower(m[1]) {
+		case "yesterday", "last night":
+			w.From = today.AddDate(0, 0, -1)
+			w.To = end(w.From)
+		case "this week":
+			w.From, w.To = today.AddDate(0, 0, -6), end(today)
+		case "last week":
+			w.From, w.To = today.AddDate(0, 0, -13), end(today.AddDate(0, 0, -7))
+		case "this month":
+			w.From, w.To = today.AddDate(0, 0, -30), end(today)
+		case "last month":
+			w.From, w.To = today.AddDate(0, -2, 0), end(today.AddDate(0, -1, 0))
+		case "last year":
+			w.From, w.To = today.AddDate(-2, 0, 0), end(today.AddDate(-1, 0, 0))
+		case "recently", "recent":
+			w.From, w.To = day(daysBefore(now, RecentDays)), end(today)
+		default:
+			w.From, w.To = today, end(today)
+		}
+		return w
+	}
+	if m := whenYear.FindStringSubmatch(text); m != nil {
+		y, _ := strconv.Atoi(m[1])
+		if y <= now.Year() {
+			t := time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+			return &eval.When{From: t, To: t.AddDate(1, 0, 0).Add(-time.Second), Text: m[1]}
+		}
+	}
+	return nil
+}
+
+// cutWhen dates findings whose date the splitter cut off into the next
+// fragment ("LMS bifurcation PCI" + "with two-stent technique 6 weeks
+// ago"), as cutDateEvidence does for the recent forms: the fragments are
+// joined by "with"/"+"/"plus", the date closes the second one and the first
+// has none of its own.
+func cutWhen(text string, findings []extract.Finding, now time.Time) map[string]*eval.When {
+	out := map[string]*eval.When{}
+	for i := 1; i < len(findings); i++ {
+		f, g := findings[i-1], findings[i]
+		if f.Start < 0 || g.Start < f.End || g.Start > len(text) || !cutJoin.MatchString(text[f.End:g.Start]) {
+			continue
+		}
+		w := whenOf(g.Text, now)
+		if w == nil || !strings.HasSuffix(strings.TrimRight(g.Text, " )."), w.Text) || whenOf(f.Text, now) != nil {
+			continue
+		}
+		out[f.ID] = w
+	}
+	return out
+}
