@@ -13,93 +13,168 @@ import (
 )
 
 // ViaAnatomy starts the Via of an item derived from per-vessel stenosis
-// reports ("LAD 80%, RCA 90%" → two-vessel coronary artery disease).
+// reports (two reports over the cut-off → the pack's two-vessel count).
 const ViaAnatomy = "anatomy: "
 
-// Cut-offs of a significant (obstructive) stenosis, by diameter: >= 50 %
-// in the left main stem and >= 70 % in the other epicardial vessels and
-// their named branches. This is the conventional definition the guideline
-// uses throughout; its high-risk CCTA criteria (catalogue README:
-// "left main >= 50 %", "three-vessel disease with >= 70 %", "proximal LAD
-// >= 70 %") use the same cut-offs.
-const (
-	SignificantLeftMain = 50.0
-	SignificantOther    = 70.0
-)
+// anatomyReader reads per-vessel stenosis statements with the pack's
+// vocabulary (meta/hierarchy.json "anatomy"): "<vessel> <percent>",
+// "<percent> [lesion words] [noun] [of the] <segment><vessel>",
+// "<occluded word> <vessel>" and "<vessel> <occluded word>". It knows no
+// vessel, cut-off or population itself.
+type anatomyReader struct {
+	a *rules.Anatomy
+	// words: lower-case written name → vessel; digits: names with one
+	// trailing digit ("#" in the pack), by lower-case prefix.
+	words, digits map[string]wordOf
+	segments      map[string]string // lower-case segment word → segment
+	res           []anatomyPattern
+	notNative     *regexp.Regexp
+}
 
-// Main coronary arteries a stenosis is counted in.
-const (
-	vesselLM  = "LM"
-	vesselLAD = "LAD"
-	vesselLCx = "LCx"
-	vesselRCA = "RCA"
-)
+type wordOf struct {
+	vessel *rules.Vessel
+	branch bool
+}
+
+type anatomyPattern struct {
+	re       *regexp.Regexp
+	occluded bool
+}
 
 // stenosis is one per-vessel report read from the case text.
 type stenosis struct {
-	Vessel   string  // LM, LAD, LCx or RCA (a branch counts in its main vessel)
-	Name     string  // as written ("pLAD", "OM1")
-	Proximal bool    // proximal or ostial LAD (or "pLAD")
-	Percent  float64 // diameter stenosis; 100 for an occlusion
-	Below    bool    // stated as an upper bound ("<50%")
-	Start    int     // offset in the text
-	Text     string  // the matched words
+	Vessel  *rules.Vessel // the main vessel (a branch counts in its main vessel)
+	Name    string        // as written
+	Segment string        // the pack's segment of a main-vessel word, or ""
+	Percent float64       // diameter stenosis; 100 for an occlusion
+	Below   bool          // stated as an upper bound ("<50%")
+	Start   int           // offset in the text
+	Text    string        // the matched words
 }
 
 func (s stenosis) significant() bool {
-	cut := SignificantOther
-	if s.Vessel == vesselLM {
-		cut = SignificantLeftMain
-	}
-	if s.Below {
-		return false
-	}
-	return s.Percent >= cut
+	return !s.Below && s.Percent >= s.Vessel.SignificantAt
 }
 
-// belowCut: the report states a value under the cut-off.
-func (s stenosis) belowCut() bool {
-	cut := SignificantOther
-	if s.Vessel == vesselLM {
-		cut = SignificantLeftMain
+// alternation is a regexp alternation of literal words, longest first so
+// that a longer name wins over its prefix; a trailing "#" is one digit.
+func alternation(words []string) string {
+	ws := append([]string(nil), words...)
+	sort.SliceStable(ws, func(i, j int) bool { return len(ws[i]) > len(ws[j]) })
+	var parts []string
+	for _, w := range ws {
+		if strings.HasSuffix(w, "#") {
+			parts = append(parts, regexp.QuoteMeta(strings.TrimSuffix(w, "#"))+`\d`)
+		} else {
+			parts = append(parts, regexp.QuoteMeta(w))
+		}
 	}
-	return s.Percent < cut || s.Below && s.Percent <= cut
+	return strings.Join(parts, "|")
 }
 
-const vesselPat = `(?:(?P<pos>p|prox\.?|proximal|ostial|m|mid|d|dist\.?|distal)[\s-]?)?(?P<v>LAD|LCx|LCX|Cx|RCA|LMS|LM|LMCA|left main(?: stem)?|left anterior descending(?: artery)?|circumflex(?: artery)?|right coronary(?: artery)?|OM\d?|D\d|diagonal|obtuse marginal|PDA|PLV)`
-
-// stenosisRE: "LAD 80%", "LAD: 80% stenosis", "80% mid-LAD", "90% stenosis
-// of the proximal LAD", "occluded RCA", "RCA CTO", "LAD 100%".
-var (
-	pctPat      = `(?P<cmp><|>|≥|≤|>=|<=)?\s*(?P<n>\d{1,3})(?:\s*[-–]\s*\d{1,3})?\s*%`
-	vesselPctRE = regexp.MustCompile(`(?i)\b` + vesselPat + `\b(?:\s*(?:stenosis|lesion|disease))?\s*:?\s*` + pctPat)
-	pctVesselRE = regexp.MustCompile(`(?i)` + pctPat + `\s*` + lesionWordsPat + `(?:(?:stenosis|lesion|narrowing|disease)\s+)?(?:(?:in|of|at)\s+)?(?:the\s+)?` + vesselPat + `\b`)
-	// lesionWordsPat: words describing the lesion that may stand between
-	// the percentage and the vessel ("85% long (38 mm) calcified proximal
-	// LAD"); a closed list, so a second finding never joins in.
-	lesionWordsPat = `(?:(?:long|short|diffuse|diffusely|focal|calcified|heavily|severely|severe|moderately|tight|eccentric|concentric|tandem|tubular|discrete|non-calcified|noncalcified|mixed|soft|complex|critical|subtotal|ulcerated|angulated|tortuous|\(\s*\d+(?:\.\d+)?\s*mm\s*\)|\d+(?:\.\d+)?\s*mm)\s+){0,4}`
-	occVesselRE    = regexp.MustCompile(`(?i)\b(?:occluded|occlusion of(?: the)?|CTO of(?: the)?|CTO)\s+` + vesselPat + `\b`)
-	vesselOccRE    = regexp.MustCompile(`(?i)\b` + vesselPat + `\b\s*(?:is\s+|was\s+)?(?:occluded|occlusion|CTO)\b`)
-	// Words that make a percentage near a vessel something other than a
-	// native stenosis: a graft, a stent, a spasm, a flow reserve.
-	notNativeRE = regexp.MustCompile(`(?i)\b(?:SVG|LIMA|RIMA|graft|grafts|in-stent|ISR|restenosis|stent|stented|DES|spasm|vasospasm|FFR|iFR|QFR|CFR|patent)\b`)
-)
-
-// mainVessel maps a written vessel or branch to the main artery it is
-// counted in, or "".
-func mainVessel(v string) string {
-	u := strings.ToUpper(v)
-	switch {
-	case u == "LM" || u == "LMS" || u == "LMCA" || strings.HasPrefix(u, "LEFT MAIN"):
-		return vesselLM
-	case u == "LAD" || strings.HasPrefix(u, "LEFT ANTERIOR") || strings.HasPrefix(u, "DIAGONAL") || len(u) == 2 && u[0] == 'D':
-		return vesselLAD
-	case u == "LCX" || u == "CX" || strings.HasPrefix(u, "CIRCUMFLEX") || strings.HasPrefix(u, "OM") || strings.HasPrefix(u, "OBTUSE"):
-		return vesselLCx
-	case u == "RCA" || strings.HasPrefix(u, "RIGHT CORONARY") || u == "PDA" || u == "PLV":
-		return vesselRCA
+// optional wraps a non-empty alternation as "(?:(?:alt)suffix)?".
+func optional(words []string, suffix string) string {
+	if len(words) == 0 {
+		return ""
 	}
-	return ""
+	return `(?:(?:` + alternation(words) + `)` + suffix + `)?`
+}
+
+// newAnatomyReader compiles the pack's vocabulary; a nil section reads
+// nothing.
+func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
+	if a == nil {
+		return nil, nil
+	}
+	r := &anatomyReader{a: a, words: map[string]wordOf{}, digits: map[string]wordOf{}, segments: map[string]string{}}
+	var names, segWords []string
+	for i := range a.Vessels {
+		v := &a.Vessels[i]
+		for _, list := range []struct {
+			ws     []string
+			branch bool
+		}{{v.Words, false}, {v.Branches, true}} {
+			for _, w := range list.ws {
+				names = append(names, w)
+				if p, ok := strings.CutSuffix(w, "#"); ok {
+					r.digits[strings.ToLower(p)] = wordOf{v, list.branch}
+				} else {
+					r.words[strings.ToLower(w)] = wordOf{v, list.branch}
+				}
+			}
+		}
+	}
+	for _, s := range a.Segments {
+		for _, w := range s.Words {
+			segWords = append(segWords, w)
+			r.segments[strings.ToLower(w)] = s.Name
+		}
+	}
+	vessel := `(?P<v>` + alternation(names) + `)`
+	if len(segWords) > 0 {
+		vessel = `(?:(?P<pos>` + alternation(segWords) + `)[\s-]?)?` + vessel
+	}
+	pct := `(?P<cmp><|>|≥|≤|>=|<=)?\s*(?P<n>\d{1,3})(?:\s*[-–]\s*\d{1,3})?\s*%`
+	// Words describing the lesion between the percentage and the vessel:
+	// a closed list, so that a second finding never joins in.
+	var lesion []string
+	if len(a.LesionWords) > 0 {
+		lesion = append(lesion, alternation(a.LesionWords))
+	}
+	if u := regexp.QuoteMeta(a.LengthUnit); u != "" {
+		lesion = append(lesion, `\(\s*\d+(?:\.\d+)?\s*`+u+`\s*\)`, `\d+(?:\.\d+)?\s*`+u)
+	}
+	lesionPat := ""
+	if len(lesion) > 0 {
+		lesionPat = `(?:(?:` + strings.Join(lesion, "|") + `)\s+){0,4}`
+	}
+	nouns := ""
+	if len(a.Nouns) > 0 {
+		nouns = `(?:\s*(?:` + alternation(a.Nouns) + `))?`
+	}
+	pats := []struct {
+		src      string
+		occluded bool
+	}{
+		{`(?i)\b` + vessel + `\b` + nouns + `\s*:?\s*` + pct, false},
+		{`(?i)` + pct + `\s*` + lesionPat + optional(a.NounsBefore, `\s+`) + `(?:(?:in|of|at)\s+)?(?:the\s+)?` + vessel + `\b`, false},
+	}
+	if len(a.OccludedBefore) > 0 {
+		pats = append(pats, struct {
+			src      string
+			occluded bool
+		}{`(?i)\b(?:` + alternation(a.OccludedBefore) + `)\s+` + vessel + `\b`, true})
+	}
+	if len(a.OccludedAfter) > 0 {
+		pats = append(pats, struct {
+			src      string
+			occluded bool
+		}{`(?i)\b` + vessel + `\b\s*(?:is\s+|was\s+)?(?:` + alternation(a.OccludedAfter) + `)\b`, true})
+	}
+	for _, p := range pats {
+		re, err := regexp.Compile(p.src)
+		if err != nil {
+			return nil, fmt.Errorf("%s: anatomy: the vocabulary makes no valid pattern: %w", rules.HierarchyFile, err)
+		}
+		r.res = append(r.res, anatomyPattern{re, p.occluded})
+	}
+	if len(a.NotNative) > 0 {
+		r.notNative = regexp.MustCompile(`(?i)\b(?:` + alternation(a.NotNative) + `)\b`)
+	}
+	return r, nil
+}
+
+// vesselOf maps a written name to its vessel, and whether it is a branch.
+func (r *anatomyReader) vesselOf(name string) (wordOf, bool) {
+	l := strings.ToLower(name)
+	if w, ok := r.words[l]; ok {
+		return w, true
+	}
+	if n := len(l); n > 1 && l[n-1] >= '0' && l[n-1] <= '9' {
+		w, ok := r.digits[l[:n-1]]
+		return w, ok
+	}
+	return wordOf{}, false
 }
 
 // segmentOf returns the bounds of the piece of text around [lo, hi)
@@ -117,10 +192,14 @@ func segmentOf(text string, lo, hi int) (int, int) {
 }
 
 // stenoses reads the per-vessel stenosis reports of a text.
-func stenoses(text string) []stenosis {
+func (r *anatomyReader) stenoses(text string) []stenosis {
+	if r == nil {
+		return nil
+	}
 	var out []stenosis
 	seen := map[int]bool{} // vessel-name offset already read
-	add := func(re *regexp.Regexp, occluded bool) {
+	for _, p := range r.res {
+		re := p.re
 		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
 			get := func(name string) (string, int) {
 				i := re.SubexpIndex(name)
@@ -130,25 +209,24 @@ func stenoses(text string) []stenosis {
 				return text[m[2*i]:m[2*i+1]], m[2*i]
 			}
 			v, vAt := get("v")
-			mv := mainVessel(v)
-			if mv == "" || seen[vAt] {
+			w, ok := r.vesselOf(v)
+			if !ok || seen[vAt] {
 				continue
 			}
-			// A vessel name glued to a graft ("SVG-RCA", "LIMA-LAD").
-			if vAt > 0 && (text[vAt-1] == '-' || text[vAt-1] == '/') {
-				if p, _ := get("pos"); p == "" {
-					continue
-				}
+			pos, _ := get("pos")
+			// A vessel name glued to a graft ("SVG-<vessel>").
+			if vAt > 0 && (text[vAt-1] == '-' || text[vAt-1] == '/') && pos == "" {
+				continue
 			}
 			a, b := segmentOf(text, m[0], m[1])
-			if notNativeRE.MatchString(text[a:b]) {
+			if r.notNative != nil && r.notNative.MatchString(text[a:b]) {
 				continue
 			}
-			s := stenosis{Vessel: mv, Name: v, Start: m[0], Text: strings.TrimSpace(text[m[0]:m[1]])}
-			pos, _ := get("pos")
-			lp := strings.ToLower(pos)
-			s.Proximal = mv == vesselLAD && strings.EqualFold(v, "LAD") && (lp == "p" || strings.HasPrefix(lp, "prox") || lp == "ostial")
-			if occluded {
+			s := stenosis{Vessel: w.vessel, Name: v, Start: m[0], Text: strings.TrimSpace(text[m[0]:m[1]])}
+			if !w.branch {
+				s.Segment = r.segments[strings.ToLower(pos)]
+			}
+			if p.occluded {
 				s.Percent = 100
 			} else {
 				n, _ := get("n")
@@ -160,67 +238,51 @@ func stenoses(text string) []stenosis {
 				c, _ := get("cmp")
 				s.Below = c == "<" || c == "≤" || c == "<="
 			}
-			// "proximal" written before the number: "90% stenosis of the
-			// proximal LAD" is caught by pos; "LAD proximal 90%" is not read.
 			seen[vAt] = true
 			out = append(out, s)
 		}
 	}
-	add(vesselPctRE, false)
-	add(pctVesselRE, false)
-	add(occVesselRE, true)
-	add(vesselOccRE, true)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out
 }
 
-// vesselCountConcepts are the pack's concepts that state how many main
-// vessels are diseased, by count (0: two or more).
-var vesselCountConcepts = map[string]int{
-	"one-vessel coronary artery disease":   1,
-	"two-vessel coronary artery disease":   2,
-	"three-vessel coronary artery disease": 3,
-	"multivessel coronary artery disease":  0,
-	"obstructive coronary artery disease":  -1,
-}
-
-var countWords = map[int]string{1: "one-vessel", 2: "two-vessel", 3: "three-vessel"}
-
-// contradicts: the derived count n disagrees with a stated item.
-func contradicts(n int, concept string, present bool) bool {
-	c, ok := vesselCountConcepts[concept]
-	if !ok {
+// applies reports whether a pack fact is about the report's vessel and
+// segment.
+func applies(f rules.AnatomyFact, s stenosis) bool {
+	if f.Segment != "" && f.Segment != s.Segment {
 		return false
 	}
-	if present {
-		switch c {
-		case 1, 2, 3:
-			return c != n
-		case 0:
-			return n < 2
+	for _, v := range f.Vessels {
+		if v == s.Vessel.Name {
+			return true
 		}
-		return false
 	}
-	switch c {
-	case 1, 2, 3:
-		return c == n
-	case 0:
-		return n >= 2
-	}
-	return n >= 1
+	return false
 }
 
-// anatomyEvidence derives evidence from per-vessel stenosis reports: the
-// stenosis values (left main, proximal LAD, any coronary artery), left
-// main and proximal LAD stenosis, and the number of significantly
-// diseased main vessels beyond the left main. A
-// stenosis below its cut-off derives nothing. Each item keeps the finding
-// the report lies in; nothing is derived against a stated item.
+// contradicts: n counted vessels disagree with a stated count concept
+// (a stated one outside its range, a denied one inside it).
+func contradicts(counts []rules.VesselCount, n int, concept string, present bool) bool {
+	for _, c := range counts {
+		if rules.NormalizeName(c.Concept) == rules.NormalizeName(concept) && c.Holds(n) != present {
+			return true
+		}
+	}
+	return false
+}
+
+// anatomyEvidence derives evidence from per-vessel stenosis reports, as
+// the pack's anatomy facts say: stenosis values, the stenoses that reach
+// their vessel's cut-off, and the derived count population of the
+// significantly diseased counted vessels. A stenosis below its cut-off
+// derives nothing but its value. Each item keeps the finding the report
+// lies in; nothing is derived against a stated item.
 func (p *Program) anatomyEvidence(text string, findings []extract.Finding, ev []eval.Evidence) []eval.Evidence {
-	ss := stenoses(text)
+	ss := p.anatomy.stenoses(text)
 	if len(ss) == 0 {
 		return nil
 	}
+	a := p.anatomy.a
 	findingAt := func(at int) (extract.Finding, bool) {
 		for _, f := range findings {
 			if f.Start >= 0 && f.Start <= at && at < f.End {
@@ -229,10 +291,11 @@ func (p *Program) anatomyEvidence(text string, findings []extract.Finding, ev []
 		}
 		return extract.Finding{}, false
 	}
-	stated := map[string][]bool{} // concept name → polarities stated
+	stated := map[string][]bool{} // normalised concept name → polarities stated
 	for _, e := range ev {
 		if e.Value == nil {
-			stated[p.names[e.ConceptKey]] = append(stated[p.names[e.ConceptKey]], e.Present)
+			n := rules.NormalizeName(p.names[e.ConceptKey])
+			stated[n] = append(stated[n], e.Present)
 		}
 	}
 	var out []eval.Evidence
@@ -242,7 +305,7 @@ func (p *Program) anatomyEvidence(text string, findings []extract.Finding, ev []
 			return
 		}
 		if value == nil {
-			for _, pol := range stated[concept] {
+			for _, pol := range stated[rules.NormalizeName(concept)] {
 				if pol != present {
 					return
 				}
@@ -264,56 +327,52 @@ func (p *Program) anatomyEvidence(text string, findings []extract.Finding, ev []
 			continue
 		}
 		v := s.Percent
-		val := &v
 		desc := fmt.Sprintf("%s %g%%", s.Name, s.Percent)
 		if !s.Below {
-			switch {
-			case s.Vessel == vesselLM:
-				emit(f, "left main coronary artery diameter stenosis", true, val, desc)
-			case s.Proximal:
-				emit(f, "proximal left anterior descending coronary artery diameter stenosis", true, val, desc)
-			}
-			if s.Vessel != vesselLM {
-				emit(f, "coronary artery diameter stenosis", true, val, desc)
+			for _, ft := range a.Facts {
+				if ft.Value && applies(ft, s) {
+					emit(f, ft.Concept, true, &v, desc)
+				}
 			}
 		}
 		if !s.significant() {
 			continue
 		}
-		switch {
-		case s.Vessel == vesselLM:
-			emit(f, "left main coronary artery stenosis", true, nil, desc+" (>= 50% in the left main)")
-			// Not counted as LAD and LCx disease: the pack tests "left
-			// main plus multivessel disease", so the vessel count is of
-			// the vessels beyond the left main.
-			continue
-		case s.Proximal:
-			emit(f, "proximal left anterior descending coronary artery stenosis", true, nil, desc+" (>= 70%)")
-			diseased[s.Vessel] = true
-		default:
-			diseased[s.Vessel] = true
+		for _, ft := range a.Facts {
+			if !ft.Value && applies(ft, s) {
+				emit(f, ft.Concept, true, nil, fmt.Sprintf("%s (>= %g%% in %s)", desc, s.Vessel.SignificantAt, s.Vessel.Name))
+			}
 		}
+		if !s.Vessel.Counted {
+			continue
+		}
+		diseased[s.Vessel.Name] = true
 		sig = append(sig, s)
 		if !haveFirst {
 			first, haveFirst = f, true
 		}
 	}
 	n := len(diseased)
-	if n == 0 || n > 3 {
+	if n == 0 {
 		return out
 	}
 	for concept, pols := range stated {
 		for _, pol := range pols {
-			if contradicts(n, concept, pol) {
+			if contradicts(a.Counts, n, concept, pol) {
 				return out
 			}
 		}
 	}
-	var names []string
-	for _, s := range sig {
-		names = append(names, fmt.Sprintf("%s %g%%", s.Name, s.Percent))
+	for _, c := range a.Counts {
+		if !c.Derive || !c.Holds(n) {
+			continue
+		}
+		var names []string
+		for _, s := range sig {
+			names = append(names, fmt.Sprintf("%s %g%%", s.Name, s.Percent))
+		}
+		emit(first, c.Concept, true, nil, strings.Join(names, ", ")+" → "+c.Label)
+		break
 	}
-	via := strings.Join(names, ", ") + " → " + countWords[n] + " disease"
-	emit(first, countWords[n]+" coronary artery disease", true, nil, via)
 	return out
 }

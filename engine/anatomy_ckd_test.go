@@ -2,6 +2,9 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,21 +15,18 @@ import (
 // evidence, never against a stated item.
 func TestAnatomyAndCKDEvidence(t *testing.T) {
 	prog := program(t)
-	for _, tc := range []struct {
-		text    string
-		want    []string // "concept|present" of derived items (Via set)
-		wantNot []string
-	}{
-		{"ICA: LAD 80%, RCA 90%", []string{"two-vessel coronary artery disease|true"}, []string{"one-vessel coronary artery disease|true", "three-vessel coronary artery disease|true"}},
-		{"ICA: LAD 80%, LCx 75%, RCA 90%", []string{"three-vessel coronary artery disease|true"}, nil},
-		{"ICA: pLAD 90%", []string{"proximal left anterior descending coronary artery stenosis|true", "one-vessel coronary artery disease|true"}, nil},
-		{"ICA: 80% mid-LAD", []string{"one-vessel coronary artery disease|true"}, []string{"proximal left anterior descending coronary artery stenosis|true"}},
-		{"ICA: LM 60%", []string{"left main coronary artery stenosis|true"}, []string{"two-vessel coronary artery disease|true"}},
-		{"ICA: LAD 50%, RCA 40%", nil, []string{"one-vessel coronary artery disease|true", "obstructive coronary artery disease|false"}},
-		{"ICA: single-vessel disease, LAD 80%, RCA 90%", nil, []string{"two-vessel coronary artery disease|true"}},
-		{"occluded SVG-RCA, LVEF 45%", nil, []string{"one-vessel coronary artery disease|true"}},
-	} {
-		res, err := prog.Ask(context.Background(), "t", tc.text)
+	b, err := os.ReadFile(filepath.Join("testdata", "anatomy", "evidence.json"))
+	require.NoError(t, err)
+	var file struct {
+		Cases []struct {
+			Text      string
+			Want, Not []string
+		}
+	}
+	require.NoError(t, json.Unmarshal(b, &file), "testdata/anatomy/evidence.json")
+	require.NotEmpty(t, file.Cases, "testdata/anatomy/evidence.json holds no cases")
+	for _, tc := range file.Cases {
+		res, err := prog.Ask(context.Background(), "t", tc.Text)
 		require.NoError(t, err)
 		got := map[string]bool{}
 		for _, e := range res.Evidence {
@@ -34,11 +34,11 @@ func TestAnatomyAndCKDEvidence(t *testing.T) {
 				got[e.StandardizedConcept+"|"+map[bool]string{true: "true", false: "false"}[e.Present]] = true
 			}
 		}
-		for _, w := range tc.want {
-			require.Truef(t, got[w], "%q: want derived %s, got %v", tc.text, w, got)
+		for _, w := range tc.Want {
+			require.Truef(t, got[w], "testdata/anatomy/evidence.json: %q: want derived %s, got %v", tc.Text, w, got)
 		}
-		for _, w := range tc.wantNot {
-			require.Falsef(t, got[w], "%q: must not derive %s", tc.text, w)
+		for _, w := range tc.Not {
+			require.Falsef(t, got[w], "testdata/anatomy/evidence.json: %q: must not derive %s", tc.Text, w)
 		}
 	}
 	// eGFR < 30 (table 8 row 2, CCTA not recommended) follows the CKD band.

@@ -36,6 +36,8 @@ type Program struct {
 	phrases   map[string][]string
 	synonyms  map[string][]string // lexicon synonyms alone, for step (v)
 	hierarchy *rules.Hierarchy
+	// anatomy reads per-vessel stenosis reports with the pack's words.
+	anatomy *anatomyReader
 	// concept names per key, and keys per normalised name.
 	names map[string]string
 	keys  map[string]string
@@ -144,6 +146,12 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 	p.hierarchy = cfg.hierarchy
 	if p.hierarchy == nil {
 		p.hierarchy = pack.Hierarchy
+	}
+	if p.hierarchy != nil {
+		var err error
+		if p.anatomy, err = newAnatomyReader(p.hierarchy.Anatomy); err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
 	}
 	p.names, p.keys = pack.ConceptIndex()
 	records := grounding.Records(pack, cfg.lexicon, false)

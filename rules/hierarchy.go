@@ -26,6 +26,9 @@ type Hierarchy struct {
 	// Values say what a stated concept implies about a measured one: a
 	// stated CKD stage G3b means an eGFR of at least 30 and below 45.
 	Values []Implied `json:"values,omitempty"`
+	// Anatomy is the vocabulary of per-vessel stenosis reports and the
+	// populations they give (see Anatomy), or nil.
+	Anatomy *Anatomy `json:"anatomy,omitempty"`
 
 	up, down map[string][]string // normalised name → transitive closure
 }
@@ -127,6 +130,11 @@ func ParseHierarchy(name string, data []byte) (*Hierarchy, error) {
 			return nil, fmt.Errorf("%s: values[%d] (%s): give at_least and/or below, with at_least < below", name, i, v.Concept)
 		}
 	}
+	if h.Anatomy != nil {
+		if err := h.Anatomy.check(name); err != nil {
+			return nil, err
+		}
+	}
 	ordered, err := checkComposites(name, h.Composites)
 	if err != nil {
 		return nil, err
@@ -217,6 +225,13 @@ func (h *Hierarchy) Check(p *Pack) []string {
 	for i, v := range h.Values {
 		if !names[NormalizeName(v.Measure)] {
 			bad = append(bad, fmt.Sprintf("values[%d]: %q is not a concept of the pack", i, v.Measure))
+		}
+	}
+	if h.Anatomy != nil {
+		for _, c := range h.Anatomy.concepts() {
+			if !names[NormalizeName(c[1])] {
+				bad = append(bad, fmt.Sprintf("%s: %q is not a concept of the pack, so the reader would never give it", c[0], c[1]))
+			}
 		}
 	}
 	// A composite must define a concept some rule or composite uses; its members may be

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -378,6 +379,21 @@ func TestHierarchy(t *testing.T) {
 	require.Contains(t, h.Narrower("heart failure"), "heart failure with reduced ejection fraction")
 	_, err = rules.ParseHierarchy("x", []byte(`{"relations":[{"narrower":"a","broader":"b"},{"narrower":"b","broader":"a"}]}`))
 	require.ErrorContains(t, err, "cycle")
+}
+
+// TestAnatomyConceptsArePackConcepts: the preflight names an anatomy fact
+// or count whose concept the pack lacks, by field.
+func TestAnatomyConceptsArePackConcepts(t *testing.T) {
+	p, err := packs.Default()
+	require.NoError(t, err)
+	h, err := packs.DefaultHierarchy()
+	require.NoError(t, err)
+	require.NotNil(t, h.Anatomy, "the pack's anatomy section")
+	h.Anatomy.Facts[0].Concept = "no such stenosis"
+	h.Anatomy.Counts[0].Concept = "no such count"
+	bad := strings.Join(h.Check(p), "\n")
+	require.Contains(t, bad, `anatomy.facts[0]: "no such stenosis" is not a concept of the pack`)
+	require.Contains(t, bad, `anatomy.counts[0]: "no such count" is not a concept of the pack`)
 }
 
 // Generated from the pack's composite definitions: every member of an

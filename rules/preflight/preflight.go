@@ -83,11 +83,11 @@ func Check(fsys fs.FS, dir string) (*Report, error) {
 		h, err := rules.LoadHierarchyFS(fsys, dir)
 		if err != nil {
 			rep.Diagnostics = append(rep.Diagnostics, &rules.Diagnostic{Code: rules.CodeHierarchy, File: rules.HierarchyFile, Row: -1, Rule: -1,
-				Message: err.Error(), Fix: "fix the JSON of the is-a relations"})
+				Message: err.Error(), Fix: "fix the JSON field the message names (is-a relations, definitions, composites, values or anatomy)"})
 		} else if h != nil {
 			for _, bad := range h.Check(p) {
 				rep.Diagnostics = append(rep.Diagnostics, &rules.Diagnostic{Code: rules.CodeHierarchy, File: rules.HierarchyFile, Row: -1, Rule: -1,
-					Message: bad, Fix: "name concepts exactly as the tables' entity_standardized_candidate, or remove the relation"})
+					Message: bad, Fix: "name concepts exactly as the tables' entity_standardized_candidate, or remove the entry"})
 			}
 			p.Hierarchy = h
 		}
