@@ -59,7 +59,7 @@ func statedBy(via, check string, c eval.Cond) bool {
 // context, with every refusal recorded in the trace.
 type admitter struct {
 	p       *Program
-	text    string
+	text    *consistency.Text // the case, read once for every verdict
 	mention map[string]string // finding id → finding text
 	clause  map[string]string // finding id → its comma clause
 	tr      *Trace
@@ -74,7 +74,7 @@ type admitter struct {
 
 type verdictKey struct{ concept, wording, context, op, finding, via string }
 
-func (p *Program) newAdmitter(text string, mention, clause map[string]string, tr *Trace) *admitter {
+func (p *Program) newAdmitter(text *consistency.Text, mention, clause map[string]string, tr *Trace) *admitter {
 	return &admitter{p: p, text: text, mention: mention, clause: clause, tr: tr,
 		verdicts: map[verdictKey]consistency.Verdict{}, seen: map[[2]string]bool{}}
 }
@@ -109,7 +109,7 @@ func (a *admitter) admit(c eval.Cond, e eval.Evidence) bool {
 
 func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	cond := consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}
-	v := consistency.Check(a.text, a.mention[e.ID], cond, a.p.cfg.checks)
+	v := a.text.Check(a.mention[e.ID], cond, a.p.cfg.checks)
 	if v.Pass {
 		return v
 	}

@@ -234,6 +234,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		return nil, fmt.Errorf("case %s: step (i) extraction with %s: %w", caseID, p.cfg.extractor.Name(), err)
 	}
 	tr := p.newTrace(p.cfg.checks.String())
+	ctext := consistency.NewText(text) // step (v) reads the case once
 	var pairs []evidence.Pair
 	rank := map[[2]string]int{} // (finding, concept key) → anchor rank
 	mention := map[string]string{}
@@ -286,7 +287,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 		}
 		negated := false
 		if p.cfg.checks.Negation {
-			fc := consistency.Analyze(text, f.Text)
+			fc := ctext.Analyze(f.Text)
 			if fc.Other {
 				// A relative's finding says nothing about the patient,
 				// neither present nor absent.
@@ -372,7 +373,7 @@ func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error)
 	}
 	// Step (v) runs inside evaluation, per condition: a mention is judged
 	// against each condition's own wording and context.
-	admit := p.newAdmitter(text, mention, clause, tr).admit
+	admit := p.newAdmitter(ctext, mention, clause, tr).admit
 	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, admit); err != nil {
 		return nil, fmt.Errorf("case %s: %w", caseID, err)
 	}

@@ -42,8 +42,33 @@ type Context struct {
 // and uncertainty are judged at the mention's head, its first word that
 // is not part of a cue, so "diabetes without complications" is not a
 // negated diabetes while "no history of MI" is a negated MI.
-func Analyze(text, target string) Context {
-	a := analyse(text, target)
+//
+// Analyze tokenises text for this one call; to judge many mentions in one
+// text, build a Text once and call its Analyze.
+func Analyze(text, target string) Context { return NewText(text).Analyze(target) }
+
+// Text is a text tokenised and scanned for cues once, so that many
+// mentions can be located and judged in it without reading it again: build
+// one per case (NewText), then call Analyze or Check per mention. A Text
+// is never changed after NewText and is safe for concurrent use.
+type Text struct {
+	text string
+	toks []token
+	hits []cueHit
+}
+
+// NewText tokenises text and finds its cues.
+func NewText(text string) *Text {
+	toks := tokenize(text)
+	return &Text{text: text, toks: toks, hits: findCues(toks)}
+}
+
+// String returns the text.
+func (t *Text) String() string { return t.text }
+
+// Analyze is the package-level Analyze on the text t holds.
+func (t *Text) Analyze(target string) Context {
+	a := t.analyse(target)
 	if !a.found {
 		return Context{Target: target, Qualifiers: []string{}, Cues: []string{}}
 	}
@@ -60,9 +85,12 @@ type analysis struct {
 	cFrom, cTo int // clause tokens, inclusive
 }
 
-func analyse(text, target string) analysis {
-	a := analysis{text: text, toks: tokenize(text)}
-	a.hits = findCues(a.toks)
+func analyse(text, target string) analysis { return NewText(text).analyse(target) }
+
+// analyse locates target in the text. The analysis shares the Text's
+// tokens and cues, which nothing writes to after NewText.
+func (t *Text) analyse(target string) analysis {
+	a := analysis{text: t.text, toks: t.toks, hits: t.hits}
 	from, to, ok := locate(a.toks, tokenize(target))
 	if !ok {
 		return a
@@ -310,14 +338,22 @@ func cover(text []token, lo, hi int, target []token, tc []int) (int, []int) {
 			}
 		}
 	}
-	// An acronym in the text standing for a run of target words.
+	// An acronym in the text standing for a run of target words. The
+	// initials of target[tc[a]:tc[b]+1] are those of the tc tokens a..b
+	// (the tokens between them are not content words and add none), so
+	// they grow token by token and the search for b stops once they no
+	// longer spell a prefix of the acronym.
 	for x := lo; x <= hi; x++ {
 		if !acronymCandidate(text[x]) {
 			continue
 		}
 		for a := 0; a < len(tc); a++ {
-			for b := a + 1; b < len(tc); b++ {
-				if initials(target[tc[a]:tc[b]+1]) == text[x].low {
+			run := initialsRun{acr: text[x].low}
+			if !run.next(target[tc[a]]) {
+				continue
+			}
+			for b := a + 1; b < len(tc) && run.next(target[tc[b]]); b++ {
+				if run.spelled() {
 					for k := a; k <= b; k++ {
 						covered[k] = true
 					}
@@ -332,8 +368,15 @@ func cover(text []token, lo, hi int, target []token, tc []int) (int, []int) {
 			continue
 		}
 		for x := lo; x <= hi; x++ {
-			for y := x + 1; y <= hi && y-x < 8; y++ {
-				if text[x].content() && text[y].content() && initials(text[x:y+1]) == target[ti].low {
+			if !text[x].content() {
+				continue
+			}
+			run := initialsRun{acr: target[ti].low}
+			if !run.next(text[x]) {
+				continue
+			}
+			for y := x + 1; y <= hi && y-x < 8 && run.next(text[y]); y++ {
+				if text[y].content() && run.spelled() {
 					covered[k] = true
 					matched = append(matched, x, y)
 				}
@@ -372,9 +415,14 @@ func linked(xs []token, lo, hi int, ys []token) []int {
 		if mark[i-lo] || !acronymCandidate(xs[i]) {
 			continue
 		}
+		// Initials grow token by token, as in cover.
 		for a := 0; a < len(yc) && !mark[i-lo]; a++ {
-			for b := a + 1; b < len(yc); b++ {
-				if initials(ys[yc[a]:yc[b]+1]) == xs[i].low {
+			run := initialsRun{acr: xs[i].low}
+			if !run.next(ys[yc[a]]) {
+				continue
+			}
+			for b := a + 1; b < len(yc) && run.next(ys[yc[b]]); b++ {
+				if run.spelled() {
 					mark[i-lo] = true
 					break
 				}
@@ -386,8 +434,15 @@ func linked(xs []token, lo, hi int, ys []token) []int {
 			continue
 		}
 		for x := lo; x <= hi; x++ {
-			for y := x + 1; y <= hi && y-x < 8; y++ {
-				if xs[x].content() && xs[y].content() && initials(xs[x:y+1]) == ys[j].low {
+			if !xs[x].content() {
+				continue
+			}
+			run := initialsRun{acr: ys[j].low}
+			if !run.next(xs[x]) {
+				continue
+			}
+			for y := x + 1; y <= hi && y-x < 8 && run.next(xs[y]); y++ {
+				if xs[y].content() && run.spelled() {
 					for k := x; k <= y; k++ {
 						if xs[k].content() {
 							mark[k-lo] = true

@@ -160,8 +160,17 @@ type Verdict struct {
 //     like "moderate" restate.
 //
 // A mention not found in the case text is judged on its own wording.
+//
+// Check tokenises caseText for this one verdict; to judge many mentions of
+// one case, build a Text once and call its Check.
 func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
-	a := analyse(caseText, mention)
+	return NewText(caseText).Check(mention, cond, checks)
+}
+
+// Check is the package-level Check on the case text t holds; the verdict
+// is the same, without reading the case again.
+func (t *Text) Check(mention string, cond Condition, checks Checks) Verdict {
+	a := t.analyse(mention)
 	inCase := a.found
 	note := ""
 	if !inCase {
