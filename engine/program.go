@@ -30,6 +30,7 @@ type Program struct {
 	units map[string][]string
 	// phrases naming each concept (wordings, name, synonyms), for step (iv).
 	phrases   map[string][]string
+	verbatim  []verbatimPhrase    // phrases prepared once for verbatimAnchors
 	synonyms  map[string][]string // lexicon synonyms alone, for step (v)
 	hierarchy *rules.Hierarchy
 	// concept names per key, and keys per normalised name.
@@ -152,6 +153,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 			}
 		}
 	}
+	p.verbatim = verbatimPhrases(p.phrases)
 	if !storeHolds(ctx, cfg.store, pack) {
 		_, err := cfg.store.Load(ctx, pack, graph.BuildOptions{
 			Grounding: func(c rules.Condition) (string, []string) { return texts[c.DecisionID], aliases[c.DecisionID] },
