@@ -17,6 +17,8 @@ type token struct {
 	boundary   bool   // ends a clause: punctuation or a clause word
 	clause     int    // clause number; -1 on boundaries
 	ini        string // the token's part of initials (see initials)
+	num        float64
+	isNum      bool // low parses as a number, num (for similar)
 }
 
 // tokenize splits text into words and symbols. Words keep internal
@@ -148,6 +150,8 @@ func newToken(s string, start, end int, word bool) token {
 	low := strings.ToLower(s)
 	t := token{raw: s, low: low, norm: normalize(low), start: start, end: end, word: word}
 	t.ini = tokenInitials(t)
+	f, err := strconv.ParseFloat(low, 64)
+	t.num, t.isNum = f, err == nil
 	return t
 }
 
@@ -213,10 +217,8 @@ func similar(a, b token) bool {
 	if a.norm == b.norm {
 		return true
 	}
-	fa, ea := strconv.ParseFloat(a.low, 64)
-	fb, eb := strconv.ParseFloat(b.low, 64)
-	if ea == nil || eb == nil {
-		return ea == nil && eb == nil && fa == fb
+	if a.isNum || b.isNum {
+		return a.isNum && b.isNum && a.num == b.num
 	}
 	n := commonPrefix(a.norm, b.norm)
 	short := min(len(a.norm), len(b.norm))
