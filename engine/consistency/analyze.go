@@ -55,12 +55,37 @@ type Text struct {
 	text string
 	toks []token
 	hits []cueHit
+	// clauses[c] is the first and last token of clause c (tokens of a
+	// clause are contiguous), so locating a mention is not a scan of the
+	// whole text per clause.
+	clauses [][2]int
+	// bounds is the first and last boundary token (-1 when none): the
+	// clause span of a mention made of boundary tokens only.
+	bounds [2]int
 }
 
 // NewText tokenises text and finds its cues.
 func NewText(text string) *Text {
 	toks := tokenize(text)
-	return &Text{text: text, toks: toks, hits: findCues(toks)}
+	t := &Text{text: text, toks: toks, hits: findCues(toks), bounds: [2]int{-1, -1}}
+	for i, tok := range toks {
+		if tok.clause < 0 {
+			if t.bounds[0] < 0 {
+				t.bounds[0] = i
+			}
+			t.bounds[1] = i
+		}
+		if c := tok.clause; c >= 0 {
+			for len(t.clauses) <= c {
+				t.clauses = append(t.clauses, [2]int{-1, -1})
+			}
+			if t.clauses[c][0] < 0 {
+				t.clauses[c][0] = i
+			}
+			t.clauses[c][1] = i
+		}
+	}
+	return t
 }
 
 // String returns the text.
@@ -91,7 +116,7 @@ func analyse(text, target string) analysis { return NewText(text).analyse(target
 // tokens and cues, which nothing writes to after NewText.
 func (t *Text) analyse(target string) analysis {
 	a := analysis{text: t.text, toks: t.toks, hits: t.hits}
-	from, to, ok := locate(a.toks, tokenize(target))
+	from, to, ok := t.locate(tokenize(target))
 	if !ok {
 		return a
 	}
@@ -108,17 +133,12 @@ func (t *Text) analyse(target string) analysis {
 		}
 	}
 	a.cFrom, a.cTo = from, to
-	for i := range a.toks {
-		if a.toks[i].clause == lo {
-			a.cFrom = i
-			break
-		}
+	span := t.bounds
+	if lo >= 0 {
+		span = [2]int{t.clauses[lo][0], t.clauses[hi][1]}
 	}
-	for i := len(a.toks) - 1; i >= 0; i-- {
-		if a.toks[i].clause == hi {
-			a.cTo = i
-			break
-		}
+	if span[0] >= 0 {
+		a.cFrom, a.cTo = span[0], span[1]
 	}
 	return a
 }
@@ -222,7 +242,8 @@ func (a analysis) qualifiersIn(from, to int) []string {
 // ("CABG" for "coronary artery bypass graft" and back). At least 60% of
 // the content words must be covered, so a single shared word ("heart")
 // does not place a two-word mention ("heart failure") in the wrong clause.
-func locate(text, target []token) (from, to int, ok bool) {
+func (tx *Text) locate(target []token) (from, to int, ok bool) {
+	text := tx.toks
 	if f, t, ok := verbatim(text, target); ok {
 		return f, t, true
 	}
@@ -244,22 +265,8 @@ func locate(text, target []token) (from, to int, ok bool) {
 	}
 	need := (3*len(tc) + 4) / 5 // ceil(0.6 n)
 	best := 0
-	nClauses := 0
-	for _, t := range text {
-		if t.clause+1 > nClauses {
-			nClauses = t.clause + 1
-		}
-	}
-	for c := 0; c < nClauses; c++ {
-		lo, hi := -1, -1
-		for i, t := range text {
-			if t.clause == c {
-				if lo < 0 {
-					lo = i
-				}
-				hi = i
-			}
-		}
+	for _, span := range tx.clauses {
+		lo, hi := span[0], span[1]
 		if lo < 0 {
 			continue
 		}
