@@ -10,6 +10,7 @@ package consistency
 
 import (
 	"strings"
+	"sync"
 )
 
 // Context is what a text says around a mention.
@@ -43,9 +44,47 @@ type Context struct {
 // is not part of a cue, so "diabetes without complications" is not a
 // negated diabetes while "no history of MI" is a negated MI.
 //
-// Analyze tokenises text for this one call; to judge many mentions in one
-// text, build a Text once and call its Analyze.
-func Analyze(text, target string) Context { return NewText(text).Analyze(target) }
+// To judge many mentions in one text, build a Text once and call its
+// Analyze.
+//
+// Callers that pass one long case text again and again (a reader asking
+// about each finding of a case) get its Text from a small cache of recent
+// long texts, so the case is not tokenised once per finding.
+func Analyze(text, target string) Context { return recentText(text).Analyze(target) }
+
+// The recent-text cache: a few slots, for texts long enough that reading
+// them costs more than the lookup. A Text depends on nothing but its text,
+// so a cached one gives exactly the answer a fresh one would.
+const (
+	recentSlots    = 16
+	recentMinBytes = 256
+)
+
+var recent struct {
+	sync.Mutex
+	texts [recentSlots]*Text
+	next  int
+}
+
+func recentText(text string) *Text {
+	if len(text) < recentMinBytes {
+		return NewText(text)
+	}
+	recent.Lock()
+	for _, t := range recent.texts {
+		if t != nil && t.text == text {
+			recent.Unlock()
+			return t
+		}
+	}
+	recent.Unlock()
+	t := NewText(text)
+	recent.Lock()
+	recent.texts[recent.next] = t
+	recent.next = (recent.next + 1) % recentSlots
+	recent.Unlock()
+	return t
+}
 
 // Text is a text tokenised and scanned for cues once, so that many
 // mentions can be located and judged in it without reading it again: build

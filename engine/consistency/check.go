@@ -161,10 +161,10 @@ type Verdict struct {
 //
 // A mention not found in the case text is judged on its own wording.
 //
-// Check tokenises caseText for this one verdict; to judge many mentions of
-// one case, build a Text once and call its Check.
+// To judge many mentions of one case, build a Text once and call its
+// Check; Check itself reuses a recently read long text (see Analyze).
 func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
-	return NewText(caseText).Check(mention, cond, checks)
+	return recentText(caseText).Check(mention, cond, checks)
 }
 
 // Check is the package-level Check on the case text t holds; the verdict
