@@ -107,9 +107,23 @@ func (a *admitter) admit(c eval.Cond, e eval.Evidence) bool {
 	return false
 }
 
+// compiledConds maps consistency.Condition → *consistency.Compiled.
+type compiledConds struct{ sync.Map }
+
+// compile returns the condition compiled for step (v), compiling it the
+// first time any case judges it: the pack's conditions are few and judged
+// again in every case.
+func (p *Program) compile(cond consistency.Condition) *consistency.Compiled {
+	if c, ok := p.compiled.Load(cond); ok {
+		return c.(*consistency.Compiled)
+	}
+	c, _ := p.compiled.LoadOrStore(cond, consistency.Compile(cond))
+	return c.(*consistency.Compiled)
+}
+
 func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	cond := consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}
-	v := a.text.Check(a.mention[e.ID], cond, a.p.cfg.checks)
+	v := a.text.CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.p.cfg.checks)
 	if v.Pass {
 		return v
 	}
