@@ -151,7 +151,7 @@ func benchDocuments(ctx context.Context, stdout io.Writer, prog *engine.Program,
 		if base > 0 {
 			ratio = fmt.Sprintf(", ratio to 10 lines %.2f", r.msPerKB/base)
 		}
-		fmt.Fprintf(stdout, "  %3d lines (%d inputs, %.1f KB each): median %v per input, %.2f ms/KB%s\n",
+		fmt.Fprintf(stdout, "  %3d lines (%d inputs, %.2f KB each): median %v per input, %.2f ms/KB%s\n",
 			r.lines, r.inputs, r.kb, r.lat.Round(10*time.Microsecond), r.msPerKB, ratio)
 	}
 	cases := make([]vignettes.Vignette, len(docs))
