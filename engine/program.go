@@ -457,7 +457,9 @@ func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []s
 		}
 		rule := ruleOf(b)
 		rr := eval.EvaluateRule(rule, ev, opt)
-		tr.Rules = append(tr.Rules, ruleTrace(rr))
+		if p.cfg.trace { // the rule trace is read only when returned
+			tr.Rules = append(tr.Rules, ruleTrace(rr))
+		}
 		switch {
 		case rr.Fired():
 			res.Recommendations = append(res.Recommendations, p.recommendation(b, rr))
