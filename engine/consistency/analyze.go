@@ -89,7 +89,8 @@ func recentText(text string) *Text {
 // Text is a text tokenised and scanned for cues once, so that many
 // mentions can be located and judged in it without reading it again: build
 // one per case (NewText), then call Analyze or Check per mention. A Text
-// is never changed after NewText and is safe for concurrent use.
+// is safe for concurrent use; it only remembers where it found each
+// mention.
 type Text struct {
 	text string
 	toks []token
@@ -101,6 +102,37 @@ type Text struct {
 	// bounds is the first and last boundary token (-1 when none): the
 	// clause span of a mention made of boundary tokens only.
 	bounds [2]int
+	// readings memoises reading: a mention is located once however many
+	// conditions it is judged against.
+	readings sync.Map // string → *mentionReading
+}
+
+// mentionReading is a mention located in a Text.
+type mentionReading struct {
+	// a is the mention located in the text or, when it is not found
+	// there (inCase false), in its own words.
+	a      analysis
+	inCase bool
+	// toks are the mention's own tokens followed by its tokens in the
+	// text (when found), the words a condition is linked through.
+	toks []token
+}
+
+// reading locates mention in the text, once per mention.
+func (t *Text) reading(mention string) *mentionReading {
+	if r, ok := t.readings.Load(mention); ok {
+		return r.(*mentionReading)
+	}
+	a := t.analyse(mention)
+	r := &mentionReading{a: a, inCase: a.found}
+	if !a.found {
+		r.a = analyse(mention, mention)
+	}
+	if r.a.found {
+		r.toks = append(tokenize(mention), r.a.toks[r.a.from:r.a.to+1]...)
+	}
+	v, _ := t.readings.LoadOrStore(mention, r)
+	return v.(*mentionReading)
 }
 
 // NewText tokenises text and finds its cues.
@@ -132,8 +164,9 @@ func (t *Text) String() string { return t.text }
 
 // Analyze is the package-level Analyze on the text t holds.
 func (t *Text) Analyze(target string) Context {
-	a := t.analyse(target)
-	if !a.found {
+	r := t.reading(target)
+	a := r.a
+	if !r.inCase {
 		return Context{Target: target, Qualifiers: []string{}, Cues: []string{}}
 	}
 	return a.context(target, []int{a.head()})

@@ -206,11 +206,10 @@ func (c *Compiled) Condition() Condition { return c.cond }
 // CheckCompiled is Check with the condition compiled once (Compile).
 func (t *Text) CheckCompiled(mention string, cc *Compiled, checks Checks) Verdict {
 	cond := cc.cond
-	a := t.analyse(mention)
-	inCase := a.found
+	r := t.reading(mention)
+	a, inCase := r.a, r.inCase
 	note := ""
 	if !inCase {
-		a = analyse(mention, mention)
 		note = " (mention not found in the case text; judged on the mention alone)"
 	}
 	op := cc.op
@@ -235,7 +234,7 @@ func (t *Text) CheckCompiled(mention string, cc *Compiled, checks Checks) Verdic
 	}
 	clause := quote(ctx.Clause)
 
-	mentionToks := append(tokenize(mention), a.toks[a.from:a.to+1]...)
+	mentionToks := r.toks
 	if checks.Negation && ctx.Other {
 		return block(CheckNegation, fmt.Sprintf("%s in %s: the finding is a relative's, not the patient's, so it cannot support %s %s",
 			quote(strings.Join(ctx.Cues, ", ")), clause, name(cond), op))
