@@ -58,7 +58,7 @@ func statedBy(via, check string, c eval.Cond) bool {
 // context, with every refusal recorded in the trace.
 type admitter struct {
 	p       *Program
-	text    string
+	text    *consistency.Text // the case, read once for every verdict
 	mention map[string]string // finding id → finding text
 	clause  map[string]string // finding id → its comma clause
 	tr      *Trace
@@ -73,7 +73,7 @@ type admitter struct {
 
 type verdictKey struct{ concept, wording, context, op, finding, via string }
 
-func (p *Program) newAdmitter(text string, mention, clause map[string]string, tr *Trace) *admitter {
+func (p *Program) newAdmitter(text *consistency.Text, mention, clause map[string]string, tr *Trace) *admitter {
 	return &admitter{p: p, text: text, mention: mention, clause: clause, tr: tr,
 		verdicts: map[verdictKey]consistency.Verdict{}, seen: map[[2]string]bool{}}
 }
@@ -114,9 +114,23 @@ func (a *admitter) verdict(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	return v
 }
 
+// compiledConds maps consistency.Condition → *consistency.Compiled.
+type compiledConds struct{ sync.Map }
+
+// compile returns the condition compiled for step (v), compiling it the
+// first time any case judges it: the pack's conditions are few and judged
+// again in every case.
+func (p *Program) compile(cond consistency.Condition) *consistency.Compiled {
+	if c, ok := p.compiled.Load(cond); ok {
+		return c.(*consistency.Compiled)
+	}
+	c, _ := p.compiled.LoadOrStore(cond, consistency.Compile(cond))
+	return c.(*consistency.Compiled)
+}
+
 func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	cond := consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}
-	v := consistency.Check(a.text, a.mention[e.ID], cond, a.p.cfg.checks)
+	v := a.text.CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.p.cfg.checks)
 	if v.Pass {
 		return v
 	}

@@ -34,6 +34,8 @@ type Program struct {
 	units map[string][]string
 	// phrases naming each concept (wordings, name, synonyms), for step (iv).
 	phrases   map[string][]string
+	verbatim  []verbatimPhrase    // phrases prepared once for verbatimAnchors
+	compiled  compiledConds       // conditions compiled for step (v), admit.go
 	synonyms  map[string][]string // lexicon synonyms alone, for step (v)
 	hierarchy *rules.Hierarchy
 	// anatomy reads per-vessel stenosis reports with the pack's words.
@@ -181,6 +183,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 			}
 		}
 	}
+	p.verbatim = verbatimPhrases(p.phrases)
 	if !storeHolds(ctx, cfg.store, pack) {
 		_, err := cfg.store.Load(ctx, pack, graph.BuildOptions{
 			Grounding: func(c rules.Condition) (string, []string) { return texts[c.DecisionID], aliases[c.DecisionID] },
@@ -340,6 +343,7 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 	}
 	tr := p.newTrace(p.cfg.checks.String())
 	tr.Repairs = repairs
+	ctext := consistency.NewText(text) // step (v) reads the case once
 	var pairs []evidence.Pair
 	rank := map[[2]string]int{} // (finding, concept key) → anchor rank
 	mention := map[string]string{}
@@ -395,7 +399,7 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 		}
 		negated := false
 		if p.cfg.checks.Negation {
-			fc := consistency.Analyze(text, f.Text)
+			fc := ctext.Analyze(f.Text)
 			if fc.Other {
 				// A relative's finding says nothing about the patient,
 				// neither present nor absent.
@@ -517,7 +521,7 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 	// Step (v) runs inside evaluation, per condition: a mention is judged
 	// against each condition's own wording and context; a composite
 	// definition judges its members the same way.
-	adm := p.newAdmitter(text, mention, clause, tr)
+	adm := p.newAdmitter(ctext, mention, clause, tr)
 	// A definition infers a new fact from a finding's best reading: an
 	// alternative anchor ("obstructive CAD" for "non-obstructive CAD") is
 	// left to the conditions, which judge it against their own wording.
@@ -667,8 +671,8 @@ func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []s
 					changedRefusal[w.rej] = true
 				}
 			}
+			tr.Rules = append(tr.Rules, ruleTrace(rr))
 		}
-		tr.Rules = append(tr.Rules, ruleTrace(rr))
 		switch {
 		case rr.Fired():
 			res.Recommendations = append(res.Recommendations, p.recommendation(b, rr))

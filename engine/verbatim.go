@@ -22,27 +22,22 @@ func (p *Program) verbatimAnchors(finding string) []grounding.Anchor {
 	}
 	lower := strings.ToLower(finding)
 	var hits []hit
-	for key, phrases := range p.phrases {
-		for _, ph := range phrases {
-			hay, needle := lower, strings.ToLower(ph)
-			if len(ph) <= 3 {
-				hay, needle = finding, ph
+	for _, v := range p.verbatim {
+		key, needle, hay := v.key, v.needle, lower
+		if v.exact {
+			hay = finding
+		}
+		for from := 0; ; {
+			i := strings.Index(hay[from:], needle)
+			if i < 0 {
+				break
 			}
-			if len(needle) < 2 {
-				continue
+			i += from
+			j := i + len(needle)
+			if (i == 0 || !isWordByte(hay[i-1])) && (j == len(hay) || !isWordByte(hay[j])) {
+				hits = append(hits, hit{key, i, j})
 			}
-			for from := 0; ; {
-				i := strings.Index(hay[from:], needle)
-				if i < 0 {
-					break
-				}
-				i += from
-				j := i + len(needle)
-				if (i == 0 || !isWordByte(hay[i-1])) && (j == len(hay) || !isWordByte(hay[j])) {
-					hits = append(hits, hit{key, i, j})
-				}
-				from = i + 1
-			}
+			from = i + 1
 		}
 	}
 	var out []grounding.Anchor
@@ -70,6 +65,37 @@ func (p *Program) verbatimAnchors(finding string) []grounding.Anchor {
 		}
 		seen[h.key] = true
 		out = append(out, grounding.Anchor{ConceptKey: h.key, Concept: p.names[h.key], Score: 1, Channels: []string{"phrase"}})
+	}
+	return out
+}
+
+// verbatimPhrase is a pack phrase as verbatimAnchors looks for it,
+// prepared once when the program is built rather than for every finding:
+// lower-cased, or as written when short (exact: must match case).
+type verbatimPhrase struct {
+	key, needle string
+	exact       bool
+}
+
+// verbatimPhrases prepares the phrases of every concept, by concept key
+// and then in the pack's order, leaving out those too short to match.
+func verbatimPhrases(phrases map[string][]string) []verbatimPhrase {
+	keys := make([]string, 0, len(phrases))
+	for k := range phrases {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []verbatimPhrase
+	for _, k := range keys {
+		for _, ph := range phrases[k] {
+			v := verbatimPhrase{key: k, needle: strings.ToLower(ph)}
+			if len(ph) <= 3 {
+				v.needle, v.exact = ph, true
+			}
+			if len(v.needle) >= 2 {
+				out = append(out, v)
+			}
+		}
 	}
 	return out
 }

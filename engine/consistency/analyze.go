@@ -43,9 +43,130 @@ type Context struct {
 // and uncertainty are judged at the mention's head, its first word that
 // is not part of a cue, so "diabetes without complications" is not a
 // negated diabetes while "no history of MI" is a negated MI.
-func Analyze(text, target string) Context {
-	a := analyse(text, target)
+//
+// To judge many mentions in one text, build a Text once and call its
+// Analyze.
+//
+// Callers that pass one long case text again and again (a reader asking
+// about each finding of a case) get its Text from a small cache of recent
+// long texts, so the case is not tokenised once per finding.
+func Analyze(text, target string) Context { return recentText(text).Analyze(target) }
+
+// The recent-text cache: a few slots, for texts long enough that reading
+// them costs more than the lookup. A Text depends on nothing but its text,
+// so a cached one gives exactly the answer a fresh one would.
+const (
+	recentSlots    = 16
+	recentMinBytes = 256
+)
+
+var recent struct {
+	sync.Mutex
+	texts [recentSlots]*Text
+	next  int
+}
+
+func recentText(text string) *Text {
+	if len(text) < recentMinBytes {
+		return NewText(text)
+	}
+	recent.Lock()
+	for _, t := range recent.texts {
+		if t != nil && t.text == text {
+			recent.Unlock()
+			return t
+		}
+	}
+	recent.Unlock()
+	t := NewText(text)
+	recent.Lock()
+	recent.texts[recent.next] = t
+	recent.next = (recent.next + 1) % recentSlots
+	recent.Unlock()
+	return t
+}
+
+// Text is a text tokenised and scanned for cues once, so that many
+// mentions can be located and judged in it without reading it again: build
+// one per case (NewText), then call Analyze or Check per mention. A Text
+// is safe for concurrent use; it only remembers where it found each
+// mention.
+type Text struct {
+	text string
+	toks []token
+	hits []cueHit
+	// clauses[c] is the first and last token of clause c (tokens of a
+	// clause are contiguous), so locating a mention is not a scan of the
+	// whole text per clause.
+	clauses [][2]int
+	// bounds is the first and last boundary token (-1 when none): the
+	// clause span of a mention made of boundary tokens only.
+	bounds [2]int
+	// readings memoises reading: a mention is located once however many
+	// conditions it is judged against.
+	readings sync.Map // string → *mentionReading
+}
+
+// mentionReading is a mention located in a Text.
+type mentionReading struct {
+	// a is the mention located in the text or, when it is not found
+	// there (inCase false), in its own words.
+	a      analysis
+	inCase bool
+	// toks are the mention's own tokens followed by its tokens in the
+	// text (when found), the words a condition is linked through.
+	toks []token
+}
+
+// reading locates mention in the text, once per mention.
+func (t *Text) reading(mention string) *mentionReading {
+	if r, ok := t.readings.Load(mention); ok {
+		return r.(*mentionReading)
+	}
+	a := t.analyse(mention)
+	r := &mentionReading{a: a, inCase: a.found}
 	if !a.found {
+		r.a = analyse(mention, mention)
+	}
+	if r.a.found {
+		r.toks = append(tokenize(mention), r.a.toks[r.a.from:r.a.to+1]...)
+	}
+	v, _ := t.readings.LoadOrStore(mention, r)
+	return v.(*mentionReading)
+}
+
+// NewText tokenises text and finds its cues.
+func NewText(text string) *Text {
+	toks := tokenize(text)
+	t := &Text{text: text, toks: toks, hits: findCues(toks), bounds: [2]int{-1, -1}}
+	for i, tok := range toks {
+		if tok.clause < 0 {
+			if t.bounds[0] < 0 {
+				t.bounds[0] = i
+			}
+			t.bounds[1] = i
+		}
+		if c := tok.clause; c >= 0 {
+			for len(t.clauses) <= c {
+				t.clauses = append(t.clauses, [2]int{-1, -1})
+			}
+			if t.clauses[c][0] < 0 {
+				t.clauses[c][0] = i
+			}
+			t.clauses[c][1] = i
+		}
+	}
+	return t
+}
+
+// String returns the text.
+func (t *Text) String() string { return t.text }
+
+// Analyze is the package-level Analyze on the text t holds.
+func (t *Text) Analyze(target string) Context {
+	r := t.reading(target)
+	a := r.a
+	if !r.inCase {
 		return Context{Target: target, Qualifiers: []string{}, Cues: []string{}}
 	}
 	return a.context(target, []int{a.head()})
@@ -61,10 +182,13 @@ type analysis struct {
 	cFrom, cTo int // clause tokens, inclusive
 }
 
-func analyse(text, target string) analysis {
-	pr := prepare(text)
-	a := analysis{text: text, toks: pr.toks, hits: pr.hits}
-	from, to, ok := locate(a.toks, tokenize(target))
+func analyse(text, target string) analysis { return NewText(text).analyse(target) }
+
+// analyse locates target in the text. The analysis shares the Text's
+// tokens and cues, which nothing writes to after NewText.
+func (t *Text) analyse(target string) analysis {
+	a := analysis{text: t.text, toks: t.toks, hits: t.hits}
+	from, to, ok := t.locate(tokenize(target))
 	if !ok {
 		return a
 	}
@@ -81,17 +205,12 @@ func analyse(text, target string) analysis {
 		}
 	}
 	a.cFrom, a.cTo = from, to
-	for i := range a.toks {
-		if a.toks[i].clause == lo {
-			a.cFrom = i
-			break
-		}
+	span := t.bounds
+	if lo >= 0 {
+		span = [2]int{t.clauses[lo][0], t.clauses[hi][1]}
 	}
-	for i := len(a.toks) - 1; i >= 0; i-- {
-		if a.toks[i].clause == hi {
-			a.cTo = i
-			break
-		}
+	if span[0] >= 0 {
+		a.cFrom, a.cTo = span[0], span[1]
 	}
 	return a
 }
@@ -195,7 +314,8 @@ func (a analysis) qualifiersIn(from, to int) []string {
 // ("CABG" for "coronary artery bypass graft" and back). At least 60% of
 // the content words must be covered, so a single shared word ("heart")
 // does not place a two-word mention ("heart failure") in the wrong clause.
-func locate(text, target []token) (from, to int, ok bool) {
+func (tx *Text) locate(target []token) (from, to int, ok bool) {
+	text := tx.toks
 	if f, t, ok := verbatim(text, target); ok {
 		return f, t, true
 	}
@@ -217,22 +337,8 @@ func locate(text, target []token) (from, to int, ok bool) {
 	}
 	need := (3*len(tc) + 4) / 5 // ceil(0.6 n)
 	best := 0
-	nClauses := 0
-	for _, t := range text {
-		if t.clause+1 > nClauses {
-			nClauses = t.clause + 1
-		}
-	}
-	for c := 0; c < nClauses; c++ {
-		lo, hi := -1, -1
-		for i, t := range text {
-			if t.clause == c {
-				if lo < 0 {
-					lo = i
-				}
-				hi = i
-			}
-		}
+	for _, span := range tx.clauses {
+		lo, hi := span[0], span[1]
 		if lo < 0 {
 			continue
 		}
@@ -311,14 +417,22 @@ func cover(text []token, lo, hi int, target []token, tc []int) (int, []int) {
 			}
 		}
 	}
-	// An acronym in the text standing for a run of target words.
+	// An acronym in the text standing for a run of target words. The
+	// initials of target[tc[a]:tc[b]+1] are those of the tc tokens a..b
+	// (the tokens between them are not content words and add none), so
+	// they grow token by token and the search for b stops once they no
+	// longer spell a prefix of the acronym.
 	for x := lo; x <= hi; x++ {
 		if !acronymCandidate(text[x]) {
 			continue
 		}
 		for a := 0; a < len(tc); a++ {
-			for b := a + 1; b < len(tc); b++ {
-				if initials(target[tc[a]:tc[b]+1]) == text[x].low {
+			run := initialsRun{acr: text[x].low}
+			if !run.next(target[tc[a]]) {
+				continue
+			}
+			for b := a + 1; b < len(tc) && run.next(target[tc[b]]); b++ {
+				if run.spelled() {
 					for k := a; k <= b; k++ {
 						covered[k] = true
 					}
@@ -333,8 +447,15 @@ func cover(text []token, lo, hi int, target []token, tc []int) (int, []int) {
 			continue
 		}
 		for x := lo; x <= hi; x++ {
-			for y := x + 1; y <= hi && y-x < 8; y++ {
-				if text[x].content() && text[y].content() && initials(text[x:y+1]) == target[ti].low {
+			if !text[x].content() {
+				continue
+			}
+			run := initialsRun{acr: target[ti].low}
+			if !run.next(text[x]) {
+				continue
+			}
+			for y := x + 1; y <= hi && y-x < 8 && run.next(text[y]); y++ {
+				if text[y].content() && run.spelled() {
 					covered[k] = true
 					matched = append(matched, x, y)
 				}
@@ -373,9 +494,14 @@ func linked(xs []token, lo, hi int, ys []token) []int {
 		if mark[i-lo] || !acronymCandidate(xs[i]) {
 			continue
 		}
+		// Initials grow token by token, as in cover.
 		for a := 0; a < len(yc) && !mark[i-lo]; a++ {
-			for b := a + 1; b < len(yc); b++ {
-				if initials(ys[yc[a]:yc[b]+1]) == xs[i].low {
+			run := initialsRun{acr: xs[i].low}
+			if !run.next(ys[yc[a]]) {
+				continue
+			}
+			for b := a + 1; b < len(yc) && run.next(ys[yc[b]]); b++ {
+				if run.spelled() {
 					mark[i-lo] = true
 					break
 				}
@@ -387,8 +513,15 @@ func linked(xs []token, lo, hi int, ys []token) []int {
 			continue
 		}
 		for x := lo; x <= hi; x++ {
-			for y := x + 1; y <= hi && y-x < 8; y++ {
-				if xs[x].content() && xs[y].content() && initials(xs[x:y+1]) == ys[j].low {
+			if !xs[x].content() {
+				continue
+			}
+			run := initialsRun{acr: ys[j].low}
+			if !run.next(xs[x]) {
+				continue
+			}
+			for y := x + 1; y <= hi && y-x < 8 && run.next(xs[y]); y++ {
+				if xs[y].content() && run.spelled() {
 					for k := x; k <= y; k++ {
 						if xs[k].content() {
 							mark[k-lo] = true
@@ -405,51 +538,4 @@ func linked(xs []token, lo, hi int, ys []token) []int {
 		}
 	}
 	return out
-}
-
-// prepared is a text's tokens and cues. It is never changed once made, so
-// analyses of the same text share it.
-type prepared struct {
-	toks []token
-	hits []cueHit
-}
-
-// prepCache keeps the prepared case texts: Check runs once per condition
-// and mention against the same case text, and tokenising it each time made
-// a case's time grow with the square of its length. The cache is emptied
-// when the texts it holds pass prepCacheBytes.
-var prepCache = struct {
-	sync.Mutex
-	m     map[string]*prepared
-	bytes int
-}{m: map[string]*prepared{}}
-
-const (
-	prepCacheBytes = 1 << 20
-	prepMinBytes   = 64 // shorter texts (mentions, phrases) are cheaper to redo
-)
-
-func prepare(text string) *prepared {
-	if len(text) < prepMinBytes {
-		toks := tokenize(text)
-		return &prepared{toks: toks, hits: findCues(toks)}
-	}
-	prepCache.Lock()
-	p, ok := prepCache.m[text]
-	prepCache.Unlock()
-	if ok {
-		return p
-	}
-	toks := tokenize(text)
-	p = &prepared{toks: toks, hits: findCues(toks)}
-	prepCache.Lock()
-	if prepCache.bytes+len(text) > prepCacheBytes {
-		prepCache.m, prepCache.bytes = map[string]*prepared{}, 0
-	}
-	if _, ok := prepCache.m[text]; !ok {
-		prepCache.m[text] = p
-		prepCache.bytes += len(text)
-	}
-	prepCache.Unlock()
-	return p
 }

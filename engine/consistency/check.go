@@ -160,12 +160,56 @@ type Verdict struct {
 //     like "moderate" restate.
 //
 // A mention not found in the case text is judged on its own wording.
+//
+// To judge many mentions of one case, build a Text once and call its
+// Check; Check itself reuses a recently read long text (see Analyze).
 func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
-	a := analyse(caseText, mention)
-	inCase := a.found
+	return recentText(caseText).Check(mention, cond, checks)
+}
+
+// Check is the package-level Check on the case text t holds; the verdict
+// is the same, without reading the case again.
+func (t *Text) Check(mention string, cond Condition, checks Checks) Verdict {
+	return t.CheckCompiled(mention, Compile(cond), checks)
+}
+
+// Compiled is a condition read once: its wording, concept and context
+// tokenised, scanned for cues and located in themselves, so that judging
+// it against many mentions and cases does not read the condition again.
+// A Compiled is never changed after Compile and is safe for concurrent
+// use.
+type Compiled struct {
+	cond Condition
+	op   string
+	toks []token // wording ; concept
+	// wording and concept, each located in itself; context with the
+	// wording (or, without one, the concept) located in it.
+	wording, concept, context analysis
+}
+
+// Compile reads a condition for CheckCompiled.
+func Compile(cond Condition) *Compiled {
+	c := &Compiled{cond: cond, op: rules.NormalizeOperator(cond.Operator), toks: tokenize(cond.Wording + " ; " + cond.Concept)}
+	c.wording = analyse(cond.Wording, cond.Wording)
+	c.concept = analyse(cond.Concept, cond.Concept)
+	target := cond.Wording
+	if target == "" {
+		target = cond.Concept
+	}
+	c.context = analyse(cond.Context, target)
+	return c
+}
+
+// Condition returns the condition c was compiled from.
+func (c *Compiled) Condition() Condition { return c.cond }
+
+// CheckCompiled is Check with the condition compiled once (Compile).
+func (t *Text) CheckCompiled(mention string, cc *Compiled, checks Checks) Verdict {
+	cond := cc.cond
+	r := t.reading(mention)
+	a, inCase := r.a, r.inCase
 	note := ""
 	if !inCase {
-		a = analyse(mention, mention)
 		note = " (mention not found in the case text; judged on the mention alone)"
 		if !a.found {
 			// No word in the mention (empty, punctuation, invalid bytes):
@@ -173,11 +217,10 @@ func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
 			return Verdict{Pass: true, Context: Context{Target: mention, Qualifiers: []string{}, Cues: []string{}}}
 		}
 	}
-	op := rules.NormalizeOperator(cond.Operator)
-	condToks := tokenize(cond.Wording + " ; " + cond.Concept)
+	op := cc.op
 	focus := []int{a.head()}
 	if a.found {
-		if l := linked(a.toks, a.from, a.to, condToks); len(l) > 0 {
+		if l := linked(a.toks, a.from, a.to, cc.toks); len(l) > 0 {
 			focus = l
 		}
 	}
@@ -196,14 +239,14 @@ func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
 	}
 	clause := quote(ctx.Clause)
 
-	mentionToks := append(tokenize(mention), a.toks[a.from:a.to+1]...)
+	mentionToks := r.toks
 	if checks.Negation && ctx.Other {
 		return block(CheckNegation, fmt.Sprintf("%s in %s: the finding is a relative's, not the patient's, so it cannot support %s %s",
 			quote(strings.Join(ctx.Cues, ", ")), clause, name(cond), op))
 	}
 	// A negated mention supports a stated absence, which both ABSENT and
 	// the exception operator UNLESS accept.
-	if checks.Negation && op != rules.OpAbsent && op != rules.OpUnless && ctx.Negated && !conditionNegated(cond, mentionToks) {
+	if checks.Negation && op != rules.OpAbsent && op != rules.OpUnless && ctx.Negated && !conditionNegated(cc, mentionToks) {
 		return block(CheckNegation, fmt.Sprintf("%s negates the mention in %s, so it cannot support %s %s",
 			quote(strings.Join(ctx.Cues, ", ")), clause, name(cond), op))
 	}
@@ -212,7 +255,7 @@ func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
 			name(cond), clause))
 	}
 	if checks.Certainty {
-		cu, ce, where := conditionCertainty(cond, mentionToks)
+		cu, ce, where := conditionCertainty(cc, mentionToks)
 		if !ctx.Either && !ce && ctx.Uncertain != cu {
 			if ctx.Uncertain {
 				return block(CheckCertainty, fmt.Sprintf("the case is uncertain (%s in %s) but the condition %s is not",
@@ -229,11 +272,11 @@ func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
 			// A stated absence reads the other way round: "no heart
 			// failure" shows chronic heart failure is absent, but "no
 			// chronic heart failure" does not show heart failure is.
-			if q := extraQualifier(cond, a); q != "" {
+			if q := extraQualifier(cc, a); q != "" {
 				return block(CheckQualifier, fmt.Sprintf("the case negates only the %s form (%s), which does not show that %s is absent",
 					quote(q), clause, name(cond)))
 			}
-		} else if q, phrase := missingQualifier(cond, a, rules.IsNumeric(op)); q != "" {
+		} else if q, phrase := missingQualifier(cc, a, rules.IsNumeric(op)); q != "" {
 			return block(CheckQualifier, fmt.Sprintf("the condition says %s (%s) but the case clause %s does not",
 				quote(q), quote(phrase), clause))
 		}
@@ -249,12 +292,12 @@ func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
 // conditionCertainty reads the condition's wording, concept and context
 // for uncertainty over the words it shares with the mention. where names
 // the cue and phrase for the verdict.
-func conditionCertainty(cond Condition, mention []token) (uncertain, either bool, where string) {
-	judge := func(text, target string) {
+func conditionCertainty(cc *Compiled, mention []token) (uncertain, either bool, where string) {
+	cond := cc.cond
+	judge := func(text, target string, a analysis) {
 		if text == "" || target == "" || uncertain && either {
 			return
 		}
-		a := analyse(text, target)
 		var focus []int
 		if a.found {
 			focus = linked(a.toks, a.from, a.to, mention)
@@ -274,13 +317,13 @@ func conditionCertainty(cond Condition, mention []token) (uncertain, either bool
 			where = quote(strings.Join(cs, ", ")) + " in " + quote(text)
 		}
 	}
-	judge(cond.Wording, cond.Wording)
-	judge(cond.Concept, cond.Concept)
+	judge(cond.Wording, cond.Wording, cc.wording)
+	judge(cond.Concept, cond.Concept, cc.concept)
 	target := cond.Wording
 	if target == "" {
 		target = cond.Concept
 	}
-	judge(cond.Context, target)
+	judge(cond.Context, target, cc.context)
 	return uncertain, either, where
 }
 
@@ -288,12 +331,11 @@ func conditionCertainty(cond Condition, mention []token) (uncertain, either bool
 // is negative over the words it shares with the mention ("no imaging test
 // is available", "not amenable to PCI"): then a negated mention matches
 // it rather than contradicting it.
-func conditionNegated(cond Condition, mention []token) bool {
-	for _, phrase := range []string{cond.Wording, cond.Concept} {
-		if strings.TrimSpace(phrase) == "" {
+func conditionNegated(cc *Compiled, mention []token) bool {
+	for _, a := range []analysis{cc.wording, cc.concept} {
+		if strings.TrimSpace(a.text) == "" {
 			continue
 		}
-		a := analyse(phrase, phrase)
 		if !a.found {
 			continue
 		}
@@ -311,10 +353,9 @@ func conditionNegated(cond Condition, mention []token) bool {
 // extraQualifier returns a course or severity qualifier that the negated
 // mention carries (in its clause up to the mention's end) and the
 // condition does not.
-func extraQualifier(cond Condition, a analysis) string {
+func extraQualifier(cc *Compiled, a analysis) string {
 	want := map[string]bool{}
-	for _, phrase := range []string{cond.Wording, cond.Concept} {
-		ts := tokenize(phrase)
+	for _, ts := range [][]token{cc.wording.toks, cc.concept.toks} {
 		for i := 0; i < len(ts); i++ {
 			if q, n := qualifierAt(ts, i, false); n > 0 {
 				want[q] = true
@@ -337,17 +378,17 @@ func extraQualifier(cond Condition, a analysis) string {
 // are skipped: "moderate pre-test likelihood > 15 %" names a band the
 // value states, while "resting ST-segment depression" names a kind of
 // finding the value does not.
-func missingQualifier(cond Condition, a analysis, numeric bool) (string, string) {
+func missingQualifier(cc *Compiled, a analysis, numeric bool) (string, string) {
 	have := map[string]bool{}
 	for _, q := range a.qualifiers() {
 		have[q] = true
 	}
-	phrases := []string{cond.Wording, cond.Concept}
+	phrases := []analysis{cc.wording, cc.concept}
 	if numeric {
-		phrases = []string{cond.Concept}
+		phrases = phrases[1:]
 	}
-	for _, phrase := range phrases {
-		ts := tokenize(phrase)
+	for _, pa := range phrases {
+		phrase, ts := pa.text, pa.toks
 		for i := 0; i < len(ts); i++ {
 			q, n := qualifierAt(ts, i, false)
 			if n == 0 {

@@ -16,6 +16,9 @@ type token struct {
 	word       bool   // letters/digits (false for "?", "%", "<", …)
 	boundary   bool   // ends a clause: punctuation or a clause word
 	clause     int    // clause number; -1 on boundaries
+	ini        string // the token's part of initials (see initials)
+	num        float64
+	isNum      bool // low parses as a number, num (for similar)
 }
 
 // tokenize splits text into words and symbols. Words keep internal
@@ -145,7 +148,11 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r)
 
 func newToken(s string, start, end int, word bool) token {
 	low := strings.ToLower(s)
-	return token{raw: s, low: low, norm: normalize(low), start: start, end: end, word: word}
+	t := token{raw: s, low: low, norm: normalize(low), start: start, end: end, word: word}
+	t.ini = tokenInitials(t)
+	f, err := strconv.ParseFloat(low, 64)
+	t.num, t.isNum = f, err == nil
+	return t
 }
 
 // spelling folds British and American spellings and plurals together so
@@ -210,10 +217,8 @@ func similar(a, b token) bool {
 	if a.norm == b.norm {
 		return true
 	}
-	fa, ea := strconv.ParseFloat(a.low, 64)
-	fb, eb := strconv.ParseFloat(b.low, 64)
-	if ea == nil || eb == nil {
-		return ea == nil && eb == nil && fa == fb
+	if a.isNum || b.isNum {
+		return a.isNum && b.isNum && a.num == b.num
 	}
 	n := commonPrefix(a.norm, b.norm)
 	short := min(len(a.norm), len(b.norm))
@@ -234,16 +239,53 @@ func commonPrefix(a, b string) int {
 func initials(ts []token) string {
 	var b strings.Builder
 	for _, t := range ts {
-		if !t.word || stopwords[t.low] {
+		b.WriteString(t.ini)
+	}
+	return b.String()
+}
+
+// tokenInitials is one token's share of initials, computed once per token
+// because the acronym searches compare initials of many runs of tokens:
+// empty for a symbol or stopword, else the first letter of each part
+// between hyphens and slashes.
+func tokenInitials(t token) string {
+	if !t.word || stopwords[t.low] {
+		return ""
+	}
+	var b strings.Builder
+	sep := true
+	for _, r := range t.low {
+		if r == '-' || r == '/' {
+			sep = true
 			continue
 		}
-		for _, part := range strings.FieldsFunc(t.low, func(r rune) bool { return r == '-' || r == '/' }) {
-			r, _ := utf8.DecodeRuneInString(part)
+		if sep {
 			b.WriteRune(r)
+			sep = false
 		}
 	}
 	return b.String()
 }
+
+// initialsRun walks the initials of a growing run of tokens against an
+// acronym without building strings: off is how much of acr the run so far
+// spells; next extends it by one token and reports whether the run is
+// still a prefix of acr (once it is not, no longer run can spell acr).
+type initialsRun struct {
+	acr string
+	off int
+}
+
+func (r *initialsRun) next(t token) bool {
+	if !strings.HasPrefix(r.acr[r.off:], t.ini) {
+		return false
+	}
+	r.off += len(t.ini)
+	return true
+}
+
+// spelled reports whether the run so far spells the whole acronym.
+func (r *initialsRun) spelled() bool { return r.off == len(r.acr) }
 
 // acronymCandidate: a short word of letters (and digits) that could stand
 // for the initials of a phrase. Case is not required: notes write "cabg".

@@ -38,7 +38,7 @@ func CoversAll(mention string, phrases []string) (bool, string) {
 func covers(mention string, phrases []string, all bool) (bool, string) {
 	m := contentWords(mention)
 	for _, p := range phrases {
-		pw := contentWords(p)
+		pw, acr := phraseWords(p)
 		if len(pw) == 0 {
 			continue
 		}
@@ -47,7 +47,6 @@ func covers(mention string, phrases []string, all bool) (bool, string) {
 			covered[i] = hasWord(m, w)
 		}
 		coverAcronyms(m, pw, covered)
-		acr := acronyms(p)
 		n, modifierMissing := 0, false
 		for i, c := range covered {
 			if c {

@@ -8,15 +8,38 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 )
 
-// Index holds unit vectors, addressed by their position, in one
-// contiguous slice so a search streams through memory.
+// Index holds unit vectors, addressed by their position. Dense vectors
+// (a neural embedder's) are kept in one contiguous slice so a search
+// streams through memory. Sparse ones (the built-in lexical embedder sets a
+// few dozen of its 512 dimensions) are kept as posting lists, one per
+// dimension, so a search touches only the dimensions the query sets and
+// the vectors that set them too.
 type Index struct {
 	dim  int
 	n    int
-	data []float32
+	data []float32 // dense: n rows of dim; nil when sparse
+	// postings[d] lists the vectors with a non-zero value in dimension d,
+	// by ascending position; nil when dense.
+	postings [][]posting
+	acc      sync.Pool // *[][lanes]float32, one row per vector
 }
+
+type posting struct {
+	id  int32
+	val float32
+}
+
+// lanes is dot's unrolling: partial sums kept apart, so the sparse search
+// can add the same products into the same partial sums in the same order
+// and score exactly as the dense dot does.
+const lanes = 4
+
+// sparseBelow: an index whose vectors set under this share of their
+// dimensions on average is kept sparse.
+const sparseBelow = 0.25
 
 // Hit is one indexed vector with its cosine similarity to the query.
 type Hit struct {
@@ -28,6 +51,8 @@ type Hit struct {
 // have one dimension; zero vectors are kept but never match.
 func New(vecs [][]float32) (*Index, error) {
 	ix := &Index{}
+	norm := make([][]float32, 0, len(vecs))
+	nonzero := 0
 	for i, v := range vecs {
 		if i == 0 {
 			ix.dim = len(v)
@@ -35,9 +60,30 @@ func New(vecs [][]float32) (*Index, error) {
 		if len(v) != ix.dim {
 			return nil, fmt.Errorf("vector index: vector %d has dimension %d, vector 0 has %d; all vectors must come from one embedder", i, len(v), ix.dim)
 		}
-		ix.data = append(ix.data, Normalize(v)...)
+		u := Normalize(v)
+		for _, x := range u {
+			if x != 0 {
+				nonzero++
+			}
+		}
+		norm = append(norm, u)
 		ix.n++
 	}
+	if ix.n == 0 || float64(nonzero) >= sparseBelow*float64(ix.n*ix.dim) {
+		for _, u := range norm {
+			ix.data = append(ix.data, u...)
+		}
+		return ix, nil
+	}
+	ix.postings = make([][]posting, ix.dim)
+	for id, u := range norm {
+		for d, x := range u {
+			if x != 0 {
+				ix.postings[d] = append(ix.postings[d], posting{int32(id), x})
+			}
+		}
+	}
+	ix.acc.New = func() any { a := make([][lanes]float32, ix.n); return &a }
 	return ix, nil
 }
 
@@ -58,12 +104,41 @@ func (ix *Index) Search(q []float32, k int, threshold float64, exclude func(id i
 	}
 	qn := Normalize(q)
 	var hits []Hit
-	d := ix.dim
-	for i := 0; i < ix.n; i++ {
-		s := dot(ix.data[i*d:(i+1)*d], qn)
+	keep := func(i int, s float32) {
 		if float64(s) >= threshold && s != 0 && (exclude == nil || !exclude(i)) {
 			hits = append(hits, Hit{ID: i, Score: float64(s)})
 		}
+	}
+	if ix.postings == nil {
+		d := ix.dim
+		for i := 0; i < ix.n; i++ {
+			keep(i, dot(ix.data[i*d:(i+1)*d], qn))
+		}
+	} else {
+		ap := ix.acc.Get().(*[][lanes]float32)
+		acc := *ap
+		clear(acc)
+		// The products dot would add, minus those with a zero factor
+		// (adding a zero never changes a partial sum, which starts at +0),
+		// in dot's order: by ascending dimension within each lane.
+		unrolled := ix.dim / lanes * lanes
+		for d, x := range qn {
+			if x == 0 {
+				continue
+			}
+			lane := d % lanes
+			if d >= unrolled {
+				lane = 0 // dot's tail loop adds into the first sum
+			}
+			for _, p := range ix.postings[d] {
+				acc[p.id][lane] += float32(p.val * x)
+			}
+		}
+		for i := range acc {
+			a := &acc[i]
+			keep(i, a[0]+a[1]+a[2]+a[3])
+		}
+		ix.acc.Put(ap)
 	}
 	sort.Slice(hits, func(a, b int) bool {
 		if hits[a].Score != hits[b].Score {
@@ -77,7 +152,8 @@ func (ix *Index) Search(q []float32, k int, threshold float64, exclude func(id i
 	return hits, nil
 }
 
-// dot is the inner product of two equally long vectors, unrolled by four.
+// dot is the inner product of two equally long vectors, unrolled by
+// lanes (four). The sparse search reproduces its order of additions.
 func dot(a, b []float32) float32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float32
