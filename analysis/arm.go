@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/executablekg/execkg/engine"
 	"github.com/executablekg/execkg/vignettes"
@@ -37,26 +38,63 @@ func (a *AskerArm) Name() string { return a.ArmName }
 
 // Predict asks every vignette and returns results in vignette order.
 func (a *AskerArm) Predict(ctx context.Context, cases []vignettes.Vignette) ([]engine.Result, error) {
+	cs := make([]Case, len(cases))
+	for i, v := range cases {
+		cs[i] = Case{ID: v.CaseID, Text: v.Question}
+	}
+	out, err := AskAll(ctx, a.Asker, cs, a.Workers)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if out[i].CaseID != cases[i].CaseID {
+			return nil, fmt.Errorf("arm %s answered case %q for %s", a.ArmName, out[i].CaseID, cases[i].CaseID)
+		}
+	}
+	return out, nil
+}
+
+// Case is one text to answer, as of Date when it is set.
+type Case struct {
+	ID, Text string
+	Date     time.Time
+}
+
+// DatedAsker answers a case as of its date (engine.Program.AskOn).
+type DatedAsker interface {
+	AskOn(ctx context.Context, caseID, text string, date time.Time) (*engine.Result, error)
+}
+
+// AskAll answers cases on workers goroutines, results in case order; a
+// case whose Ask fails is kept as a failed result (error set, empty
+// output); a dated case goes to AskOn when the asker has it. A cancelled
+// context stops the run.
+func AskAll(ctx context.Context, a Asker, cases []Case, workers int) ([]engine.Result, error) {
 	out := make([]engine.Result, len(cases))
-	w := max(a.Workers, 1)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for range w {
+	for range max(workers, 1) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				v := cases[i]
-				res, err := a.Asker.Ask(ctx, v.CaseID, v.Question)
+				c := cases[i]
+				var res *engine.Result
+				var err error
+				if da, ok := a.(DatedAsker); ok && !c.Date.IsZero() {
+					res, err = da.AskOn(ctx, c.ID, c.Text, c.Date)
+				} else {
+					res, err = a.Ask(ctx, c.ID, c.Text)
+				}
 				switch {
 				case err != nil:
-					out[i] = engine.Result{CaseID: v.CaseID, Question: v.Question, PredictedRowIDs: []string{}, Error: err.Error()}
+					out[i] = engine.Result{CaseID: c.ID, Question: c.Text, PredictedRowIDs: []string{}, Error: err.Error()}
 				case res == nil:
-					out[i] = engine.Result{CaseID: v.CaseID, Question: v.Question, PredictedRowIDs: []string{}, Error: "pipeline returned no result"}
+					out[i] = engine.Result{CaseID: c.ID, Question: c.Text, PredictedRowIDs: []string{}, Error: "pipeline returned no result"}
 				default:
 					out[i] = *res
 					if out[i].CaseID == "" {
-						out[i].CaseID = v.CaseID
+						out[i].CaseID = c.ID
 					}
 				}
 			}
@@ -72,11 +110,6 @@ func (a *AskerArm) Predict(ctx context.Context, cases []vignettes.Vignette) ([]e
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
-	}
-	for i := range out {
-		if out[i].CaseID != cases[i].CaseID {
-			return nil, fmt.Errorf("arm %s answered case %q for %s", a.ArmName, out[i].CaseID, cases[i].CaseID)
-		}
 	}
 	return out, nil
 }

@@ -19,7 +19,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/executablekg/execkg/analysis"
@@ -533,54 +532,19 @@ func (s *Score) WriteTable(w io.Writer) {
 	}
 }
 
-// DatedAsker answers a case as of its date (engine.Program.AskOn).
-type DatedAsker interface {
-	AskOn(ctx context.Context, caseID, text string, date time.Time) (*engine.Result, error)
-}
-
 // Ask answers every document with a (the documents' ids are the case ids)
 // on workers goroutines, results in document order; a failed document is
 // kept as a failed result. When a answers as of a date, each document is
 // answered as of its own date, so "PCI 6 weeks ago" counts from the letter.
 func Ask(ctx context.Context, a analysis.Asker, docs []documents.Document, workers int) ([]engine.Result, error) {
-	out := make([]engine.Result, len(docs))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range max(workers, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				d := docs[i]
-				var res *engine.Result
-				var err error
-				date, perr := time.Parse("2006-01-02", d.Date)
-				if da, ok := a.(DatedAsker); ok && perr == nil {
-					res, err = da.AskOn(ctx, d.DocID, d.Text, date)
-				} else {
-					res, err = a.Ask(ctx, d.DocID, d.Text)
-				}
-				switch {
-				case err != nil:
-					out[i] = engine.Result{CaseID: d.DocID, Question: d.Text, PredictedRowIDs: []string{}, Error: err.Error()}
-				case res == nil:
-					out[i] = engine.Result{CaseID: d.DocID, Question: d.Text, PredictedRowIDs: []string{}, Error: "pipeline returned no result"}
-				default:
-					out[i] = *res
-					out[i].CaseID = d.DocID
-				}
-			}
-		}()
-	}
-	for i := range docs {
-		if ctx.Err() != nil {
-			break
+	cases := make([]analysis.Case, len(docs))
+	for i, d := range docs {
+		cases[i] = analysis.Case{ID: d.DocID, Text: d.Text}
+		if date, err := time.Parse("2006-01-02", d.Date); err == nil {
+			cases[i].Date = date
 		}
-		jobs <- i
 	}
-	close(jobs)
-	wg.Wait()
-	return out, ctx.Err()
+	return analysis.AskAll(ctx, a, cases, workers)
 }
 
 // PackKnowledge builds attribution knowledge from a pack's lexicon (the
