@@ -178,12 +178,27 @@ func TestAnatomyVocabularyIsPackData(t *testing.T) {
 }
 
 func TestCreatinineIsNotRead(t *testing.T) {
+	p := &Program{reading: defaultReading(t)}
 	for _, s := range []string{"Cr 180 µmol/L", "creatinine 2.1 mg/dL", "serum creatinine 150"} {
-		if !creatinineRE.MatchString(s) {
-			t.Errorf("creatinineRE does not match %q", s)
+		if !p.ungrounded(s) {
+			t.Errorf("ungrounded does not match %q", s)
 		}
 	}
-	if creatinineRE.MatchString("CrCl 25 mL/min") {
-		t.Errorf("creatinineRE matches a creatinine clearance")
+	if p.ungrounded("CrCl 25 mL/min") {
+		t.Errorf("ungrounded matches a creatinine clearance")
 	}
+}
+
+// defaultReading is the default pack's reading vocabulary, compiled.
+func defaultReading(t *testing.T) *reading {
+	t.Helper()
+	r, err := packs.DefaultReading()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := compileReading(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -3,6 +3,7 @@ package engine
 import "testing"
 
 func TestRecentPhrase(t *testing.T) {
+	days := defaultReading(t).recentDays
 	for _, tc := range []struct{ text, want string }{
 		{"DES to mid RCA 1 week ago", "1 week ago"},
 		{"PCI with DES to LCx today", "today"},
@@ -16,7 +17,7 @@ func TestRecentPhrase(t *testing.T) {
 		{"PCI 10 days earlier", "10 days earlier"},
 		{"PCI 120 days ago", ""},
 	} {
-		if got := recentPhrase(tc.text); got != tc.want {
+		if got := recentPhrase(tc.text, days); got != tc.want {
 			t.Errorf("recentPhrase(%q) = %q, want %q", tc.text, got, tc.want)
 		}
 	}

@@ -50,15 +50,16 @@ func daysBefore(now time.Time, d float64) time.Time {
 	return now.Add(-time.Duration(d * float64(24*time.Hour)))
 }
 
-// RecentDays is what "recent" / "recently" means when a case says it
-// without a date: within three months, the window of the pack's "recent"
-// concepts (engine/recency.go).
-const RecentDays = RecentWindowDays
-
 // whenOf reads the first time phrase of a finding that dates its event,
 // as an interval of possible dates relative to now; nil when none. An
 // ongoing state "for 2 months" / "since 2019" is dated by its start.
-func whenOf(text string, now time.Time) *eval.When {
+// "Recent" / "recently" without a date is within the pack's recent window
+// (meta/reading.json recency); a pack without one leaves it undated.
+func (p *Program) whenOf(text string, now time.Time) *eval.When {
+	return whenOf(text, now, p.reading.recentDays)
+}
+
+func whenOf(text string, now time.Time, recentDays int) *eval.When {
 	day := func(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC) }
 	end := func(t time.Time) time.Time { return t.Add(24*time.Hour - time.Second) }
 	if m := whenISO.FindStringSubmatch(text); m != nil {
@@ -108,7 +109,10 @@ func whenOf(text string, now time.Time) *eval.When {
 		case "last year":
 			w.From, w.To = today.AddDate(-2, 0, 0), end(today.AddDate(-1, 0, 0))
 		case "recently", "recent":
-			w.From, w.To = day(daysBefore(now, RecentDays)), end(today)
+			if recentDays <= 0 {
+				return nil
+			}
+			w.From, w.To = day(daysBefore(now, float64(recentDays))), end(today)
 		default:
 			w.From, w.To = today, end(today)
 		}
@@ -129,15 +133,15 @@ func whenOf(text string, now time.Time) *eval.When {
 // ago"), as cutDateEvidence does for the recent forms: the fragments are
 // joined by "with"/"+"/"plus", the date closes the second one and the first
 // has none of its own.
-func cutWhen(text string, findings []extract.Finding, now time.Time) map[string]*eval.When {
+func (p *Program) cutWhen(text string, findings []extract.Finding, now time.Time) map[string]*eval.When {
 	out := map[string]*eval.When{}
 	for i := 1; i < len(findings); i++ {
 		f, g := findings[i-1], findings[i]
 		if f.Start < 0 || g.Start < f.End || g.Start > len(text) || !cutJoin.MatchString(text[f.End:g.Start]) {
 			continue
 		}
-		w := whenOf(g.Text, now)
-		if w == nil || !strings.HasSuffix(strings.TrimRight(g.Text, " )."), w.Text) || whenOf(f.Text, now) != nil {
+		w := p.whenOf(g.Text, now)
+		if w == nil || !strings.HasSuffix(strings.TrimRight(g.Text, " )."), w.Text) || p.whenOf(f.Text, now) != nil {
 			continue
 		}
 		out[f.ID] = w

@@ -20,7 +20,7 @@ func TestWhenOfReadsTimePhrases(t *testing.T) {
 		{"stented March 2021", day(2021, 3, 1), day(2021, 3, 31)},
 		{"MI on 2026-02-20", day(2026, 2, 20), day(2026, 2, 20)},
 	} {
-		w := whenOf(c.text, now)
+		w := whenOf(c.text, now, 92)
 		if w == nil {
 			t.Errorf("%q: no date read", c.text)
 			continue
@@ -31,7 +31,7 @@ func TestWhenOfReadsTimePhrases(t *testing.T) {
 		}
 	}
 	for _, text := range []string{"prior PCI", "LVEF 35%", "eGFR 45 mL/min/1.73 m2"} {
-		if w := whenOf(text, now); w != nil {
+		if w := whenOf(text, now, 92); w != nil {
 			t.Errorf("%q: read a date %+v from no time phrase", text, w)
 		}
 	}

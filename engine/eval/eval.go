@@ -99,8 +99,13 @@ type Evidence struct {
 	// Comparator is "=" (default) or, for a value stated as a bound
 	// ("LVEF < 35%"), one of "<", "<=", ">", ">=".
 	Comparator string `json:"comparator,omitempty"`
-	// Via says how a derived item follows from a stated one (see Derive).
+	// Via says how a derived item follows from a stated one (see Derive):
+	// trace text for people, never parsed.
 	Via string `json:"via,omitempty"`
+	// DerivedBy names the reader (engine/read) or derivation (Reader*
+	// below) that made the item; empty for an item grounded from a
+	// finding. Step (v) asks that reader which checks the item satisfies.
+	DerivedBy string `json:"derived_by,omitempty"`
 	// When dates the event, when the case says when it happened.
 	When *When `json:"when,omitempty"`
 	// Secondary marks an item of an alternative reading of its finding
@@ -108,6 +113,13 @@ type Evidence struct {
 	// but it is not a known fact for exceptions and definitions.
 	Secondary bool `json:"secondary,omitempty"`
 }
+
+// Names of Derive's derivations, for Evidence.DerivedBy.
+const (
+	ReaderIsA        = "is-a"
+	ReaderDefinition = "definition"
+	ReaderImplied    = "implied"
+)
 
 // UnmarshalJSON also accepts the reference formatter's field names
 // (original_text, standardized_concept) and a value written as a string
