@@ -102,7 +102,7 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 			}
 			done[key] = true
 			e := eval.Evidence{ID: f.ID, ConceptKey: key, Concept: p.names[key], Text: f.Text, Present: true,
-				Via: ViaRefractory + "'" + span + "' states symptoms despite therapy"}
+				Via: ViaRefractory + "'" + span + "' (" + rules.ReadingFile + " refractory)"}
 			out = append(out, read.Fact(r, patient.KindProblem, e, patient.Span{Start: m[0], End: m[1]}))
 		}
 	}
