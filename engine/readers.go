@@ -98,7 +98,7 @@ func (p *Program) initReaders() error {
 		{recencyStage{p}},
 	}
 	p.readers = read.Registry{}
-	p.readers.Add(antonymStage{}, demographicStage{}, ungroundedStage{}, medicationStatusStage{})
+	p.readers.Add(antonymStage{}, demographicStage{}, ungroundedStage{}, medicationStatusStage{}, whenStage{})
 	for _, round := range p.rounds {
 		for _, r := range round {
 			p.readers.Add(r)

@@ -6,8 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/extract"
+	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/engine/read"
 )
 
 // Time phrases that date an event of a finding, relative to the case date
@@ -21,6 +24,17 @@ var (
 	whenYear     = regexp.MustCompile(`(?i)(?:^|[\s(,;])(?:in\s+)?((?:19|20)\d\d)\b`)
 	whenRelative = regexp.MustCompile(`(?i)\b(today|this morning|this afternoon|tonight|just now|this admission|yesterday|last night|this week|last week|this month|last month|last year|recently|recent)\b`)
 )
+
+// whenStage dates a finding's event from its time phrases (generic words
+// of time; the recent window is the pack's).
+type whenStage struct{}
+
+func (whenStage) Name() string          { return "when" }
+func (whenStage) Reads() read.Input     { return read.Finding }
+func (whenStage) Emits() []patient.Kind { return nil }
+
+// Satisfies nothing: the reader dates facts others make.
+func (whenStage) Satisfies(eval.Cond) consistency.Checks { return consistency.Checks{} }
 
 var monthNum = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
 
