@@ -262,7 +262,7 @@ func checkWords(field string, ws []string, need bool) error {
 			return fmt.Errorf("%s[%d] %q: a word must not be empty or start or end with a space", field, i, w)
 		}
 		if j, ok := seen[strings.ToLower(w)]; ok {
-			return fmt.Errorf("%s[%d] %q: repeats %s[%d]; remove one", field, i, w, field, j)
+			return fmt.Errorf("%s[%d] %q: repeats [%d] (case does not count); remove one", field, i, w, j)
 		}
 		seen[strings.ToLower(w)] = i
 	}
