@@ -216,16 +216,16 @@ func (a *Analyzer) falsePositive(v *vignettes.Vignette, res *engine.Result, row 
 		var bad *verdict
 		good := false
 		for _, e := range c.Evidence {
-			f, known := cv.findings[e.FindingID]
+			f, known := cv.findings[e.ID]
 			switch {
 			case known && !inQuestion(v.Question, f):
 				bad = pick(bad, verdict{CatExtraction, fmt.Sprintf("finding %q (supports %s) is not in the question", f.Text, c.Concept)})
 			case !stated:
 				bad = pick(bad, verdict{CatGrounding, fmt.Sprintf("finding %q grounded to %s (rank %d), which the vignette does not state",
-					f.Text, c.Concept, cv.rank(e.FindingID, e.ConceptKey))})
+					f.Text, c.Concept, cv.rank(e.ID, e.ConceptKey))})
 			case !covers(v.Question, f, n.Text, strings.Index(v.Question, n.Text)):
 				bad = pick(bad, verdict{CatGrounding, fmt.Sprintf("finding %q grounded to %s (rank %d), which the vignette states elsewhere (%q)",
-					f.Text, c.Concept, cv.rank(e.FindingID, e.ConceptKey), n.Text)})
+					f.Text, c.Concept, cv.rank(e.ID, e.ConceptKey), n.Text)})
 			case n.Value != nil && valueDiffers(n, e, c.Concept) != "":
 				bad = pick(bad, verdict{CatNormalisation, valueDiffers(n, e, c.Concept)})
 			case n.Value == nil && e.Present != n.Present:
@@ -467,21 +467,21 @@ func orUnknown(s string) string {
 // the intended unit; "" when they agree.
 func valueDiffers(n vignettes.Node, it engine.EvidenceItem, concept string) string {
 	if it.Value == nil {
-		return fmt.Sprintf("%q: evidence for %s has no value (vignette states %g %s)", it.OriginalText, concept, *n.Value, n.Unit)
+		return fmt.Sprintf("%q: evidence for %s has no value (vignette states %g %s)", it.Text, concept, *n.Value, n.Unit)
 	}
 	v, err := units.Convert(*it.Value, it.Unit, n.Unit, concept)
 	if err != nil {
-		return fmt.Sprintf("%q: unit %q of the evidence does not convert to the stated %q", it.OriginalText, it.Unit, n.Unit)
+		return fmt.Sprintf("%q: unit %q of the evidence does not convert to the stated %q", it.Text, it.Unit, n.Unit)
 	}
 	if d := v - *n.Value; d > 1e-6*max(1, abs(*n.Value)) || -d > 1e-6*max(1, abs(*n.Value)) {
-		return fmt.Sprintf("%q read as %g %s, vignette states %g %s", it.OriginalText, *it.Value, it.Unit, *n.Value, n.Unit)
+		return fmt.Sprintf("%q read as %g %s, vignette states %g %s", it.Text, *it.Value, it.Unit, *n.Value, n.Unit)
 	}
 	cmp := it.Comparator
 	if cmp == "" {
 		cmp = rules.OpEQ
 	}
 	if rules.NormalizeOperator(cmp) != rules.NormalizeOperator(n.Operator) {
-		return fmt.Sprintf("%q read with comparator %s, vignette states %s", it.OriginalText, cmp, n.Operator)
+		return fmt.Sprintf("%q read with comparator %s, vignette states %s", it.Text, cmp, n.Operator)
 	}
 	return ""
 }

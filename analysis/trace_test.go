@@ -44,7 +44,7 @@ type sim struct {
 }
 
 func ev(finding int, concept string, present bool, value *float64, unit string) engine.EvidenceItem {
-	return engine.EvidenceItem{FindingID: fid(finding), StandardizedConcept: concept, ConceptKey: key(concept), Present: present, Value: value, Unit: unit}
+	return engine.EvidenceItem{ID: fid(finding), Concept: concept, ConceptKey: key(concept), Present: present, Value: value, Unit: unit}
 }
 
 func fid(i int) string { return "f" + string(rune('0'+i)) }

@@ -769,10 +769,7 @@ func condTrace(c eval.ConditionResult) FiredCond {
 	return fc
 }
 
-func evidenceItem(e eval.Evidence) EvidenceItem {
-	return EvidenceItem{FindingID: e.ID, OriginalText: e.Text, StandardizedConcept: e.Concept, ConceptKey: e.ConceptKey,
-		Present: e.Present, Value: e.Value, Unit: e.Unit, Comparator: e.Comparator, Via: e.Via, When: e.When, Secondary: e.Secondary}
-}
+func evidenceItem(e eval.Evidence) EvidenceItem { return e }
 
 func anchorInfo(a grounding.Anchor) AnchorInfo {
 	ai := AnchorInfo{Rank: a.Rank, ConceptKey: a.ConceptKey, Concept: a.Concept, Score: a.Score, Channels: a.Channels}

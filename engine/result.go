@@ -85,27 +85,9 @@ type Finding struct {
 	End   int `json:"end"`
 }
 
-// EvidenceItem is structured evidence for one finding–anchor pair (step iv).
-type EvidenceItem struct {
-	FindingID           string   `json:"finding_id"`
-	OriginalText        string   `json:"original_text"`
-	StandardizedConcept string   `json:"standardized_concept"`
-	ConceptKey          string   `json:"concept_key"`
-	Present             bool     `json:"present"`
-	Value               *float64 `json:"value,omitempty"`
-	Unit                string   `json:"unit,omitempty"`
-	Comparator          string   `json:"comparator,omitempty"`
-	// AnchorRank is the rank (from 1) of the finding's anchor this item was
-	// formatted for; 0 for structured input.
-	AnchorRank int `json:"anchor_rank,omitempty"`
-	// Via says how a derived item follows from a stated one ("is-a: type 2
-	// diabetes mellitus").
-	Via string `json:"via,omitempty"`
-	// When dates the finding's event, when the case says when.
-	When *eval.When `json:"when,omitempty"`
-	// Secondary: an alternative reading of the finding (eval.Evidence).
-	Secondary bool `json:"secondary,omitempty"`
-}
+// EvidenceItem is one piece of evidence as a result reports it: the same
+// type Evaluate takes and every stage reads (eval.Evidence).
+type EvidenceItem = eval.Evidence
 
 // NearMiss is a retrieved rule that is unknown only for lack of findings.
 type NearMiss struct {
