@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/executablekg/execkg/engine/eval"
+import (
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/patient"
+)
 
 // Result is one answered case: the JSON record written per case by
 // `execkg ask` and `execkg batch`. PredictedRowIDs is the system's answer;
@@ -17,6 +20,10 @@ type Result struct {
 	RetrievedRowIDs []string         `json:"retrieved_row_ids"`
 	RetrievedRules  []string         `json:"retrieved_rule_ids"`
 	NearMisses      []NearMiss       `json:"near_misses,omitempty"`
+	// Patient is the patient model the case was read into: every fact
+	// with its kind, status, certainty, section, spans or resource, and
+	// the reader that made it, derived facts included.
+	Patient *patient.Model `json:"patient,omitempty"`
 	// Error is set when the case failed (strict LLM mode); a failed case
 	// counts as empty output in evaluation.
 	Error string `json:"error,omitempty"`
@@ -114,6 +121,8 @@ type Trace struct {
 	// Repairs are changes made to the input before step (i), such as
 	// invalid UTF-8 replaced.
 	Repairs []string `json:"input_repairs,omitempty"`
+	// Events are the stages' decisions in order, as a Tracer received them.
+	Events []Event `json:"events,omitempty"`
 }
 
 // FindingAnchors are the concept anchors of one finding (step ii).
