@@ -186,3 +186,29 @@ func (p *Program) Evaluate(ctx context.Context, caseID string, ev []eval.Evidenc
 	}
 	return res, nil
 }
+
+// StepV returns step (v) as a run applies it, for a stored result: each
+// verdict judges evidence against a condition with the result's own text
+// and findings (coded facts by their statuses), under the given checks.
+// The error analysis asks it what the checks would have done to evidence
+// a run let through, so it never keeps a copy of step (v) of its own.
+func (p *Program) StepV(res *Result, checks consistency.Checks) func(eval.Cond, eval.Evidence) consistency.Verdict {
+	c := &call{caseID: res.CaseID, checks: checks}
+	mention, clause := map[string]string{}, map[string]string{}
+	for _, f := range res.Findings {
+		mention[f.ID] = f.Text
+		clause[f.ID] = commaClause(res.Question, f.Start, f.End)
+	}
+	adm := p.newAdmitter(c, consistency.NewText(res.Question), mention, clause, &Trace{})
+	if res.Patient != nil {
+		coded := map[string]consistency.Coded{}
+		for _, f := range res.Patient.Facts {
+			if _, ok := mention[f.ID]; !ok && len(f.Spans) == 0 {
+				present, _ := f.Asserts()
+				coded[f.ID] = consistency.Coded{Uncertain: f.Certainty == patient.Suspected, Absent: !present}
+			}
+		}
+		adm.coded = coded
+	}
+	return adm.verdict
+}
