@@ -57,7 +57,7 @@ func TestCKDStageBands(t *testing.T) {
 		}
 		lo, hi := -2.0, -2.0
 		for _, e := range res.Evidence {
-			if e.StandardizedConcept == "estimated glomerular filtration rate" && strings.HasPrefix(e.Via, "implies: ") && e.Value != nil {
+			if e.Concept == "estimated glomerular filtration rate" && strings.HasPrefix(e.Via, "implies: ") && e.Value != nil {
 				if e.Comparator == ">=" {
 					lo = *e.Value
 				} else {

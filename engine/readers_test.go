@@ -191,7 +191,7 @@ func askFacts(t *testing.T, tc readerCase) map[string]bool {
 	}
 	got := map[string]bool{}
 	for _, e := range res.Evidence {
-		got[factKey(e.StandardizedConcept, e.Present)] = true
+		got[factKey(e.Concept, e.Present)] = true
 	}
 	return got
 }
