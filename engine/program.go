@@ -72,6 +72,7 @@ type config struct {
 	fraction    bool
 	hierarchy   *rules.Hierarchy
 	maxBytes    int
+	reader      PatientReader // llmread.go
 }
 
 // Option configures New (functional options, as in cel-go and rego).
@@ -316,7 +317,13 @@ func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time
 	if !date.IsZero() {
 		c.date = date
 	}
-	res, err := p.ask(ctx, c, text)
+	var res *Result
+	var err error
+	if p.cfg.reader != nil {
+		res, err = p.askRead(ctx, c, text)
+	} else {
+		res, err = p.ask(ctx, c, text)
+	}
 	var le *LimitError
 	if err != nil && ctx.Err() != nil && !errors.As(err, &le) {
 		// A step that watches ctx itself (an embedder, the store) stopped.

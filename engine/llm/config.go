@@ -27,6 +27,7 @@ const (
 	EnvCache   = "KG_LLM_CACHE"
 	EnvFailLog = "KG_LLM_FAIL_LOG"
 	EnvStrict  = "KG_STRICT_LLM"
+	EnvChunk   = "KG_LLM_CHUNK_BYTES"
 )
 
 // Defaults of Config.
@@ -86,6 +87,18 @@ type Config struct {
 	// to the deterministic clause extractor and the formatter keeps each
 	// finding as present without a value, as the reference system did.
 	Strict bool
+	// ChunkBytes is the longest document part one reading call gets (flag
+	// -llm-chunk-bytes, env KG_LLM_CHUNK_BYTES); a longer document is read
+	// in parts cut at paragraph, line or sentence boundaries. 0: the
+	// default, 8 KiB.
+	ChunkBytes int
+}
+
+func (c Config) chunkBytes() int {
+	if c.ChunkBytes > 0 {
+		return c.ChunkBytes
+	}
+	return DefaultChunkBytes
 }
 
 // DefaultConfig is the configuration with every field at its default:
@@ -125,6 +138,7 @@ func ConfigFromEnv() (Config, error) {
 	note(envInt(EnvRetries, &c.Retries))
 	note(envInt(EnvSeed, &c.Seed))
 	note(envInt(EnvNumCtx, &c.NumCtx))
+	note(envInt(EnvChunk, &c.ChunkBytes))
 	note(envBool(EnvThink, &c.Think))
 	note(envBool(EnvStream, &c.Stream))
 	note(envBool(EnvStrict, &c.Strict))
@@ -150,6 +164,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Stream, "llm-stream", c.Stream, "ask for streamed replies (env "+EnvStream+")")
 	fs.StringVar(&c.CachePath, "llm-cache", c.CachePath, "LLM answer cache, JSON lines; reruns repeat no answered call (env "+EnvCache+")")
 	fs.StringVar(&c.FailLogPath, "llm-fail-log", c.FailLogPath, "log of failed LLM calls, JSON lines (env "+EnvFailLog+")")
+	fs.IntVar(&c.ChunkBytes, "llm-chunk-bytes", c.ChunkBytes, "longest document part one LLM reading call gets; 0: 8 KiB (env "+EnvChunk+")")
 	fs.BoolVar(&c.Strict, "llm-strict", c.Strict, "a failed LLM call fails the case instead of falling back (env "+EnvStrict+"=1)")
 }
 
@@ -164,6 +179,8 @@ func (c Config) Check() error {
 		return fmt.Errorf("llm config: retries %d must be ≥ 0; pass -llm-retries or set %s", c.Retries, EnvRetries)
 	case c.Backoff < 0:
 		return fmt.Errorf("llm config: backoff %v must be ≥ 0; pass -llm-backoff or set %s", c.Backoff, EnvBackoff)
+	case c.ChunkBytes < 0:
+		return fmt.Errorf("llm config: chunk bytes %d must be ≥ 0; pass -llm-chunk-bytes or set %s", c.ChunkBytes, EnvChunk)
 	case c.NumCtx < 0:
 		return fmt.Errorf("llm config: num_ctx %d must be ≥ 0; pass -llm-num-ctx or set %s", c.NumCtx, EnvNumCtx)
 	}
