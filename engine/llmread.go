@@ -91,10 +91,25 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 			m.Dropped = append(m.Dropped, patient.Dropped{Text: f.Text, Reader: readerOf(f, r), Reason: "the reader reads it as a relative's fact, not the patient's"})
 			continue
 		}
-		id := fmt.Sprintf("f%d", len(findings))
-		f.ID = id
-		facts = append(facts, f)
-		findings = append(findings, extract.Finding{ID: id, Text: text[s.Start:s.End], Start: s.Start, End: s.End})
+		// The reader chooses the stretch and its statuses; the clause
+		// extractor cuts it as it cuts any text ("58M" is an age and a
+		// sex, "HTN and DM2" two problems), each piece keeping the
+		// reader's statuses.
+		parts, err := extract.Clauses{}.Extract(ctx, text[s.Start:s.End])
+		if err != nil || len(parts) == 0 {
+			parts = []extract.Finding{{Start: 0, End: s.End - s.Start}}
+		}
+		for _, pt := range parts {
+			if pt.Start < 0 || pt.End > s.End-s.Start || pt.Start >= pt.End {
+				continue
+			}
+			g := f
+			g.ID = fmt.Sprintf("f%d", len(findings))
+			g.Spans = append([]patient.Span{{Start: s.Start + pt.Start, End: s.Start + pt.End}}, f.Spans[1:]...)
+			g.Text = text[g.Spans[0].Start:g.Spans[0].End]
+			facts = append(facts, g)
+			findings = append(findings, extract.Finding{ID: g.ID, Text: g.Text, Start: g.Spans[0].Start, End: g.Spans[0].End})
+		}
 	}
 	byID := map[string]patient.Fact{}
 	var pairs []evidence.Pair
