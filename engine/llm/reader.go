@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"strings"
@@ -69,20 +70,11 @@ func (readFact) JSONSchemaExtend(s *invopop.Schema) {
 
 var readSchema = mustSchema(newReplySchema(&readReply{}, nil))
 
-const readSystemHead = `You read a clinical document (a letter, a note, a discharge summary, a report) for a clinical guideline decision-support system and list every fact it states about the patient. You do not see the guideline and you do not judge anything.
-
-Rules:
-1. List only what the document states. Do not infer diagnoses, add facts, or add medical knowledge.
-2. "words": copy the patient's words for each fact exactly, as one contiguous stretch of the document: no paraphrase, no expanded abbreviations, no converted units, no corrected spelling. Keep the words that change the meaning inside them (negation, doubt, time, severity: "no diabetes", "?CCS", "previous MI").
-3. One fact per clinical fact: split lists ("HTN, DM2" gives "HTN" and "DM2"); keep a measurement whole ("LVEF 35%", "eGFR < 30").
-4. "kind": problem (diagnosis, symptom, risk factor), medication, measurement, procedure (or event), finding (a test's result), demographic (age, sex), other.
-5. "status": for problems active, history or resolved; for medications taking, stopped, planned, not-tolerated, contraindicated or refused ("aspirin is contraindicated" is not the patient taking aspirin); for procedures done, planned or scheduled; absent for a stated absence ("no diabetes").
-6. "certainty": confirmed, suspected ("?CCS", "possible", "query") or refuted ("CCS excluded"). "experiencer": patient, or relative for a family member's fact (family history).
-7. "value", "unit", "comparator": the number the words state, its unit and "=", "<", "<=", ">" or ">="; null, "" and "=" when the words state no number.
-8. "date": the words dating the fact, copied from the document; "section": the heading it is written under, copied; "" when none.
-
-Reply with JSON only, matching this JSON Schema:
-`
+// The prompt is data (prompts/read.txt): its examples are clinical words, which
+// the engine's Go code does not hold.
+//
+//go:embed prompts/read.txt
+var readSystemHead string
 
 // readSystem is the system prompt: the rules and the reply schema itself,
 // so a server that ignores "format" still shows the model the form.

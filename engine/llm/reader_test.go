@@ -72,6 +72,7 @@ func TestReadPatientPlacesFacts(t *testing.T) {
 	require.Equal(t, int64(1), f.calls.Load())
 	req := f.requests()[0]
 	assert.JSONEq(t, string(readSchema.raw), string(req.Format))
+	assert.True(t, strings.HasPrefix(req.Messages[0].Content, readSystemHead), "the system prompt is the rules, then the schema")
 	assert.Contains(t, req.Messages[0].Content, `"enum":["=","<","<=",">",">="]`)
 	assert.Contains(t, req.user(), letter)
 	assert.Equal(t, map[string]any{"temperature": 0.0, "seed": 42.0}, req.Raw["options"])
