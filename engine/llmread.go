@@ -258,21 +258,21 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 		if p.medications[e.ConceptKey] && sentenceAround(text, f.Spans[0].Start, notTakenRE) {
 			e.Secondary = true
 		}
+		if e.Present && !negatedID[e.ID] && (f.Status == patient.StatusAbsent || f.Status == patient.StatusStopped || f.Certainty == patient.Refuted) {
+			// The reader states an absence the words do not negate
+			// ("diabetes: none" read as one stretch, a drug stopped).
+			e.Present, e.Value, e.Unit, e.Comparator = false, nil, "", ""
+		}
 		spanOf[e.ID] = f.Spans
 		ev = append(ev, e)
-		res.Evidence = append(res.Evidence, e)
 	}
-	for _, a := range antonyms {
-		ev = append(ev, a)
-		res.Evidence = append(res.Evidence, a)
-	}
+	ev = append(ev, antonyms...)
 	// The text readers that read the document around its findings
 	// (stenosis reports, refractory symptoms, recency, cut dates) read the
 	// reader's findings as they read the extractor's.
 	for _, x := range append(append(p.anatomyEvidence(text, findings, ev), p.refractoryEvidence(text, findings)...),
 		append(p.recencyEvidence(ev), p.cutDateEvidence(text, findings)...)...) {
 		ev = append(ev, x)
-		res.Evidence = append(res.Evidence, x)
 	}
 	for _, e := range ev {
 		reader := "text"
@@ -290,6 +290,9 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 		m.Facts = append(m.Facts, fact)
 	}
 	res.Patient = m
+	// The evidence is the model's: what its facts assert, after the
+	// reader's statuses (a planned or refused drug asserts nothing).
+	res.Evidence = m.Evidence()
 	chk := p.checker(c, m, tr)
 	if err := p.decide(ctx, c, res, tr, m, chk.admit, chk.passes, nil); err != nil {
 		return nil, err
@@ -377,12 +380,21 @@ func readerOf(f patient.Fact, r PatientReader) string {
 	return r.Name()
 }
 
-// numberIn reports whether v is written as a number in s.
+// numberIn reports whether v is written as a number in s (not as a part
+// of a longer number: 1 is not in "12").
 func numberIn(s string, v float64) bool {
 	for _, m := range evidence.ParseMeasures(s) {
 		if m.Value == v {
 			return true
 		}
 	}
-	return strings.Contains(s, strconv.FormatFloat(v, 'f', -1, 64))
+	n := strconv.FormatFloat(v, 'f', -1, 64)
+	for i := 0; i <= len(s)-len(n); i++ {
+		if s[i:i+len(n)] == n && (i == 0 || !isNumByte(s[i-1])) && (i+len(n) == len(s) || !isNumByte(s[i+len(n)])) {
+			return true
+		}
+	}
+	return false
 }
+
+func isNumByte(c byte) bool { return c >= '0' && c <= '9' || c == '.' || c == ',' }

@@ -277,7 +277,11 @@ func (p *Program) Pack() *rules.Pack { return p.pack }
 
 // Settings describes the program's configuration for traces and reports.
 func (p *Program) Settings() string {
-	return fmt.Sprintf("extractor=%s formatter=%s checks=%s closed_world=%v topk=%d",
+	read := ""
+	if p.cfg.reader != nil {
+		read = "reader=" + p.cfg.reader.Name() + " "
+	}
+	return fmt.Sprintf("%sextractor=%s formatter=%s checks=%s closed_world=%v topk=%d", read,
 		p.cfg.extractor.Name(), p.cfg.formatter.Name(), p.cfg.checks, p.cfg.closedWorld, p.cfg.topK)
 }
 

@@ -215,6 +215,7 @@ func TestReadEngineGivesDeterministicRows(t *testing.T) {
 				assert.NotEmpty(t, x.ConceptKey, "the engine grounded %q", x.Text)
 			}
 			assert.Positive(t, n)
+			assert.True(t, strings.HasPrefix(p.Settings(), "reader="+reader+" "), p.Settings())
 
 			// Invented facts are dropped with the reason, traced, and
 			// never reach evaluation.
@@ -367,4 +368,33 @@ func (s stubReader) ReadPatient(context.Context, string, string) (*patient.Model
 	cp := *s.m
 	cp.Facts = append([]patient.Fact(nil), s.m.Facts...)
 	return &cp, nil
+}
+
+// The reader's value is used only where the formatter finds none in the
+// words and the number is written in their clause; an invented number is
+// not.
+func TestReadEngineValues(t *testing.T) {
+	const doc = "LVEF was measured at 35 on echo. eGFR normal."
+	lvef := fact("LVEF", "measurement", "active")
+	lvef.Value, lvef.Unit = num(35), "%"
+	egfr := fact("eGFR", "measurement", "active")
+	egfr.Value, egfr.Unit = num(25), "mL/min/1.73 m2" // not written
+	f := newFake(t, func(int64, seenRequest) fakeReply { return fakeReply{content: replyJSON(lvef, egfr)} })
+	p := withReader(t, newClient(t, testConfig(f)))
+	res, err := p.Ask(context.Background(), "values", doc)
+	require.NoError(t, err)
+	var seen int
+	for _, x := range res.Patient.Facts {
+		switch x.Text {
+		case "LVEF":
+			if x.Kind == patient.KindMeasurement && x.Value != nil {
+				seen++
+				assert.Equal(t, 35.0, *x.Value)
+				assert.Equal(t, "%", x.Unit)
+			}
+		case "eGFR":
+			assert.Nil(t, x.Value, "%s: the number 25 is not in the text", x.Concept)
+		}
+	}
+	assert.Equal(t, 1, seen, "the LVEF fact has the value its clause writes")
 }
