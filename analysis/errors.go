@@ -66,11 +66,21 @@ type Analyzer struct {
 	// Checks is the step (v) configuration used to decide whether a false
 	// positive would have been blocked (default: consistency.DefaultChecks).
 	Checks consistency.Checks
+	// StepV is the engine's own step (v) for a stored result
+	// (engine.Program.StepV), so the analysis judges as a run does.
+	StepV StepVer
 }
 
-// NewAnalyzer returns an analyzer with the default step (v) checks.
-func NewAnalyzer(ix *PackIndex) *Analyzer {
-	return &Analyzer{Index: ix, Checks: consistency.DefaultChecks}
+// StepVer gives step (v) as a run applies it to a stored result
+// (engine.Program satisfies it).
+type StepVer interface {
+	StepV(res *engine.Result, checks consistency.Checks) func(eval.Cond, eval.Evidence) consistency.Verdict
+}
+
+// NewAnalyzer returns an analyzer with the default step (v) checks,
+// judging with the engine's step (v).
+func NewAnalyzer(ix *PackIndex, sv StepVer) *Analyzer {
+	return &Analyzer{Index: ix, Checks: consistency.DefaultChecks, StepV: sv}
 }
 
 // Analyze lists every FP and FN pair of one arm with its category, in
@@ -288,13 +298,14 @@ func polarity(present bool) string {
 // it no longer fires.
 func (a *Analyzer) wouldBlock(cv *caseView, rt *engine.RuleTrace) (string, bool) {
 	rule := a.Index.RuleByID[rt.RuleID]
-	if rule == nil || cv.res.Trace == nil {
+	if rule == nil || cv.res.Trace == nil || a.StepV == nil {
 		return "", false
 	}
 	mention := map[string]string{}
 	for _, f := range cv.res.Findings {
 		mention[f.ID] = f.Text
 	}
+	judge := a.StepV.StepV(cv.res, a.Checks)
 	var ev []eval.Evidence
 	for _, it := range cv.res.Evidence {
 		ev = append(ev, EvalEvidence(it))
@@ -304,7 +315,7 @@ func (a *Analyzer) wouldBlock(cv *caseView, rt *engine.RuleTrace) (string, bool)
 		if _, rej := cv.rejected[[2]string{c.DecisionID, e.ID}]; rej {
 			return false
 		}
-		vd := consistency.Check(cv.v.Question, mention[e.ID], consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}, a.Checks)
+		vd := judge(c, e)
 		if !vd.Pass && first == "" {
 			first = fmt.Sprintf("step (v) %s check blocks %q for %s: %s", vd.Check, mention[e.ID], c.Concept, vd.Reason)
 		}

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"os"
 	"reflect"
 	"strings"
@@ -279,7 +280,12 @@ func TestErrorCategories(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			rows := NewAnalyzer(ix).Analyze([]vignettes.Vignette{v}, gold(t, ix, v), []engine.Result{res})
+			prog, err := engine.New(context.Background(), ix.Pack)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer prog.Close()
+			rows := NewAnalyzer(ix, prog).Analyze([]vignettes.Vignette{v}, gold(t, ix, v), []engine.Result{res})
 			if len(rows) != len(c.want) {
 				t.Fatalf("errors %+v, want %+v", rows, c.want)
 			}

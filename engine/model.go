@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/executablekg/execkg/engine/consistency"
@@ -28,8 +27,8 @@ func (p *Program) textModel(caseID, text string, date time.Time, findings []extr
 	}
 	for _, e := range ev {
 		reader := "text"
-		if i := strings.Index(e.Via, ":"); i > 0 {
-			reader = e.Via[:i]
+		if e.DerivedBy != "" {
+			reader = e.DerivedBy // the reader that made it (engine/read)
 		}
 		f := p.fact(e, reader, spans[e.ID])
 		if doubted[e.ID] {
@@ -185,4 +184,30 @@ func (p *Program) Evaluate(ctx context.Context, caseID string, ev []eval.Evidenc
 		return nil, err
 	}
 	return res, nil
+}
+
+// StepV returns step (v) as a run applies it, for a stored result: each
+// verdict judges evidence against a condition with the result's own text
+// and findings (coded facts by their statuses), under the given checks.
+// The error analysis asks it what the checks would have done to evidence
+// a run let through, so it never keeps a copy of step (v) of its own.
+func (p *Program) StepV(res *Result, checks consistency.Checks) func(eval.Cond, eval.Evidence) consistency.Verdict {
+	c := &call{caseID: res.CaseID, checks: checks}
+	mention, clause := map[string]string{}, map[string]string{}
+	for _, f := range res.Findings {
+		mention[f.ID] = f.Text
+		clause[f.ID] = commaClause(res.Question, f.Start, f.End)
+	}
+	adm := p.newAdmitter(c, consistency.NewText(res.Question), mention, clause, &Trace{})
+	if res.Patient != nil {
+		coded := map[string]consistency.Coded{}
+		for _, f := range res.Patient.Facts {
+			if _, ok := mention[f.ID]; !ok && len(f.Spans) == 0 {
+				present, _ := f.Asserts()
+				coded[f.ID] = consistency.Coded{Uncertain: f.Certainty == patient.Suspected, Absent: !present}
+			}
+		}
+		adm.coded = coded
+	}
+	return adm.verdict
 }
