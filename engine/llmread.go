@@ -13,6 +13,7 @@ import (
 	"github.com/executablekg/execkg/engine/evidence"
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/engine/read"
 	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/rules/units"
 )
@@ -54,7 +55,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 		return p.ask(ctx, c, text)
 	}
 	r := p.cfg.reader
-	read, err := r.ReadPatient(ctx, caseID, text)
+	got, err := r.ReadPatient(ctx, caseID, text)
 	var fb interface{ Fallback() bool }
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -68,20 +69,20 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 		return res, derr
 	case err != nil:
 		return nil, stageErr(caseID, StageRead, err, "reading with %s", r.Name())
-	case read == nil:
-		read = &patient.Model{}
+	case got == nil:
+		got = &patient.Model{}
 	}
 	date := noon(c.date)
 	res := &Result{CaseID: caseID, Question: text, CaseDate: date.Format("2006-01-02")}
 	tr := p.newTrace(c)
 	ctext := consistency.NewText(text)
 	m := &patient.Model{CaseID: caseID, Date: date.Format("2006-01-02"), Source: "text", Text: text,
-		Sections: read.Sections, Dropped: append([]patient.Dropped(nil), read.Dropped...)}
+		Sections: got.Sections, Dropped: append([]patient.Dropped(nil), got.Dropped...)}
 	// Placed facts become findings: the text readers below and the
 	// formatter read findings.
 	var findings []extract.Finding
 	var facts []patient.Fact
-	for _, f := range read.Facts {
+	for _, f := range got.Facts {
 		if reason := misplaced(text, f); reason != "" {
 			m.Dropped = append(m.Dropped, patient.Dropped{Text: f.Text, Reader: readerOf(f, r), Reason: reason})
 			continue
@@ -135,6 +136,9 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 			anchors = withFirst(a, anchors)
 		}
 		anchors = p.withVerbatim(fd.Text, clause, anchors, p.cfg.topK)
+		if p.ungrounded(fd.Text) {
+			anchors = nil // a measurement the pack has no concept for (meta/reading.json)
+		}
 		negated := false
 		if c.checks.Negation {
 			fc := ctext.Analyze(fd.Text)
@@ -212,7 +216,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 		return nil, stageErr(caseID, StageFormat, err, "evidence with %s", p.cfg.formatter.Name())
 	}
 	intolerant := intoleranceDrops(text, findings, items, p.keys)
-	cut := cutWhen(text, findings, date)
+	cut := p.cutWhen(text, findings, date)
 	spanOf := map[string][]patient.Span{}
 	var ev []eval.Evidence
 	for _, it := range items {
@@ -232,7 +236,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 			continue
 		}
 		e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text,
-			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator, When: whenOf(it.Text, date)}
+			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator, When: p.whenOf(it.Text, date)}
 		e.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
 		e.Secondary = e.AnchorRank > 1
 		if e.Value == nil && e.Present && f.Value != nil && len(p.units[e.ConceptKey]) > 0 && numberIn(commaClause(text, f.Spans[0].Start, f.Spans[0].End), *f.Value) {
@@ -249,13 +253,13 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 		}
 		for _, s := range f.Spans[1:] {
 			if e.When == nil {
-				e.When = whenOf(text[s.Start:s.End], date)
+				e.When = p.whenOf(text[s.Start:s.End], date)
 			}
 		}
 		if e.When == nil {
-			e.When = whenOf(commaClause(text, f.Spans[0].Start, f.Spans[0].End), date)
+			e.When = p.whenOf(commaClause(text, f.Spans[0].Start, f.Spans[0].End), date)
 		}
-		if p.medications[e.ConceptKey] && sentenceAround(text, f.Spans[0].Start, notTakenRE) {
+		if p.medications[e.ConceptKey] && p.notTaken(text, f.Spans[0].Start) {
 			e.Secondary = true
 		}
 		if e.Present && !negatedID[e.ID] && (f.Status == patient.StatusAbsent || f.Status == patient.StatusStopped || f.Certainty == patient.Refuted) {
@@ -270,18 +274,14 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 	// The text readers that read the document around its findings
 	// (stenosis reports, refractory symptoms, recency, cut dates) read the
 	// reader's findings as they read the extractor's.
-	for _, x := range append(append(p.anatomyEvidence(text, findings, ev), p.refractoryEvidence(text, findings)...),
-		append(p.recencyEvidence(ev), p.cutDateEvidence(text, findings)...)...) {
-		ev = append(ev, x)
+	for _, x := range p.readRounds(&read.Case{Text: text, Findings: findings, Date: date}, ev) {
+		ev = append(ev, x.Evidence)
 	}
 	for _, e := range ev {
-		reader := "text"
-		if i := strings.Index(e.Via, ":"); i > 0 {
-			reader = e.Via[:i]
-		}
 		f, fromReader := byID[e.ID]
-		if fromReader && e.Via == "" {
-			reader = readerOf(f, r)
+		reader := readerOf(f, r)
+		if e.DerivedBy != "" {
+			reader = e.DerivedBy // an engine reader read it around the reader's findings
 		}
 		fact := p.fact(e, reader, spanOf[e.ID])
 		if fromReader {
@@ -325,7 +325,7 @@ func (p *Program) applyRead(fact *patient.Fact, read patient.Fact, negated, doub
 	if read.Status == patient.StatusAbsent && fact.Value == nil {
 		fact.Present, fact.Status = false, patient.StatusAbsent
 	}
-	if fact.Kind == patient.KindMedication && fact.Present && discontinued.MatchString(fact.Text) {
+	if fact.Kind == patient.KindMedication && fact.Present && p.stopped(fact.Text) {
 		fact.Status = patient.StatusStopped
 	}
 	if negated {
