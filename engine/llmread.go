@@ -96,14 +96,18 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 		// extractor cuts it as it cuts any text ("58M" is an age and a
 		// sex, "HTN and DM2" two problems), each piece keeping the
 		// reader's statuses.
-		parts, err := extract.Clauses{}.Extract(ctx, text[s.Start:s.End])
-		if err != nil || len(parts) == 0 {
-			parts = []extract.Finding{{Start: 0, End: s.End - s.Start}}
-		}
+		parts, _ := extract.Clauses{}.Extract(ctx, text[s.Start:s.End])
+		var placed []extract.Finding
 		for _, pt := range parts {
-			if pt.Start < 0 || pt.End > s.End-s.Start || pt.Start >= pt.End {
-				continue
+			if pt.Start >= 0 && pt.End <= s.End-s.Start && pt.Start < pt.End {
+				placed = append(placed, pt)
 			}
+		}
+		if len(placed) == 0 {
+			// Nothing the extractor keeps as a finding: the stretch whole.
+			placed = []extract.Finding{{Start: 0, End: s.End - s.Start}}
+		}
+		for _, pt := range placed {
 			g := f
 			g.ID = fmt.Sprintf("f%d", len(findings))
 			g.Spans = append([]patient.Span{{Start: s.Start + pt.Start, End: s.Start + pt.End}}, f.Spans[1:]...)
