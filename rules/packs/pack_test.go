@@ -202,11 +202,21 @@ func base(r eval.Rule, orPick map[string]int, drop string) scenario {
 }
 
 func TestEveryRuleFiresOnItsConditions(t *testing.T) {
-	p, err := packs.Default()
-	require.NoError(t, err)
+	checked := map[string]int{}
+	for _, pp := range packsUnderTest(t) {
+		t.Run(pp.id, func(t *testing.T) { rulesFire(t, pp.pack, checked) })
+	}
+	t.Logf("generated checks: %v", checked)
+	require.Positive(t, checked["outside"])
+	require.Positive(t, checked["or-member"])
+	require.Positive(t, checked["exception"])
+	require.Positive(t, checked["window"])
+}
+
+// rulesFire runs the generated checks over every rule of one pack.
+func rulesFire(t *testing.T, p *rules.Pack, checked map[string]int) {
 	refs := p.Rules()
 	require.Len(t, refs, ruleCount(p))
-	checked := map[string]int{}
 	for _, ref := range refs {
 		r := eval.FromRuleRef(ref)
 		t.Run(ref.ID, func(t *testing.T) {
@@ -322,11 +332,6 @@ func TestEveryRuleFiresOnItsConditions(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("generated checks: %v", checked)
-	require.Positive(t, checked["outside"])
-	require.Positive(t, checked["or-member"])
-	require.Positive(t, checked["exception"])
-	require.Positive(t, checked["window"])
 }
 
 func sharesConcept(r eval.Rule, c eval.Cond) bool {
@@ -400,10 +405,22 @@ func TestAnatomyConceptsArePackConcepts(t *testing.T) {
 // any-of suffices alone; an all-of needs every member; an at-least-N holds
 // with N members and not with N-1; every exclusion, known, blocks.
 func TestEveryDefinitionMemberSuffices(t *testing.T) {
-	p, err := packs.Default()
-	require.NoError(t, err)
+	checked := map[string]int{}
+	for _, pp := range packsUnderTest(t) {
+		if pp.pack.Hierarchy == nil {
+			continue // a pack without definitions has none to check
+		}
+		t.Run(pp.id, func(t *testing.T) { definitionsHold(t, pp.pack, checked) })
+	}
+	t.Logf("generated definition checks: %v", checked)
+	require.Positive(t, checked["any-of member"])
+	require.Positive(t, checked["exclusion"])
+	require.Positive(t, checked["at-least boundary"])
+}
+
+// definitionsHold runs the generated checks over one pack's composites.
+func definitionsHold(t *testing.T, p *rules.Pack, checked map[string]int) {
 	h := p.Hierarchy
-	require.NotNil(t, h)
 	names, keys := p.ConceptIndex()
 	keyOf := func(n string) string {
 		if k, ok := keys[rules.NormalizeName(n)]; ok {
@@ -453,7 +470,6 @@ func TestEveryDefinitionMemberSuffices(t *testing.T) {
 		}
 		return eval.Unknown
 	}
-	checked := map[string]int{}
 	for _, c := range h.Composites {
 		t.Run(c.Concept, func(t *testing.T) {
 			switch {
@@ -512,10 +528,6 @@ func TestEveryDefinitionMemberSuffices(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("generated definition checks: %v", checked)
-	require.Positive(t, checked["any-of member"])
-	require.Positive(t, checked["exclusion"])
-	require.Positive(t, checked["at-least boundary"])
 }
 
 // stopWords: a row telling the reader to stop a therapy ("end DAPT at
