@@ -34,7 +34,8 @@ const LexiconFile = "meta/lexicon.json"
 func FS() fs.FS { return files }
 
 // IDs lists the built-in packs by id (directory name), sorted: every
-// directory holding at least one rule-table file (*.json directly in it).
+// directory holding at least one rule-table file (*.json directly in it),
+// testdata aside.
 func IDs() []string {
 	entries, err := fs.ReadDir(files, ".")
 	if err != nil {
@@ -42,7 +43,7 @@ func IDs() []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if e.IsDir() && holdsTables(e.Name()) {
+		if e.IsDir() && e.Name() != "testdata" && holdsTables(e.Name()) {
 			out = append(out, e.Name())
 		}
 	}
