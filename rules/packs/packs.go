@@ -9,7 +9,7 @@ import (
 	"github.com/executablekg/execkg/rules"
 )
 
-//go:embed esc-ccs-2024/*.json esc-ccs-2024/meta
+//go:embed esc-ccs-2024/*.json esc-ccs-2024/meta uspstf-cvd-prevention/*.json uspstf-cvd-prevention/meta
 var files embed.FS
 
 // DefaultDir is the directory of the default pack inside FS.
