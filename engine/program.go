@@ -682,7 +682,7 @@ func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []s
 			}
 		case rr.Truth == eval.Unknown && len(rr.Missing) > 0 && anyTrue(rr):
 			res.NearMisses = append(res.NearMisses, NearMiss{RowID: b.RowID, RuleID: b.RuleID, Text: b.Recommendation.FullText,
-				Class: b.Recommendation.Strength, Missing: rr.Missing})
+				Class: b.Recommendation.Strength, Grade: p.gradeTerm(b.Recommendation.Strength, b.Recommendation.Level), Missing: rr.Missing})
 		}
 	}
 	for i := range tr.Rejected {
@@ -722,7 +722,7 @@ func (p *Program) recommendation(b graph.Bundle, rr eval.RuleResult) Recommendat
 	rec := Recommendation{
 		RowID: b.RowID, RuleID: b.RuleID, Text: b.Recommendation.FullText, Class: b.Recommendation.Strength,
 		Level: b.Recommendation.Level, Direction: b.Recommendation.Direction, Section: b.Recommendation.Section,
-		Workflow: b.Recommendation.Workflow, Guideline: b.PackID,
+		Workflow: b.Recommendation.Workflow, Guideline: b.PackID, Grade: p.gradeTerm(b.Recommendation.Strength, b.Recommendation.Level),
 		Source: Source{Guideline: p.pack.Guideline.Title, Version: b.PackVersion, DOI: b.Source.DOI,
 			Table: fmt.Sprintf("Recommendation Table %d", b.Recommendation.Table), Row: b.Recommendation.Row},
 	}

@@ -31,7 +31,13 @@ type Recommendation struct {
 	Text       string      `json:"text"`
 	Class      string      `json:"class"`
 	Level      string      `json:"level"`
-	Direction  string      `json:"direction"`
+	// Grade is the pack's term for class and level where its grading
+	// scheme is not the ESC one the two fields are named after ("Grade
+	// B", "I statement — evidence insufficient").
+	Grade string `json:"grade,omitempty"`
+	// Direction is POSITIVE, NEGATIVE (advises against) or INSUFFICIENT
+	// (a statement that takes no side).
+	Direction string `json:"direction"`
 	Section    string      `json:"section,omitempty"`
 	Source     Source      `json:"source"`
 	Actions    []Action    `json:"actions"`
@@ -52,7 +58,7 @@ type Source struct {
 
 // Action is one recommended (or contraindicated) concept.
 type Action struct {
-	Relation string `json:"relation"` // RECOMMENDS_USAGE | RECOMMENDS_PROCEDURE | CONTRAINDICATES
+	Relation string `json:"relation"` // RECOMMENDS_USAGE | RECOMMENDS_PROCEDURE | CONTRAINDICATES | INSUFFICIENT_EVIDENCE_FOR
 	Concept  string `json:"concept"`
 	Wording  string `json:"wording"`
 	Role     string `json:"role"`
@@ -113,6 +119,8 @@ type NearMiss struct {
 	RuleID  string   `json:"rule_id"`
 	Text    string   `json:"text"`
 	Class   string   `json:"class"`
+	// Grade: as Recommendation.Grade.
+	Grade   string   `json:"grade,omitempty"`
 	Missing []string `json:"missing"`
 }
 
