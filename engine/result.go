@@ -26,18 +26,18 @@ type Result struct {
 
 // Recommendation is one fired rule with its provenance.
 type Recommendation struct {
-	RowID      string      `json:"row_id"`
-	RuleID     string      `json:"rule_id"`
-	Text       string      `json:"text"`
-	Class      string      `json:"class"`
-	Level      string      `json:"level"`
+	RowID  string `json:"row_id"`
+	RuleID string `json:"rule_id"`
+	Text   string `json:"text"`
+	Class  string `json:"class"`
+	Level  string `json:"level"`
 	// Grade is the pack's term for class and level where its grading
 	// scheme is not the ESC one the two fields are named after ("Grade
 	// B", "I statement — evidence insufficient").
 	Grade string `json:"grade,omitempty"`
 	// Direction is POSITIVE, NEGATIVE (advises against) or INSUFFICIENT
 	// (a statement that takes no side).
-	Direction string `json:"direction"`
+	Direction  string      `json:"direction"`
 	Section    string      `json:"section,omitempty"`
 	Source     Source      `json:"source"`
 	Actions    []Action    `json:"actions"`
@@ -115,10 +115,10 @@ type EvidenceItem struct {
 
 // NearMiss is a retrieved rule that is unknown only for lack of findings.
 type NearMiss struct {
-	RowID   string   `json:"row_id"`
-	RuleID  string   `json:"rule_id"`
-	Text    string   `json:"text"`
-	Class   string   `json:"class"`
+	RowID  string `json:"row_id"`
+	RuleID string `json:"rule_id"`
+	Text   string `json:"text"`
+	Class  string `json:"class"`
 	// Grade: as Recommendation.Grade.
 	Grade   string   `json:"grade,omitempty"`
 	Missing []string `json:"missing"`
