@@ -144,10 +144,10 @@ func condLine(c engine.FiredCond, findingText map[string]string) string {
 	}
 	var from []string
 	for _, e := range c.Evidence {
-		if t := findingText[e.FindingID]; t != "" {
-			from = append(from, fmt.Sprintf("%q (%s)", t, e.FindingID))
-		} else if e.OriginalText != "" {
-			from = append(from, fmt.Sprintf("%q", e.OriginalText))
+		if t := findingText[e.ID]; t != "" {
+			from = append(from, fmt.Sprintf("%q (%s)", t, e.ID))
+		} else if e.Text != "" {
+			from = append(from, fmt.Sprintf("%q", e.Text))
 		}
 	}
 	if len(from) > 0 {
