@@ -11,6 +11,7 @@ import (
 
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/extract"
+	"github.com/executablekg/execkg/engine/patient"
 	"github.com/executablekg/execkg/rules"
 )
 
@@ -99,33 +100,42 @@ func (m *Multi) Close() error {
 }
 
 // Ask answers a case in free text with every pack, as of today.
-func (m *Multi) Ask(ctx context.Context, caseID, text string) (*Result, error) {
-	return m.AskOn(ctx, caseID, text, time.Time{})
+func (m *Multi) Ask(ctx context.Context, caseID, text string, opts ...EvalOption) (*Result, error) {
+	return m.AskOn(ctx, caseID, text, time.Time{}, opts...)
 }
 
 // AskOn answers a case in free text written on date with every pack.
-func (m *Multi) AskOn(ctx context.Context, caseID, text string, date time.Time) (*Result, error) {
+func (m *Multi) AskOn(ctx context.Context, caseID, text string, date time.Time, opts ...EvalOption) (*Result, error) {
 	ctx = context.WithValue(ctx, extractionKey{}, &extraction{})
-	if date.IsZero() {
-		date = time.Now().UTC() // one day for every pack, even across midnight
-	}
-	rs := make([]*Result, len(m.progs))
-	for i, p := range m.progs {
-		r, err := p.AskOn(ctx, caseID, text, date)
-		if err != nil {
-			return nil, fmt.Errorf("pack %s: %w", m.ids[i], err)
-		}
-		rs[i] = r
-	}
-	return m.merge(rs), nil
+	opts = m.oneDay(opts)
+	return m.each(func(p *Program) (*Result, error) { return p.AskOn(ctx, caseID, text, date, opts...) })
 }
 
-// Evaluate answers structured findings with every pack; each pack gets its
-// own copy of ev.
-func (m *Multi) Evaluate(ctx context.Context, caseID string, ev []eval.Evidence) (*Result, error) {
+// AskPatient answers a patient model (FHIR, structured data) with every
+// pack.
+func (m *Multi) AskPatient(ctx context.Context, pm *patient.Model, opts ...EvalOption) (*Result, error) {
+	if pm != nil && pm.Date == "" {
+		opts = m.oneDay(opts)
+	}
+	return m.each(func(p *Program) (*Result, error) { return p.AskPatient(ctx, pm, opts...) })
+}
+
+// Evaluate answers structured evidence with every pack.
+func (m *Multi) Evaluate(ctx context.Context, caseID string, ev []eval.Evidence, opts ...EvalOption) (*Result, error) {
+	opts = m.oneDay(opts)
+	return m.each(func(p *Program) (*Result, error) { return p.Evaluate(ctx, caseID, ev, opts...) })
+}
+
+// oneDay dates an undated call today once for every pack, so no two packs
+// answer it on different days across midnight; a date in opts still wins.
+func (m *Multi) oneDay(opts []EvalOption) []EvalOption {
+	return append([]EvalOption{EvalDate(time.Now().UTC())}, opts...)
+}
+
+func (m *Multi) each(ask func(*Program) (*Result, error)) (*Result, error) {
 	rs := make([]*Result, len(m.progs))
 	for i, p := range m.progs {
-		r, err := p.Evaluate(ctx, caseID, append([]eval.Evidence(nil), ev...))
+		r, err := ask(p)
 		if err != nil {
 			return nil, fmt.Errorf("pack %s: %w", m.ids[i], err)
 		}
@@ -182,7 +192,7 @@ func (m *Multi) merge(rs []*Result) *Result {
 		packs, versions = append(packs, r.Trace.Pack), append(versions, r.Trace.PackVersion)
 		if tr == nil {
 			t := *r.Trace
-			t.Anchors, t.Rules, t.Rejected = nil, nil, nil
+			t.Anchors, t.Rules, t.Rejected, t.Events = nil, nil, nil, nil
 			tr = &t
 		}
 		for _, fa := range r.Trace.Anchors {
@@ -194,7 +204,14 @@ func (m *Multi) merge(rs []*Result) *Result {
 			tr.Rules = append(tr.Rules, rt)
 		}
 		tr.Rejected = append(tr.Rejected, r.Trace.Rejected...)
+		for _, ev := range r.Trace.Events {
+			if ev.RowID != "" {
+				ev.RowID = pre(ev.RowID)
+			}
+			tr.Events = append(tr.Events, ev)
+		}
 	}
+	out.Patient = mergePatients(rs)
 	if tr != nil {
 		tr.Pack, tr.PackVersion = strings.Join(packs, "+"), strings.Join(versions, "+")
 		out.Trace = tr
@@ -203,13 +220,60 @@ func (m *Multi) merge(rs []*Result) *Result {
 	return out
 }
 
+// mergePatients joins the packs' patient models: each pack reads the
+// same findings with its own concepts, so the facts are the union, a fact
+// about a concept packs share (same key) listed once.
+func mergePatients(rs []*Result) *patient.Model {
+	var out *patient.Model
+	seen := map[string]bool{}
+	for _, r := range rs {
+		pm := r.Patient
+		if pm == nil {
+			continue
+		}
+		if out == nil {
+			cp := *pm
+			cp.Facts, cp.Sections, cp.Dropped = nil, nil, nil
+			out = &cp
+		}
+		for _, f := range pm.Facts {
+			if k := "f" + factIdentity(f); !seen[k] {
+				seen[k] = true
+				out.Facts = append(out.Facts, f)
+			}
+		}
+		for _, sct := range pm.Sections {
+			if k := "s" + jsonKey(sct); !seen[k] {
+				seen[k] = true
+				out.Sections = append(out.Sections, sct)
+			}
+		}
+		for _, d := range pm.Dropped {
+			if k := "d" + jsonKey(d); !seen[k] {
+				seen[k] = true
+				out.Dropped = append(out.Dropped, d)
+			}
+		}
+	}
+	return out
+}
+
+func factIdentity(f patient.Fact) string {
+	f.AnchorRank = 0
+	return jsonKey(f)
+}
+
+func jsonKey(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
 // evidenceIdentity is an evidence item without its anchor rank: two packs
 // formatting the same finding for a concept they share (same concept key)
 // give the same item, listed once.
 func evidenceIdentity(e EvidenceItem) string {
 	e.AnchorRank = 0
-	b, _ := json.Marshal(e)
-	return string(b)
+	return jsonKey(e)
 }
 
 // onceExtractor runs step (i) once per multi-pack case: the first pack to

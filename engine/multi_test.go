@@ -184,7 +184,7 @@ func TestMultiSharedConceptIsOneConcept(t *testing.T) {
 	require.NoError(t, err)
 	n := 0
 	for _, e := range res.Evidence {
-		if e.ConceptKey == "sct:73211009" && e.OriginalText == "diabetes" && e.Via == "" {
+		if e.ConceptKey == "sct:73211009" && e.Text == "diabetes" && e.Via == "" {
 			n++
 		}
 	}

@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/executablekg/execkg/engine/eval"
+import (
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/patient"
+)
 
 // Result is one answered case: the JSON record written per case by
 // `execkg ask` and `execkg batch`. PredictedRowIDs is the system's answer;
@@ -17,6 +20,10 @@ type Result struct {
 	RetrievedRowIDs []string         `json:"retrieved_row_ids"`
 	RetrievedRules  []string         `json:"retrieved_rule_ids"`
 	NearMisses      []NearMiss       `json:"near_misses,omitempty"`
+	// Patient is the patient model the case was read into: every fact
+	// with its kind, status, certainty, section, spans or resource, and
+	// the reader that made it, derived facts included.
+	Patient *patient.Model `json:"patient,omitempty"`
 	// Error is set when the case failed (strict LLM mode); a failed case
 	// counts as empty output in evaluation.
 	Error string `json:"error,omitempty"`
@@ -26,11 +33,17 @@ type Result struct {
 
 // Recommendation is one fired rule with its provenance.
 type Recommendation struct {
-	RowID      string      `json:"row_id"`
-	RuleID     string      `json:"rule_id"`
-	Text       string      `json:"text"`
-	Class      string      `json:"class"`
-	Level      string      `json:"level"`
+	RowID  string `json:"row_id"`
+	RuleID string `json:"rule_id"`
+	Text   string `json:"text"`
+	Class  string `json:"class"`
+	Level  string `json:"level"`
+	// Grade is the pack's term for class and level where its grading
+	// scheme is not the ESC one the two fields are named after ("Grade
+	// B", "I statement — evidence insufficient").
+	Grade string `json:"grade,omitempty"`
+	// Direction is POSITIVE, NEGATIVE (advises against) or INSUFFICIENT
+	// (a statement that takes no side).
 	Direction  string      `json:"direction"`
 	Section    string      `json:"section,omitempty"`
 	Source     Source      `json:"source"`
@@ -55,7 +68,7 @@ type Source struct {
 
 // Action is one recommended (or contraindicated) concept.
 type Action struct {
-	Relation string `json:"relation"` // RECOMMENDS_USAGE | RECOMMENDS_PROCEDURE | CONTRAINDICATES
+	Relation string `json:"relation"` // RECOMMENDS_USAGE | RECOMMENDS_PROCEDURE | CONTRAINDICATES | INSUFFICIENT_EVIDENCE_FOR
 	Concept  string `json:"concept"`
 	Wording  string `json:"wording"`
 	Role     string `json:"role"`
@@ -88,34 +101,18 @@ type Finding struct {
 	End   int `json:"end"`
 }
 
-// EvidenceItem is structured evidence for one finding–anchor pair (step iv).
-type EvidenceItem struct {
-	FindingID           string   `json:"finding_id"`
-	OriginalText        string   `json:"original_text"`
-	StandardizedConcept string   `json:"standardized_concept"`
-	ConceptKey          string   `json:"concept_key"`
-	Present             bool     `json:"present"`
-	Value               *float64 `json:"value,omitempty"`
-	Unit                string   `json:"unit,omitempty"`
-	Comparator          string   `json:"comparator,omitempty"`
-	// AnchorRank is the rank (from 1) of the finding's anchor this item was
-	// formatted for; 0 for structured input.
-	AnchorRank int `json:"anchor_rank,omitempty"`
-	// Via says how a derived item follows from a stated one ("is-a: type 2
-	// diabetes mellitus").
-	Via string `json:"via,omitempty"`
-	// When dates the finding's event, when the case says when.
-	When *eval.When `json:"when,omitempty"`
-	// Secondary: an alternative reading of the finding (eval.Evidence).
-	Secondary bool `json:"secondary,omitempty"`
-}
+// EvidenceItem is one piece of evidence as a result reports it: the same
+// type Evaluate takes and every stage reads (eval.Evidence).
+type EvidenceItem = eval.Evidence
 
 // NearMiss is a retrieved rule that is unknown only for lack of findings.
 type NearMiss struct {
-	RowID   string   `json:"row_id"`
-	RuleID  string   `json:"rule_id"`
-	Text    string   `json:"text"`
-	Class   string   `json:"class"`
+	RowID  string `json:"row_id"`
+	RuleID string `json:"rule_id"`
+	Text   string `json:"text"`
+	Class  string `json:"class"`
+	// Grade: as Recommendation.Grade.
+	Grade   string   `json:"grade,omitempty"`
 	Missing []string `json:"missing"`
 	// Pack: as Recommendation.Pack.
 	Pack string `json:"pack,omitempty"`
@@ -137,6 +134,8 @@ type Trace struct {
 	// Repairs are changes made to the input before step (i), such as
 	// invalid UTF-8 replaced.
 	Repairs []string `json:"input_repairs,omitempty"`
+	// Events are the stages' decisions in order, as a Tracer received them.
+	Events []Event `json:"events,omitempty"`
 }
 
 // FindingAnchors are the concept anchors of one finding (step ii).

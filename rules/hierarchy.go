@@ -207,10 +207,21 @@ func (h *Hierarchy) Check(p *Pack) []string {
 			names[NormalizeName(a.Concept())] = true
 		}
 	}
+	// Members of composites are concepts of the pack too (the program
+	// grounds them for the definition), so a relation may name one:
+	// current smoking, a risk-factor member, is also ever smoking.
+	members := map[string]bool{}
+	for _, c := range h.Composites {
+		for _, l := range c.Leaves() {
+			if l.Concept != "" {
+				members[NormalizeName(l.Concept)] = true
+			}
+		}
+	}
 	var bad []string
 	for i, r := range h.Relations {
 		for _, n := range []string{r.Narrower, r.Broader} {
-			if !names[NormalizeName(n)] {
+			if !names[NormalizeName(n)] && !members[NormalizeName(n)] {
 				bad = append(bad, fmt.Sprintf("relations[%d]: %q is not a concept of the pack", i, n))
 			}
 		}

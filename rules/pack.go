@@ -16,6 +16,17 @@ type Pack struct {
 	// Hierarchy holds the pack's is-a relations (meta/hierarchy.json), or
 	// nil when the pack has none.
 	Hierarchy *Hierarchy
+	// Grading is the pack's grading scheme (meta/grading.json, else
+	// DefaultGrading); nil reads as DefaultGrading.
+	Grading *Grading
+}
+
+// Scheme returns the pack's grading scheme.
+func (p *Pack) Scheme() *Grading {
+	if p == nil || p.Grading == nil {
+		return DefaultGrading
+	}
+	return p.Grading
 }
 
 // HierarchyFile is where a pack keeps its is-a relations, relative to its
@@ -198,5 +209,10 @@ func LoadFS(fsys fs.FS, dir string) (*Pack, error) {
 		return nil, err
 	}
 	p.Hierarchy = h
+	g, err := LoadGradingFS(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	p.Grading = g
 	return p, nil
 }

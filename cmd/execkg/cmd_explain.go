@@ -88,9 +88,9 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		}
 		switch *format {
 		case "mermaid":
-			writeMermaid(stdout, b)
+			writeMermaid(stdout, b, p.Scheme())
 		case "text":
-			writeRuleText(stdout, b)
+			writeRuleText(stdout, b, p.Scheme())
 		default:
 			fmt.Fprintf(stderr, "execkg explain: unknown --format %q (mermaid or text)\n", *format)
 			return 2
@@ -111,7 +111,7 @@ func condLabel(d graph.Decision) string {
 
 // writeMermaid draws the rule as the reference README draws it: the
 // DecisionNode chain, RESULTS_IN, concepts and actions.
-func writeMermaid(w io.Writer, b graph.Bundle) {
+func writeMermaid(w io.Writer, b graph.Bundle, sc *rules.Grading) {
 	id := func(s string) string {
 		return "n" + strings.NewReplacer(":", "_", ".", "_", "-", "_").Replace(s[strings.LastIndex(s, "::rule_"):])
 	}
@@ -134,7 +134,7 @@ func writeMermaid(w io.Writer, b graph.Bundle) {
 		fmt.Fprintf(w, "    %s -- \"LEADS_TO\" --> %s\n", id(e.From), id(e.To))
 	}
 	r := b.Recommendation
-	fmt.Fprintf(w, "    %s[\"RecommendationNode<br/>%s<br/>Class %s · Level %s · %s\"]\n", rec, mq(r.RecommendationSummary), r.Strength, r.Level, r.Direction)
+	fmt.Fprintf(w, "    %s[\"RecommendationNode<br/>%s<br/>%s · %s\"]\n", rec, mq(r.RecommendationSummary), gradeWords(sc, r.Strength, r.Level, " · "), r.Direction)
 	for _, d := range b.ResultsIn {
 		fmt.Fprintf(w, "    %s -- \"RESULTS_IN\" --> %s\n", id(d), rec)
 	}
@@ -144,9 +144,21 @@ func writeMermaid(w io.Writer, b graph.Bundle) {
 	fmt.Fprintf(w, "    %s -- \"MENTIONED_IN\" --> src[\"GuidelineSource<br/>%s, table %d\"]\n", rec, mq(b.Source.Title), b.Source.Table)
 }
 
-func writeRuleText(w io.Writer, b graph.Bundle) {
+// gradeWords is a row's grade in the scheme's terms, its level (if the
+// scheme has levels) after sep: "Class I, Level A", "Grade B".
+func gradeWords(sc *rules.Grading, class, level, sep string) string {
+	s := sc.Term(class)
+	if l, ok := sc.Level(level); ok {
+		s += sep + l.Term
+	} else if level != "" {
+		s += sep + level
+	}
+	return s
+}
+
+func writeRuleText(w io.Writer, b graph.Bundle, sc *rules.Grading) {
 	r := b.Recommendation
-	fmt.Fprintf(w, "%s  (Class %s, Level %s, %s)\n  %s\n", b.RuleID, r.Strength, r.Level, r.Direction, r.FullText)
+	fmt.Fprintf(w, "%s  (%s, %s)\n  %s\n", b.RuleID, gradeWords(sc, r.Strength, r.Level, ", "), r.Direction, r.FullText)
 	group := -1
 	for _, d := range b.Decisions {
 		if d.GroupIndex != group {

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/executablekg/execkg/rules"
+	"github.com/executablekg/execkg/rules/packs"
 )
 
 func init() {
@@ -40,7 +41,13 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		printStats(stdout, src.Label, rep.Stats)
+		// The reference system's figures are of the CCS pack; beside another
+		// pack they would read as its target.
+		ref := rules.ReferenceStats
+		if rep.Pack != nil && rep.Pack.Guideline.ID != packs.DefaultID {
+			ref = map[string]int{}
+		}
+		printStats(stdout, src.Label, rep.Stats, rep.Pack.Scheme(), ref)
 		if !rep.OK() {
 			fmt.Fprintf(stderr, "warning: %d validation error(s); run 'execkg validate' for details\n", len(rep.Diagnostics))
 			code = 1
@@ -59,8 +66,7 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-func printStats(w io.Writer, label string, s rules.Stats) {
-	ref := rules.ReferenceStats
+func printStats(w io.Writer, label string, s rules.Stats, sc *rules.Grading, ref map[string]int) {
 	fmt.Fprintf(w, "%s\n\n", label)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "figure\tours\treference system\t")
@@ -75,13 +81,23 @@ func printStats(w io.Writer, label string, s rules.Stats) {
 	line("tables", s.Tables, "")
 	line("rows", s.Rows, "")
 	line("rules", s.Rules, "rules")
-	classes := []string{"I", "IIa", "IIb", "III"}
-	for _, c := range classes {
-		fmt.Fprintf(tw, "  class %s (rows; publication %d)\t%d\t%d\t\n", c, rules.PublishedClassSplit[c], s.ClassSplit[c], ref["class_"+c])
+	if sc.Scheme == rules.DefaultGrading.Scheme {
+		// The ESC classes, beside the CCS publication and the reference
+		// system, which share the scheme.
+		for _, c := range sc.Values(false) {
+			fmt.Fprintf(tw, "  class %s (rows; publication %d)\t%d\t%d\t\n", c, rules.PublishedClassSplit[c], s.ClassSplit[c], ref["class_"+c])
+		}
+	} else {
+		for _, g := range sc.Grades {
+			line("  "+sc.Label(g.Value, "")+" (rows)", s.ClassSplit[g.Value], "")
+		}
+		line("  neither for nor against (direction INSUFFICIENT)", s.DirectionSplit[rules.DirectionInsufficient], "")
 	}
 	levels := make([]string, 0, len(s.LevelSplit))
 	for l := range s.LevelSplit {
-		levels = append(levels, l)
+		if l != "" || len(sc.Levels) > 0 {
+			levels = append(levels, l)
+		}
 	}
 	sort.Strings(levels)
 	for _, l := range levels {

@@ -13,6 +13,7 @@ import (
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/graph"
 	"github.com/executablekg/execkg/engine/llm"
+	"github.com/executablekg/execkg/engine/patient"
 	"github.com/executablekg/execkg/grounding/embed"
 	"github.com/executablekg/execkg/grounding/lexicon"
 	"github.com/executablekg/execkg/rules"
@@ -107,8 +108,9 @@ func (f *engineFlags) program(ctx context.Context) (*engine.Program, error) {
 // answerer is what ask, batch and serve answer cases with: one pack's
 // Program, or an engine.Multi for --pack all.
 type answerer interface {
-	AskOn(ctx context.Context, caseID, text string, date time.Time) (*engine.Result, error)
-	Evaluate(ctx context.Context, caseID string, ev []eval.Evidence) (*engine.Result, error)
+	AskOn(ctx context.Context, caseID, text string, date time.Time, opts ...engine.EvalOption) (*engine.Result, error)
+	AskPatient(ctx context.Context, m *patient.Model, opts ...engine.EvalOption) (*engine.Result, error)
+	Evaluate(ctx context.Context, caseID string, ev []eval.Evidence, opts ...engine.EvalOption) (*engine.Result, error)
 	Settings() string
 	Close() error
 }

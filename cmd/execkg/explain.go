@@ -6,7 +6,18 @@ import (
 	"strings"
 
 	"github.com/executablekg/execkg/engine"
+	"github.com/executablekg/execkg/rules"
 )
+
+// gradeLabel is a recommendation's grade in its pack's terms: the term the
+// engine gave ("Grade D — recommend against"), else the ESC class and
+// level the fields are named after ("Class III, Level B — AGAINST").
+func gradeLabel(term, class, level string) string {
+	if term != "" {
+		return term
+	}
+	return rules.DefaultGrading.Label(class, level)
+}
 
 // explainMode is --explain: "" (off), "changed" (bare --explain) or "all".
 type explainMode string
@@ -58,11 +69,7 @@ func writeExplain(w io.Writer, r *engine.Result, all bool) {
 		fmt.Fprintf(w, "  none: no rule has all its conditions met by what the case states\n")
 	}
 	for _, rec := range r.Recommendations {
-		dir := ""
-		if rec.Direction == "NEGATIVE" {
-			dir = " — AGAINST"
-		}
-		fmt.Fprintf(w, "  ✔ %s  Class %s, Level %s%s\n", rec.RowID, rec.Class, rec.Level, dir)
+		fmt.Fprintf(w, "  ✔ %s  %s\n", rec.RowID, gradeLabel(rec.Grade, rec.Class, rec.Level))
 		fmt.Fprintf(w, "      %s\n", rec.Text)
 		if s := engine.ActionSummary(rec.Actions); s != "" {
 			fmt.Fprintf(w, "      → %s\n", s)
@@ -75,7 +82,11 @@ func writeExplain(w io.Writer, r *engine.Result, all bool) {
 	if len(r.NearMisses) > 0 {
 		fmt.Fprintf(w, "\nNear misses (would apply if the case also stated):\n")
 		for _, n := range r.NearMisses {
-			fmt.Fprintf(w, "  ? %s  Class %s: %s\n", n.RowID, n.Class, strings.Join(n.Missing, "; "))
+			term := n.Grade
+			if term == "" {
+				term = rules.DefaultGrading.Term(n.Class)
+			}
+			fmt.Fprintf(w, "  ? %s  %s: %s\n", n.RowID, term, strings.Join(n.Missing, "; "))
 		}
 	}
 	if r.Trace != nil && len(r.Trace.Rejected) > 0 {
@@ -133,10 +144,10 @@ func condLine(c engine.FiredCond, findingText map[string]string) string {
 	}
 	var from []string
 	for _, e := range c.Evidence {
-		if t := findingText[e.FindingID]; t != "" {
-			from = append(from, fmt.Sprintf("%q (%s)", t, e.FindingID))
-		} else if e.OriginalText != "" {
-			from = append(from, fmt.Sprintf("%q", e.OriginalText))
+		if t := findingText[e.ID]; t != "" {
+			from = append(from, fmt.Sprintf("%q (%s)", t, e.ID))
+		} else if e.Text != "" {
+			from = append(from, fmt.Sprintf("%q", e.Text))
 		}
 	}
 	if len(from) > 0 {

@@ -41,7 +41,7 @@ func TestDirLoadsItsOwnLexicon(t *testing.T) {
 	assert.NotContains(t, r.PredictedRowIDs, "table_01.json::row_0", "the stated exclusion blocks the row")
 	found := false
 	for _, e := range r.Evidence {
-		found = found || e.ConceptKey == "name:cardiovascular disease" && e.Present && strings.Contains(e.OriginalText, "ASCVD")
+		found = found || e.ConceptKey == "name:cardiovascular disease" && e.Present && strings.Contains(e.Text, "ASCVD")
 	}
 	assert.True(t, found, "'known ASCVD' is read with the pack's own lexicon: %+v", r.Evidence)
 }

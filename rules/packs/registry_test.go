@@ -59,6 +59,17 @@ func packsUnderTest(t *testing.T) []packUnderTest {
 	return out
 }
 
+// eachPack runs f as a subtest per built-in pack, in id order.
+func eachPack(t *testing.T, f func(t *testing.T, p *rules.Pack)) {
+	ids := packs.IDs()
+	require.Contains(t, ids, packs.DefaultDir)
+	for _, id := range ids {
+		p, err := packs.Load(id)
+		require.NoError(t, err, id)
+		t.Run(id, func(t *testing.T) { f(t, p) })
+	}
+}
+
 // The registry: every directory holding rule tables is a pack, loadable by
 // its id, with its own lexicon; an unknown id names the known ones.
 func TestRegistry(t *testing.T) {
@@ -85,10 +96,10 @@ func TestRegistry(t *testing.T) {
 	require.False(t, packs.Has(""))
 }
 
-// Every built-in pack validates and has distinct guideline ids; the
-// generated tests above run over each of them (TestEveryRuleFiresOnItsConditions,
-// TestEveryDefinitionMemberSuffices).
-func TestEveryPackValidates(t *testing.T) {
+// Every pack, built in or test pack, validates and has its own guideline
+// id; the generated tests run over each of them
+// (TestEveryRuleFiresOnItsConditions, TestEveryDefinitionMemberSuffices).
+func TestEveryPackUnderTestValidates(t *testing.T) {
 	seen := map[string]string{}
 	for _, p := range packsUnderTest(t) {
 		g := p.pack.Guideline
@@ -107,64 +118,44 @@ func TestEveryPackValidates(t *testing.T) {
 	}
 }
 
-// A concept several packs name is one concept: the same name has the same
-// concept key (code) in every pack's tables and lexicon, and a lexicon term
-// names the same concept in every pack, so evidence for "diabetes" found
-// by one pack is the evidence every pack reads.
+// A concept several packs name is one concept: the same name has the
+// same concept key (the same code, or none) in every pack's tables and
+// lexicon, so evidence for "diabetes" or "age" read by one pack is the
+// evidence every pack reads (engine.Multi lists it once). A pack's own
+// tables and lexicon are judged by its own tests; this check is across
+// packs.
 func TestSharedConceptsAreOneConcept(t *testing.T) {
 	type origin struct{ key, where, pack string }
-	keyOf := map[string]origin{}  // normalised concept name → key
-	termOf := map[string]origin{} // normalised lexicon term → concept name
-	// Within one pack its own tests judge names and codes; here, across packs.
+	keyOf := map[string]origin{} // normalised concept name → first key seen
+	packsOf := map[string]map[string]bool{}
 	note := func(pack, name, key, where string) {
 		n := rules.NormalizeName(name)
-		if o, ok := keyOf[n]; ok && o.key != key && o.pack != pack {
-			t.Errorf("concept %q is %s in %s but %s in %s: give it the same code everywhere, or none", name, o.key, o.where, key, where)
+		if packsOf[n] == nil {
+			packsOf[n] = map[string]bool{}
+		}
+		packsOf[n][pack] = true
+		o, ok := keyOf[n]
+		if !ok {
+			keyOf[n] = origin{key, where, pack}
 			return
 		}
-		if _, ok := keyOf[n]; !ok {
-			keyOf[n] = origin{key, where, pack}
+		if o.key != key && o.pack != pack {
+			t.Errorf("concept %q is %s in %s but %s in %s: give it the same code in every pack, or none", name, o.key, o.where, key, where)
 		}
 	}
-	shared := map[string]map[string]bool{}
 	for _, p := range packsUnderTest(t) {
+		seen := map[string]bool{} // one complaint per concept and pack
 		for _, r := range p.pack.Rules() {
 			for _, c := range r.Rule.Conditions {
-				note(p.id, c.Concept(), rules.ConceptKey(c), p.label+" "+r.RowID)
-				n := rules.NormalizeName(c.Concept())
-				if shared[n] == nil {
-					shared[n] = map[string]bool{}
-				}
-				shared[n][p.id] = true
-			}
-		}
-		if p.lex == nil {
-			continue
-		}
-		ambiguous := map[string]bool{}
-		for _, a := range p.lex.Ambiguous {
-			ambiguous[lexicon.Key(a.Term)] = true
-		}
-		for _, c := range p.lex.Concepts {
-			if c.SnomedID != "" {
-				note(p.id, c.Concept, "sct:"+c.SnomedID, p.label+" meta/lexicon.json")
-			}
-			for _, term := range append([]string{c.Concept}, c.Synonyms...) {
-				k := lexicon.Key(term)
-				if ambiguous[k] {
-					continue
-				}
-				if o, ok := termOf[k]; ok && o.pack != p.id && rules.NormalizeName(o.key) != rules.NormalizeName(c.Concept) {
-					t.Errorf("lexicon term %q names %q in %s but %q in %s: one term, one concept across packs", term, o.key, o.where, c.Concept, p.label)
-				}
-				if _, ok := termOf[k]; !ok {
-					termOf[k] = origin{c.Concept, p.label, p.id}
+				if k := rules.NormalizeName(c.Concept()); !seen[k] {
+					seen[k] = true
+					note(p.id, c.Concept(), rules.ConceptKey(c), p.label+" "+r.RowID)
 				}
 			}
 		}
 	}
 	n := 0
-	for _, ps := range shared {
+	for _, ps := range packsOf {
 		if len(ps) > 1 {
 			n++
 		}
