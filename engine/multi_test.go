@@ -101,6 +101,22 @@ func TestMultiAnswersEveryPack(t *testing.T) {
 	defer m.Close()
 	require.Equal(t, len(members), len(m.IDs()))
 
+	testedBy := map[string]int{} // concept name → packs whose rules test it
+	for _, mb := range members {
+		names, _ := mb.Pack.ConditionIndex()
+		seen := map[string]bool{}
+		for _, n := range names {
+			if n := rules.NormalizeName(n); !seen[n] {
+				seen[n] = true
+				testedBy[n]++
+			}
+		}
+	}
+	shared := map[string]bool{}
+	for n, c := range testedBy {
+		shared[n] = c > 1
+	}
+	require.True(t, shared["age"] && shared["hypertension"] && shared["diabetes mellitus"], "the packs share concepts")
 	singles := map[string]*engine.Program{}
 	for _, mb := range members {
 		p, err := engine.New(ctx, mb.Pack, mb.Options...)
@@ -129,6 +145,23 @@ func TestMultiAnswersEveryPack(t *testing.T) {
 			}
 			merged := evidenceSet(res.Evidence)
 			require.Len(t, merged, len(res.Evidence), "evidence is listed once")
+			// A concept the rules of several packs test is one concept:
+			// one key for a finding's reading of it, whichever pack read
+			// it. (A concept only a definition names is keyed by name.)
+			keys := map[[2]string]map[string]bool{}
+			for _, e := range res.Evidence {
+				if !shared[rules.NormalizeName(e.Concept)] {
+					continue
+				}
+				k := [2]string{e.ID, rules.NormalizeName(e.Concept)}
+				if keys[k] == nil {
+					keys[k] = map[string]bool{}
+				}
+				keys[k][e.ConceptKey] = true
+			}
+			for k, ks := range keys {
+				require.Len(t, ks, 1, "finding %s reads %q under several keys: %v", k[0], k[1], ks)
+			}
 			for _, mb := range members {
 				single, err := singles[mb.ID].AskOn(ctx, c.CaseID, c.Question, date)
 				require.NoError(t, err)
