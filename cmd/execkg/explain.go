@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/executablekg/execkg/engine"
+	"github.com/executablekg/execkg/engine/patient"
 	"github.com/executablekg/execkg/rules"
 )
 
@@ -55,7 +56,11 @@ func writeExplain(w io.Writer, r *engine.Result, all bool) {
 	if r.Trace != nil {
 		fmt.Fprintf(w, "\nFindings (i) and concept anchors (ii):\n")
 		for _, fa := range r.Trace.Anchors {
-			fmt.Fprintf(w, "  %s %q\n", fa.FindingID, findingText[fa.FindingID])
+			pack := "" // --pack all: each pack anchors the finding to its own concepts
+			if fa.Pack != "" {
+				pack = "  [" + fa.Pack + "]"
+			}
+			fmt.Fprintf(w, "  %s %q%s\n", fa.FindingID, findingText[fa.FindingID], pack)
 			if len(fa.Anchors) == 0 {
 				fmt.Fprintf(w, "      (no concept found)\n")
 			}
@@ -64,6 +69,7 @@ func writeExplain(w io.Writer, r *engine.Result, all bool) {
 			}
 		}
 	}
+	writePatient(w, r.Patient, all)
 	fmt.Fprintf(w, "\nRecommendations (%d rule(s) fired, %d row(s)):\n", len(r.Recommendations), len(r.PredictedRowIDs))
 	if len(r.Recommendations) == 0 {
 		fmt.Fprintf(w, "  none: no rule has all its conditions met by what the case states\n")
@@ -154,4 +160,57 @@ func condLine(c engine.FiredCond, findingText map[string]string) string {
 		s += " ← " + strings.Join(from, ", ")
 	}
 	return s + ": " + c.Reason
+}
+
+// writePatient prints the patient model the case was read into: each fact
+// with its kind, status, certainty, section and where it came from (the
+// span of the patient's words, or the record), read facts before derived
+// ones; alternative readings of a finding only with all.
+func writePatient(w io.Writer, m *patient.Model, all bool) {
+	if m == nil || len(m.Facts) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nPatient model (%s", m.Source)
+	if m.Date != "" {
+		fmt.Fprintf(w, ", dated %s", m.Date)
+	}
+	fmt.Fprintf(w, "):\n")
+	alt := 0
+	for _, f := range m.Facts {
+		if f.Secondary && !all {
+			alt++
+			continue
+		}
+		state := string(f.Status)
+		if f.Certainty == patient.Suspected || f.Certainty == patient.Refuted {
+			state += ", " + string(f.Certainty)
+		}
+		if f.Experiencer == patient.Relative {
+			state += ", a relative's"
+		}
+		val := ""
+		if f.Value != nil {
+			val = fmt.Sprintf(" = %s%g %s", strings.TrimPrefix(f.Comparator, "="), *f.Value, f.Unit)
+		}
+		where := f.Reader
+		switch {
+		case f.Resource != "":
+			where += " " + f.Resource
+		case len(f.Spans) > 0:
+			where += fmt.Sprintf(" bytes %d-%d", f.Spans[0].Start, f.Spans[0].End)
+		}
+		if f.Section != "" {
+			where += ", section " + f.Section
+		}
+		if f.Via != "" {
+			where += ", " + f.Via
+		}
+		fmt.Fprintf(w, "  %-11s %s%s  [%s]  %q  (%s)\n", f.Kind, f.Concept, val, state, f.Text, where)
+	}
+	if alt > 0 {
+		fmt.Fprintf(w, "  (%d alternative reading(s) of findings; --explain=all lists them)\n", alt)
+	}
+	for _, d := range m.Dropped {
+		fmt.Fprintf(w, "  dropped %q: %s\n", d.Text+d.Resource, d.Reason)
+	}
 }
