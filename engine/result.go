@@ -129,6 +129,9 @@ type Trace struct {
 	// Repairs are changes made to the input before step (i), such as
 	// invalid UTF-8 replaced.
 	Repairs []string `json:"input_repairs,omitempty"`
+	// Calculations are the pack's calculated concepts: each value with its
+	// inputs, or why there is none (engine/calculated.go).
+	Calculations []Calculation `json:"calculations,omitempty"`
 	// Events are the stages' decisions in order, as a Tracer received them.
 	Events []Event `json:"events,omitempty"`
 }
