@@ -38,9 +38,9 @@ type Recommendation struct {
 	Text   string `json:"text"`
 	Class  string `json:"class"`
 	Level  string `json:"level"`
-	// Grade is the pack's term for class and level where its grading
-	// scheme is not the ESC one the two fields are named after ("Grade
-	// B", "I statement — evidence insufficient").
+	// Grade is the pack's term for class and level (meta/grading.json)
+	// where its grading scheme is not rules.DefaultGrading, the one the two
+	// fields are named after.
 	Grade string `json:"grade,omitempty"`
 	// Direction is POSITIVE, NEGATIVE (advises against) or INSUFFICIENT
 	// (a statement that takes no side).
