@@ -259,6 +259,14 @@ func (h *Hierarchy) Check(p *Pack) []string {
 			used[NormalizeName(l.Concept)] = true
 		}
 	}
+	for _, c := range h.Calculated {
+		for _, in := range c.Inputs {
+			used[NormalizeName(in.Concept)] = true
+			if in.Otherwise != "" {
+				used[NormalizeName(in.Otherwise)] = true
+			}
+		}
+	}
 	for _, c := range h.Composites {
 		if !names[NormalizeName(c.Concept)] && !used[NormalizeName(c.Concept)] {
 			bad = append(bad, fmt.Sprintf("composites (%s): %q is not a concept of the pack, so the definition would never be used", c.Concept, c.Concept))
