@@ -65,7 +65,7 @@ type Source struct {
 
 // Action is one recommended (or contraindicated) concept.
 type Action struct {
-	Relation string `json:"relation"` // RECOMMENDS_USAGE | RECOMMENDS_PROCEDURE | CONTRAINDICATES | INSUFFICIENT_EVIDENCE_FOR
+	Relation string `json:"relation"` // RECOMMENDS_USAGE | RECOMMENDS_PROCEDURE | CONTRAINDICATES | INSUFFICIENT_EVIDENCE
 	Concept  string `json:"concept"`
 	Wording  string `json:"wording"`
 	Role     string `json:"role"`
