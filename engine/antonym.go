@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/grounding/lexicon"
 	"github.com/executablekg/execkg/grounding/textnorm"
@@ -17,6 +18,10 @@ const ViaAntonym = "antonym: "
 
 type antonym struct {
 	key, phrase, norm string
+	// selfNegated: the phrase carries its own negation cue ("non-…",
+	// "not on …"), so a finding read as negated because of it is the
+	// antonym itself, not its denial.
+	selfNegated bool
 }
 
 // antonymsOf indexes the lexicon's antonym phrases by the pack's concept
@@ -34,7 +39,7 @@ func antonymsOf(lex *lexicon.Lexicon, keys map[string]string) []antonym {
 		}
 		for _, a := range c.Antonyms {
 			if n := textnorm.Normalize(a); n != "" {
-				out = append(out, antonym{k, a, n})
+				out = append(out, antonym{k, a, n, consistency.Analyze(a, a).Negated})
 			}
 		}
 	}
@@ -57,7 +62,7 @@ func (p *Program) antonymEvidence(id, finding string, negated bool) []eval.Evide
 			continue
 		}
 		seen[a.key] = true
-		out = append(out, eval.Evidence{ID: id, ConceptKey: a.key, Concept: p.names[a.key], Text: finding, Present: negated,
+		out = append(out, eval.Evidence{ID: id, ConceptKey: a.key, Concept: p.names[a.key], Text: finding, Present: negated && !a.selfNegated,
 			Via: ViaAntonym + "'" + a.phrase + "'"})
 	}
 	return out

@@ -192,7 +192,7 @@ func (m *Multi) merge(rs []*Result) *Result {
 		packs, versions = append(packs, r.Trace.Pack), append(versions, r.Trace.PackVersion)
 		if tr == nil {
 			t := *r.Trace
-			t.Anchors, t.Rules, t.Rejected, t.Events = nil, nil, nil, nil
+			t.Anchors, t.Rules, t.Rejected, t.Events, t.Calculations = nil, nil, nil, nil, nil
 			tr = &t
 		}
 		for _, fa := range r.Trace.Anchors {
@@ -204,6 +204,7 @@ func (m *Multi) merge(rs []*Result) *Result {
 			tr.Rules = append(tr.Rules, rt)
 		}
 		tr.Rejected = append(tr.Rejected, r.Trace.Rejected...)
+		tr.Calculations = append(tr.Calculations, r.Trace.Calculations...)
 		for _, ev := range r.Trace.Events {
 			if ev.RowID != "" {
 				ev.RowID = pre(ev.RowID)

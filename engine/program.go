@@ -414,7 +414,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if fc.Uncertain {
 				doubted[f.ID] = true
 			}
-			if fc.Other {
+			if fc.Other && !p.cueInConcept(anchors, fc.Cues) {
 				// A relative's finding says nothing about the patient,
 				// neither present nor absent.
 				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckNegation, BeforeMatching: true,
@@ -569,7 +569,9 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 	// alternative anchor ("obstructive CAD" for "non-obstructive CAD") is
 	// left to the conditions, which judge it against their own wording.
 	best := func(e eval.Evidence) bool { return !e.Secondary }
-	for _, d := range eval.DeriveOpt(ev, p.hierarchy, p.names, p.keys, eval.Options{Admit: admit, Member: best, CaseDate: date}) {
+	derived, calcs := p.deriveWithCalculated(ev, eval.Options{Admit: admit, Member: best, CaseDate: date}, passes)
+	tr.Calculations = calcs
+	for _, d := range derived {
 		ev = append(ev, d)
 		keys[d.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(d))

@@ -38,9 +38,9 @@ type Recommendation struct {
 	Text   string `json:"text"`
 	Class  string `json:"class"`
 	Level  string `json:"level"`
-	// Grade is the pack's term for class and level where its grading
-	// scheme is not the ESC one the two fields are named after ("Grade
-	// B", "I statement — evidence insufficient").
+	// Grade is the pack's term for class and level (meta/grading.json)
+	// where its grading scheme is not rules.DefaultGrading, the one the two
+	// fields are named after.
 	Grade string `json:"grade,omitempty"`
 	// Direction is POSITIVE, NEGATIVE (advises against) or INSUFFICIENT
 	// (a statement that takes no side).
@@ -68,7 +68,7 @@ type Source struct {
 
 // Action is one recommended (or contraindicated) concept.
 type Action struct {
-	Relation string `json:"relation"` // RECOMMENDS_USAGE | RECOMMENDS_PROCEDURE | CONTRAINDICATES | INSUFFICIENT_EVIDENCE_FOR
+	Relation string `json:"relation"` // RECOMMENDS_USAGE | RECOMMENDS_PROCEDURE | CONTRAINDICATES | INSUFFICIENT_EVIDENCE
 	Concept  string `json:"concept"`
 	Wording  string `json:"wording"`
 	Role     string `json:"role"`
@@ -134,6 +134,9 @@ type Trace struct {
 	// Repairs are changes made to the input before step (i), such as
 	// invalid UTF-8 replaced.
 	Repairs []string `json:"input_repairs,omitempty"`
+	// Calculations are the pack's calculated concepts: each value with its
+	// inputs, or why there is none (engine/calculated.go).
+	Calculations []Calculation `json:"calculations,omitempty"`
 	// Events are the stages' decisions in order, as a Tracer received them.
 	Events []Event `json:"events,omitempty"`
 }

@@ -10,6 +10,19 @@ import (
 	"github.com/executablekg/execkg/rules"
 )
 
+// writeCalculation prints one calculated concept: its value and inputs, or
+// why it is unknown.
+func writeCalculation(w io.Writer, c engine.Calculation) {
+	if c.Value == nil {
+		fmt.Fprintf(w, "  ? %s (%s): unknown: %s\n", c.Concept, c.Implementation, c.Unknown)
+		return
+	}
+	fmt.Fprintf(w, "  = %s %.1f %s (%s)\n", c.Concept, *c.Value, c.Unit, c.Implementation)
+	for _, in := range c.Inputs {
+		fmt.Fprintf(w, "      %s: %s\n", in.Name, in.String())
+	}
+}
+
 // gradeLabel is a recommendation's grade in its pack's terms: the term the
 // engine gave ("Grade D — recommend against"), else the ESC class and
 // level the fields are named after ("Class III, Level B — AGAINST").
@@ -70,6 +83,12 @@ func writeExplain(w io.Writer, r *engine.Result, all bool) {
 		}
 	}
 	writePatient(w, r.Patient, all)
+	if r.Trace != nil && len(r.Trace.Calculations) > 0 {
+		fmt.Fprintf(w, "\nCalculated (the pack's calculators):\n")
+		for _, c := range r.Trace.Calculations {
+			writeCalculation(w, c)
+		}
+	}
 	fmt.Fprintf(w, "\nRecommendations (%d rule(s) fired, %d row(s)):\n", len(r.Recommendations), len(r.PredictedRowIDs))
 	if len(r.Recommendations) == 0 {
 		fmt.Fprintf(w, "  none: no rule has all its conditions met by what the case states\n")

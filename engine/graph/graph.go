@@ -46,7 +46,7 @@ const (
 	// RelInsufficientEvidence links a statement that takes no side (a
 	// USPSTF I statement) to the service it weighs: neither a
 	// recommendation for it nor one against.
-	RelInsufficientEvidence = "INSUFFICIENT_EVIDENCE_FOR"
+	RelInsufficientEvidence = "INSUFFICIENT_EVIDENCE"
 	RelMentionedIn          = "MENTIONED_IN"
 )
 

@@ -621,7 +621,7 @@ RETURN rid, properties(r) AS rec, properties(s) AS src,
             WHERE a.pack_id = $pack AND a.pack_version = $version
             RETURN [a.decision_id, b.decision_id] } AS leads,
   COLLECT { MATCH (a:DecisionNode)-[:RESULTS_IN]->(r) RETURN a.decision_id } AS results,
-  COLLECT { MATCH (r)-[x:RECOMMENDS_USAGE|RECOMMENDS_PROCEDURE|CONTRAINDICATES|INSUFFICIENT_EVIDENCE_FOR]->(c)
+  COLLECT { MATCH (r)-[x:RECOMMENDS_USAGE|RECOMMENDS_PROCEDURE|CONTRAINDICATES|INSUFFICIENT_EVIDENCE]->(c)
             RETURN {rel: type(x), edge: properties(x), label: head(labels(c)), concept: properties(c)} } AS actions`
 
 // Bundles expands concept keys to their rules' complete bundles.

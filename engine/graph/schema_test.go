@@ -66,7 +66,7 @@ func TestSchemaDocumentMatchesStores(t *testing.T) {
 	assert.Equal(t, sorted(RelTypes), keysOf(doc.Relationships))
 
 	// The mini pack, and the USPSTF pack for what only its grading gives
-	// (I statements: INSUFFICIENT_EVIDENCE_FOR).
+	// (I statements: INSUFFICIENT_EVIDENCE).
 	uspstf, err := rules.LoadFS(packs.FS(), "uspstf-cvd-prevention")
 	require.NoError(t, err)
 	var stores []*Memory
