@@ -19,6 +19,17 @@ type Pack struct {
 	// Reading holds the words the engine's evidence readers read with
 	// (meta/reading.json), or nil when the pack has none.
 	Reading *Reading
+	// Grading is the pack's grading scheme (meta/grading.json, else
+	// DefaultGrading); nil reads as DefaultGrading.
+	Grading *Grading
+}
+
+// Scheme returns the pack's grading scheme.
+func (p *Pack) Scheme() *Grading {
+	if p == nil || p.Grading == nil {
+		return DefaultGrading
+	}
+	return p.Grading
 }
 
 // HierarchyFile is where a pack keeps its is-a relations, relative to its
@@ -204,5 +215,10 @@ func LoadFS(fsys fs.FS, dir string) (*Pack, error) {
 	if p.Reading, err = LoadReadingFS(fsys, dir); err != nil {
 		return nil, err
 	}
+	g, err := LoadGradingFS(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	p.Grading = g
 	return p, nil
 }
