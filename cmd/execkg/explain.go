@@ -99,7 +99,13 @@ func writeExplain(w io.Writer, r *engine.Result, all bool) {
 		if s := engine.ActionSummary(rec.Actions); s != "" {
 			fmt.Fprintf(w, "      → %s\n", s)
 		}
-		fmt.Fprintf(w, "      source: %s, %s row %d (doi:%s)\n", rec.Source.Guideline, rec.Source.Table, rec.Source.Row, rec.Source.DOI)
+		doi := ""
+		if rec.Source.DOI != "" {
+			// A statement whose DOI was not verified has none: say nothing
+			// rather than print an empty link.
+			doi = " (doi:" + rec.Source.DOI + ")"
+		}
+		fmt.Fprintf(w, "      source: %s, %s row %d%s\n", rec.Source.Guideline, rec.Source.Table, rec.Source.Row, doi)
 		for _, c := range rec.FiredBy {
 			fmt.Fprintf(w, "      because %s\n", condLine(c, findingText))
 		}
