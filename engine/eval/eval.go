@@ -398,7 +398,7 @@ func evaluate(c Cond, ev []Evidence, keys []string, opt Options) ConditionResult
 	ck := c.key()
 	// wins is the verdict one item settles the condition with: true for
 	// a finding, false for an exception ("unless X is known"), which is
-	// known as soon as one statement makes it hold — a dated PCI inside
+	// known as soon as one statement makes it hold — a dated event inside
 	// the window blocks though an undated is-a copy of it cannot be
 	// placed in time.
 	wins, loses := True, False

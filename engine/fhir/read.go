@@ -498,7 +498,8 @@ func fact(it item, kind patient.Kind, m rules.Match, c Coding, text string) pati
 	f := patient.Fact{Kind: kind, Resource: it.ref, Code: c.System + "|" + c.Code}
 	f.ConceptKey, f.Concept, f.Present, f.Text = m.Set.Key, m.Set.Concept, true, text
 	if m.Prefix && kind == patient.KindMedication {
-		// A class code (an ATC group) names the pack's class.
+		// A class code (a prefix of a hierarchical system) names the
+		// pack's class.
 		f.Class = m.Set.Concept
 	}
 	return f
@@ -598,9 +599,8 @@ func (r *reader) readObservation(it item) error {
 			return err
 		}
 	}
-	// A panel's components are read one by one (the systolic and diastolic
-	// parts of a pressure panel); codes no value set holds are dropped
-	// once, for the whole panel.
+	// A panel's components are read one by one, each by its own code;
+	// codes no value set holds are dropped once, for the whole panel.
 	var unplaced []string
 	for i := range o.Component {
 		c := &o.Component[i]
