@@ -95,6 +95,8 @@ func ReadParts(parts [][]byte, vs *rules.ValueSets, opt Options) (*patient.Model
 		r.date = time.Now().UTC()
 	}
 	r.date = time.Date(r.date.Year(), r.date.Month(), r.date.Day(), 0, 0, 0, 0, time.UTC)
+	m := &patient.Model{CaseID: opt.CaseID, Source: "fhir", Date: r.date.Format("2006-01-02"), Facts: []patient.Fact{}}
+	r.m = m
 	bundleID := ""
 	for p, part := range parts {
 		prefix := ""
@@ -138,14 +140,12 @@ func ReadParts(parts [][]byte, vs *rules.ValueSets, opt Options) (*patient.Model
 			r.items = append(r.items, item{where: where, raw: e.Resource, fullURL: e.FullURL})
 		}
 	}
-	m := &patient.Model{CaseID: opt.CaseID, Source: "fhir", Date: r.date.Format("2006-01-02"), Facts: []patient.Fact{}}
 	if m.CaseID == "" {
 		m.CaseID = bundleID
 	}
 	if m.CaseID == "" {
 		m.CaseID = "fhir"
 	}
-	r.m = m
 	if err := r.index(); err != nil {
 		return nil, err
 	}
@@ -763,7 +763,11 @@ func (r *reader) keepLatest() {
 			if k.When != nil {
 				date = k.When.Text
 			}
-			r.drop(patient.Dropped{Resource: f.Resource, Text: f.Text, Reason: fmt.Sprintf("an earlier result of %s; the latest, %s (%s), is used", f.Concept, k.Resource, date)})
+			what := "an earlier result"
+			if f.When == nil && k.When != nil {
+				what = "an undated result"
+			}
+			r.drop(patient.Dropped{Resource: f.Resource, Text: f.Text, Reason: fmt.Sprintf("%s of %s; the latest, %s (%s), is used", what, f.Concept, k.Resource, date)})
 			continue
 		}
 		kept = append(kept, f)
