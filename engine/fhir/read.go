@@ -968,6 +968,12 @@ func (r *reader) readAllergy(it item) error {
 	}
 	f := fact(it, patient.KindMedication, m, coding, a.Code.label())
 	f.Status = patient.StatusNotTolerated
+	switch statusCode(a.VerificationStatus) {
+	case "confirmed":
+		f.Certainty = patient.Confirmed
+	case "unconfirmed", "presumed":
+		f.Certainty = patient.Suspected
+	}
 	if as(&f, m, "not-tolerated") {
 		f.Kind, f.Status = patient.KindProblem, patient.StatusActive
 	}
