@@ -355,6 +355,7 @@ func (r *reader) readPatient(it item) error {
 			f := patient.Fact{Kind: patient.KindDemographic, Resource: it.ref,
 				Code: r.vs.URI(r.vs.Demographics.SexSystem) + "|" + p.Gender}
 			f.ConceptKey, f.Concept, f.Present, f.Text = s.Key, s.Concept, s.Present, "gender "+p.Gender
+			f.Status = patient.StatusActive
 			if !s.Present {
 				f.Status = patient.StatusAbsent
 			}
