@@ -611,26 +611,27 @@ func (r *reader) readObservation(it item) error {
 			}
 			continue
 		}
-		if _, err := r.observed(it, fmt.Sprintf("component[%d].", i), &c.Code, c.ValueQuantity, c.ValueCodeableConcept, c.DataAbsentReason, w, false); err != nil {
+		if _, err := r.observed(it, fmt.Sprintf("component[%d].", i), &c.Code, c.ValueQuantity, c.ValueCodeableConcept, c.ValueBoolean, c.DataAbsentReason, w, false); err != nil {
 			return err
 		}
 	}
 	panel := len(o.Component) > 0
-	if panel && o.ValueQuantity == nil && o.ValueCodeableConcept == nil && o.DataAbsentReason == nil {
+	if panel && o.ValueQuantity == nil && o.ValueCodeableConcept == nil && o.ValueBoolean == nil && o.DataAbsentReason == nil {
 		if len(unplaced) > 0 {
 			r.drop(patient.Dropped{Resource: it.ref, Text: o.Code.label(), Reason: "no value set of the pack holds the component code(s) " + strings.Join(unplaced, ", ")})
 		}
 		return nil
 	}
-	_, err = r.observed(it, "", &o.Code, o.ValueQuantity, o.ValueCodeableConcept, o.DataAbsentReason, w, panel)
+	_, err = r.observed(it, "", &o.Code, o.ValueQuantity, o.ValueCodeableConcept, o.ValueBoolean, o.DataAbsentReason, w, panel)
 	return err
 }
 
 // observed reads one observation (or one component): a quantity of a
-// measured concept, or a coded value that is itself a concept. panel is
+// measured concept, a coded value that is itself a concept, or a yes/no
+// answer that states the code's concept present or absent. panel is
 // true for an observation whose components were read, so an unmatched
 // panel code without a value is no drop of its own.
-func (r *reader) observed(it item, field string, code *CodeableConcept, q *Quantity, vc *CodeableConcept, absent *CodeableConcept, w *eval.When, panel bool) (int, error) {
+func (r *reader) observed(it item, field string, code *CodeableConcept, q *Quantity, vc *CodeableConcept, yes *bool, absent *CodeableConcept, w *eval.When, panel bool) (int, error) {
 	if absent != nil {
 		if m, _, ok := r.match(code); ok {
 			r.drop(patient.Dropped{Resource: it.ref, Text: m.Set.Concept, Reason: "dataAbsentReason " + statusCode(absent)})
@@ -663,6 +664,21 @@ func (r *reader) observed(it item, field string, code *CodeableConcept, q *Quant
 		}
 		f.Text = fmt.Sprintf("%s %s%s %s", code.label(), f.Comparator, trim(*q.Value), q.Unit)
 		f.When = w
+		r.add(f)
+		return 1, nil
+	}
+	if yes != nil {
+		m, coding, ok := r.match(code)
+		if !ok {
+			r.unmatched(it, code)
+			return 0, nil
+		}
+		f := fact(it, patient.KindFinding, m, coding, code.label())
+		f.Status, f.When = patient.StatusActive, w
+		if !*yes {
+			f.Present, f.Status = false, patient.StatusAbsent
+			f.Text = "no " + f.Text
+		}
 		r.add(f)
 		return 1, nil
 	}

@@ -100,6 +100,7 @@ type Observation struct {
 	Issued               string           `json:"issued,omitempty"`
 	ValueQuantity        *Quantity        `json:"valueQuantity,omitempty"`
 	ValueCodeableConcept *CodeableConcept `json:"valueCodeableConcept,omitempty"`
+	ValueBoolean         *bool            `json:"valueBoolean,omitempty"`
 	DataAbsentReason     *CodeableConcept `json:"dataAbsentReason,omitempty"`
 	Component            []Component      `json:"component,omitempty"`
 }
@@ -109,6 +110,7 @@ type Component struct {
 	Code                 CodeableConcept  `json:"code"`
 	ValueQuantity        *Quantity        `json:"valueQuantity,omitempty"`
 	ValueCodeableConcept *CodeableConcept `json:"valueCodeableConcept,omitempty"`
+	ValueBoolean         *bool            `json:"valueBoolean,omitempty"`
 	DataAbsentReason     *CodeableConcept `json:"dataAbsentReason,omitempty"`
 }
 
