@@ -150,6 +150,9 @@ func ReadParts(parts [][]byte, vs *rules.ValueSets, opt Options) (*patient.Model
 		return nil, err
 	}
 	for _, it := range r.items {
+		if it.repeat {
+			continue
+		}
 		if err := r.read(it); err != nil {
 			return nil, err
 		}
@@ -178,6 +181,7 @@ type item struct {
 	fullURL string
 	ref     string // "Type/id"
 	typ     string
+	repeat  bool // an earlier item is the same resource
 }
 
 type reader struct {
@@ -197,6 +201,7 @@ type reader struct {
 func (r *reader) index() error {
 	r.patientRefs = map[string]bool{}
 	var patients []string
+	seen := map[string]bool{}
 	for i := range r.items {
 		it := &r.items[i]
 		var h head
@@ -210,6 +215,10 @@ func (r *reader) index() error {
 		it.ref = h.ResourceType
 		if h.ID != "" {
 			it.ref = h.ResourceType + "/" + h.ID
+			// The same resource in two parts (a Patient in every
+			// prefetch search) is read once.
+			it.repeat = seen[it.ref]
+			seen[it.ref] = true
 			r.byRef[it.ref] = it.raw
 		} else if it.fullURL != "" {
 			it.ref = it.fullURL

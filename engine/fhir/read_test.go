@@ -190,6 +190,10 @@ func TestReadParts(t *testing.T) {
 		concepts = append(concepts, f.Concept+"@"+f.Resource)
 	}
 	assert.Equal(t, []string{"age@Patient/p", "female sex@Patient/p", "left ventricular ejection fraction@Observation/o"}, concepts)
+	// The same resources again in another part are read once.
+	m, err = fhir.ReadParts([][]byte{patientPart, search, patientPart, search}, vs, fhir.Options{CaseID: "hook", Date: date})
+	require.NoError(t, err)
+	assert.Len(t, m.Facts, 3)
 	_, err = fhir.ReadParts([][]byte{patientPart, []byte(`{"resourceType":"Bundle","type":"history"}`)}, vs, fhir.Options{Date: date})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "part 1")
