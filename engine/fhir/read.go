@@ -280,6 +280,10 @@ func jsonMessage(b []byte, err error) string {
 		line := 1 + strings.Count(string(b[:off]), "\n")
 		return fmt.Sprintf("not valid JSON at line %d (byte %d): %v", line, se.Offset, err)
 	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field == "" {
+		return fmt.Sprintf("a JSON %s where a FHIR resource object was expected", te.Value)
+	}
 	return "not valid JSON: " + err.Error()
 }
 
