@@ -80,6 +80,7 @@ type config struct {
 	fraction    bool
 	hierarchy   *rules.Hierarchy
 	maxBytes    int
+	reader      PatientReader // llmread.go
 }
 
 // Option configures New (functional options, as in cel-go and rego).
@@ -287,7 +288,11 @@ func (p *Program) Pack() *rules.Pack { return p.pack }
 
 // Settings describes the program's configuration for traces and reports.
 func (p *Program) Settings() string {
-	return fmt.Sprintf("extractor=%s formatter=%s checks=%s closed_world=%v topk=%d",
+	read := ""
+	if p.cfg.reader != nil {
+		read = "reader=" + p.cfg.reader.Name() + " "
+	}
+	return fmt.Sprintf("%sextractor=%s formatter=%s checks=%s closed_world=%v topk=%d", read,
 		p.cfg.extractor.Name(), p.cfg.formatter.Name(), p.cfg.checks, p.cfg.closedWorld, p.cfg.topK)
 }
 
@@ -327,7 +332,13 @@ func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time
 	if !date.IsZero() {
 		c.date = date
 	}
-	res, err := p.ask(ctx, c, text)
+	var res *Result
+	var err error
+	if p.cfg.reader != nil {
+		res, err = p.askRead(ctx, c, text)
+	} else {
+		res, err = p.ask(ctx, c, text)
+	}
 	var le *LimitError
 	if err != nil && ctx.Err() != nil && !errors.As(err, &le) {
 		// A step that watches ctx itself (an embedder, the store) stopped.
