@@ -55,3 +55,25 @@ func (p *Program) AskFHIRParts(ctx context.Context, caseID string, parts [][]byt
 	}
 	return p.AskPatient(ctx, m, opts...)
 }
+
+// AskFHIR answers a FHIR R4 Bundle with every pack, each reading it with
+// its own value sets; a pack without value sets reads no fact from it
+// (and says so in its model's dropped readings).
+func (m *Multi) AskFHIR(ctx context.Context, caseID string, bundle []byte, opts ...EvalOption) (*Result, error) {
+	return m.AskFHIRParts(ctx, caseID, [][]byte{bundle}, opts...)
+}
+
+// AskFHIRParts is AskFHIR over several Bundles or resources of one
+// patient (a CDS Hooks prefetch).
+func (m *Multi) AskFHIRParts(ctx context.Context, caseID string, parts [][]byte, opts ...EvalOption) (*Result, error) {
+	opts = m.oneDay(opts)
+	return m.each(func(p *Program) (*Result, error) {
+		if p.pack.ValueSets == nil {
+			date := p.newCall(caseID, opts).date
+			pm := &patient.Model{CaseID: caseID, Source: "fhir", Date: date.Format("2006-01-02"), Facts: []patient.Fact{},
+				Dropped: []patient.Dropped{{Reader: fhir.ReaderName, Reason: "the pack has no value sets (" + rules.ValueSetsFile + "): no code of the record is read"}}}
+			return p.AskPatient(ctx, pm, opts...)
+		}
+		return p.AskFHIRParts(ctx, caseID, parts, opts...)
+	})
+}

@@ -436,7 +436,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if fc.Uncertain {
 				doubted[f.ID] = true
 			}
-			if fc.Other {
+			if fc.Other && !p.cueInConcept(anchors, fc.Cues) {
 				// A relative's finding says nothing about the patient,
 				// neither present nor absent.
 				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckNegation, BeforeMatching: true,
@@ -585,7 +585,9 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 	// alternative anchor ("obstructive CAD" for "non-obstructive CAD") is
 	// left to the conditions, which judge it against their own wording.
 	best := func(e eval.Evidence) bool { return !e.Secondary }
-	for _, d := range eval.DeriveOpt(ev, p.hierarchy, p.names, p.keys, eval.Options{Admit: admit, Member: best, CaseDate: date}) {
+	derived, calcs := p.deriveWithCalculated(ev, eval.Options{Admit: admit, Member: best, CaseDate: date}, passes)
+	tr.Calculations = calcs
+	for _, d := range derived {
 		ev = append(ev, d)
 		keys[d.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(d))
@@ -726,7 +728,7 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 			}
 		case rr.Truth == eval.Unknown && len(rr.Missing) > 0 && anyTrue(rr):
 			res.NearMisses = append(res.NearMisses, NearMiss{RowID: b.RowID, RuleID: b.RuleID, Text: b.Recommendation.FullText,
-				Class: b.Recommendation.Strength, Missing: rr.Missing})
+				Class: b.Recommendation.Strength, Grade: p.gradeTerm(b.Recommendation.Strength, b.Recommendation.Level), Missing: rr.Missing})
 		}
 	}
 	for i := range tr.Rejected {
@@ -766,7 +768,7 @@ func (p *Program) recommendation(b graph.Bundle, rr eval.RuleResult) Recommendat
 	rec := Recommendation{
 		RowID: b.RowID, RuleID: b.RuleID, Text: b.Recommendation.FullText, Class: b.Recommendation.Strength,
 		Level: b.Recommendation.Level, Direction: b.Recommendation.Direction, Section: b.Recommendation.Section,
-		Workflow: b.Recommendation.Workflow, Guideline: b.PackID,
+		Workflow: b.Recommendation.Workflow, Guideline: b.PackID, Grade: p.gradeTerm(b.Recommendation.Strength, b.Recommendation.Level),
 		Source: Source{Guideline: p.pack.Guideline.Title, Version: b.PackVersion, DOI: b.Source.DOI,
 			Table: fmt.Sprintf("Recommendation Table %d", b.Recommendation.Table), Row: b.Recommendation.Row},
 	}

@@ -23,6 +23,17 @@ type Pack struct {
 	// (meta/valuesets.json), resolved against the pack; nil when the pack
 	// has none.
 	ValueSets *ValueSets
+	// Grading is the pack's grading scheme (meta/grading.json, else
+	// DefaultGrading); nil reads as DefaultGrading.
+	Grading *Grading
+}
+
+// Scheme returns the pack's grading scheme.
+func (p *Pack) Scheme() *Grading {
+	if p == nil || p.Grading == nil {
+		return DefaultGrading
+	}
+	return p.Grading
 }
 
 // HierarchyFile is where a pack keeps its is-a relations, relative to its
@@ -208,6 +219,11 @@ func LoadFS(fsys fs.FS, dir string) (*Pack, error) {
 	if p.Reading, err = LoadReadingFS(fsys, dir); err != nil {
 		return nil, err
 	}
+	g, err := LoadGradingFS(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	p.Grading = g
 	vs, err := LoadValueSetsFS(fsys, dir)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -88,4 +89,30 @@ func TestBatchFHIRDir(t *testing.T) {
 	se.Reset()
 	assert.Equal(t, 2, run([]string{"batch", "--cases", filepath.Join(dir, "x.jsonl"), "--date", "2026-06-01", "--out", out}, &so, &se))
 	assert.Contains(t, se.String(), "--date applies to --fhir-dir")
+}
+
+// execkg ask --pack all --fhir: every pack reads the bundle with its own
+// value sets; the CCS pack's rows come prefixed, a pack without value sets
+// reads nothing and says so.
+func TestAskFHIRAllPacks(t *testing.T) {
+	t.Setenv("NEO4J_URI", "")
+	var so, se bytes.Buffer
+	code := run([]string{"ask", "--pack", "all", "--fhir", filepath.Join(fhirTestdata, "af_doac_after_pci.json"), "--date", "2026-06-01"}, &so, &se)
+	require.Equal(t, 0, code, se.String())
+	var res map[string]any
+	require.NoError(t, json.Unmarshal(so.Bytes(), &res))
+	const prefix = "esc-ccs-2024/"
+	var rows []any
+	for _, r := range fixtureRows(t, "af_doac_after_pci") {
+		rows = append(rows, prefix+r.(string))
+	}
+	got, _ := res["predicted_row_ids"].([]any)
+	var ccs []any
+	for _, r := range got {
+		if s, _ := r.(string); strings.HasPrefix(s, prefix) {
+			ccs = append(ccs, r)
+		}
+	}
+	assert.ElementsMatch(t, rows, ccs)
+	assert.Contains(t, so.String(), "the pack has no value sets")
 }
