@@ -33,6 +33,7 @@ const (
 	CodeIntent        = "E030" // action without a valid intent, or intent on a condition
 	CodeWindow        = "E031" // time window malformed or on a non-event condition
 	CodeReading       = "E032" // meta/reading.json unreadable or names no pack concept
+	CodeValueSets     = "E033" // meta/valuesets.json unreadable, or a code, concept, system or unit wrong
 	CodeGrading       = "E034" // meta/grading.json unreadable or malformed
 	CodeGrade         = "E035" // row grade or level not in the pack's grading scheme
 )

@@ -19,6 +19,10 @@ type Pack struct {
 	// Reading holds the words the engine's evidence readers read with
 	// (meta/reading.json), or nil when the pack has none.
 	Reading *Reading
+	// ValueSets map the pack's concepts to the codes of coded records
+	// (meta/valuesets.json), resolved against the pack; nil when the pack
+	// has none.
+	ValueSets *ValueSets
 	// Grading is the pack's grading scheme (meta/grading.json, else
 	// DefaultGrading); nil reads as DefaultGrading.
 	Grading *Grading
@@ -220,5 +224,11 @@ func LoadFS(fsys fs.FS, dir string) (*Pack, error) {
 		return nil, err
 	}
 	p.Grading = g
+	vs, err := LoadValueSetsFS(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	vs.Resolve(p)
+	p.ValueSets = vs
 	return p, nil
 }

@@ -110,6 +110,7 @@ func (f *engineFlags) program(ctx context.Context) (*engine.Program, error) {
 type answerer interface {
 	AskOn(ctx context.Context, caseID, text string, date time.Time, opts ...engine.EvalOption) (*engine.Result, error)
 	AskPatient(ctx context.Context, m *patient.Model, opts ...engine.EvalOption) (*engine.Result, error)
+	AskFHIR(ctx context.Context, caseID string, bundle []byte, opts ...engine.EvalOption) (*engine.Result, error)
 	Evaluate(ctx context.Context, caseID string, ev []eval.Evidence, opts ...engine.EvalOption) (*engine.Result, error)
 	Settings() string
 	Close() error
