@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/engine/graph"
 	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/engine/read"
 	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/grounding/embed"
 	"github.com/executablekg/execkg/grounding/lexicon"
@@ -37,6 +39,7 @@ type Program struct {
 	phrases   map[string][]string
 	verbatim  []verbatimPhrase    // phrases prepared once for verbatimAnchors
 	compiled  compiledConds       // conditions compiled for step (v), admit.go
+	doubtful  sync.Map            // concept name → its name states a doubt (admit.go)
 	synonyms  map[string][]string // lexicon synonyms alone, for step (v)
 	hierarchy *rules.Hierarchy
 	// anatomy reads per-vessel stenosis reports with the pack's words.
@@ -51,6 +54,11 @@ type Program struct {
 	medications map[string]bool
 	// roles: the pack's role per concept key, which types a fact's kind.
 	roles map[string]string
+	// reading: the pack's reading vocabulary compiled; readers by name
+	// (step v asks them) and the case readers in rounds (readers.go).
+	reading *reading
+	readers read.Registry
+	rounds  [][]read.CaseReader
 }
 
 type rowInfo struct {
@@ -72,6 +80,7 @@ type config struct {
 	fraction    bool
 	hierarchy   *rules.Hierarchy
 	maxBytes    int
+	reader      PatientReader // llmread.go
 }
 
 // Option configures New (functional options, as in cel-go and rego).
@@ -242,6 +251,9 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		}
 	}
 	p.antonyms = antonymsOf(cfg.lexicon, p.keys)
+	if err := p.initReaders(); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
 	p.cfg = cfg
 	return p, nil
 }
@@ -276,7 +288,11 @@ func (p *Program) Pack() *rules.Pack { return p.pack }
 
 // Settings describes the program's configuration for traces and reports.
 func (p *Program) Settings() string {
-	return fmt.Sprintf("extractor=%s formatter=%s checks=%s closed_world=%v topk=%d",
+	read := ""
+	if p.cfg.reader != nil {
+		read = "reader=" + p.cfg.reader.Name() + " "
+	}
+	return fmt.Sprintf("%sextractor=%s formatter=%s checks=%s closed_world=%v topk=%d", read,
 		p.cfg.extractor.Name(), p.cfg.formatter.Name(), p.cfg.checks, p.cfg.closedWorld, p.cfg.topK)
 }
 
@@ -316,7 +332,13 @@ func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time
 	if !date.IsZero() {
 		c.date = date
 	}
-	res, err := p.ask(ctx, c, text)
+	var res *Result
+	var err error
+	if p.cfg.reader != nil {
+		res, err = p.askRead(ctx, c, text)
+	} else {
+		res, err = p.ask(ctx, c, text)
+	}
 	var le *LimitError
 	if err != nil && ctx.Err() != nil && !errors.As(err, &le) {
 		// A step that watches ctx itself (an embedder, the store) stopped.
@@ -378,9 +400,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			anchors = withFirst(a, anchors)
 		}
 		anchors = p.withVerbatim(f.Text, clause[f.ID], anchors, p.cfg.topK)
-		if creatinineRE.MatchString(f.Text) {
-			// Creatinine is not a pack concept, and eGFR is never computed
-			// from it.
+		if p.ungrounded(f.Text) {
+			// A measurement the pack has no concept for (meta/reading.json
+			// ungrounded) grounds to nothing.
 			anchors = nil
 		}
 		if c.checks.Certainty && intended(text, f) {
@@ -463,7 +485,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	// formatter's own refusals are anchors the mention does not name: no
 	// evidence to let through.
 	var overridden []whatIf
-	cut := cutWhen(text, findings, date)
+	cut := p.cutWhen(text, findings, date)
 	byID := map[string]extract.Finding{}
 	for _, f := range findings {
 		byID[f.ID] = f
@@ -491,7 +513,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			continue
 		}
 		e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text,
-			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator, When: whenOf(it.Text, date)}
+			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator, When: p.whenOf(it.Text, date)}
 		if e.When == nil {
 			e.When = cut[it.FindingID]
 		}
@@ -499,14 +521,14 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		// a drug in a sentence that stops, plans or refuses it is not a
 		// known fact either (definitions and exceptions do not read it).
 		e.Secondary = rank[[2]string{it.FindingID, it.ConceptKey}] > 1
-		if f, ok := byID[it.FindingID]; ok && p.medications[e.ConceptKey] && f.Start >= 0 && sentenceAround(text, f.Start, notTakenRE) {
+		if f, ok := byID[it.FindingID]; ok && p.medications[e.ConceptKey] && f.Start >= 0 && p.notTaken(text, f.Start) {
 			e.Secondary = true
 		}
 		if e.When == nil {
 			// "PCI to the LAD (2019)": the date may sit in the clause.
-			e.When = whenOf(clause[it.FindingID], date)
+			e.When = p.whenOf(clause[it.FindingID], date)
 		}
-		if e.Present && p.medications[e.ConceptKey] && discontinued.MatchString(it.Text) {
+		if e.Present && p.medications[e.ConceptKey] && p.stopped(it.Text) {
 			// "aspirin stopped after 1 week": the drug was taken, and is
 			// not now; a stated stop is a stated absence of the therapy.
 			e.Present = false
@@ -522,16 +544,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		ev = append(ev, a)
 		res.Evidence = append(res.Evidence, evidenceItem(a))
 	}
-	extra := p.anatomyEvidence(text, findings, ev)
-	for _, r := range append(extra, p.refractoryEvidence(text, findings)...) {
-		ev = append(ev, r)
-		keys[r.ConceptKey] = true
-		res.Evidence = append(res.Evidence, evidenceItem(r))
-	}
-	for _, r := range append(p.recencyEvidence(ev), p.cutDateEvidence(text, findings)...) {
-		ev = append(ev, r)
-		keys[r.ConceptKey] = true
-		res.Evidence = append(res.Evidence, evidenceItem(r))
+	for _, f := range p.readRounds(&read.Case{Text: text, Findings: findings, Date: date}, ev) {
+		ev = append(ev, f.Evidence)
+		keys[f.ConceptKey] = true
+		res.Evidence = append(res.Evidence, evidenceItem(f.Evidence))
 	}
 	// The patient model is complete: later stages read it, not the text.
 	m := p.textModel(caseID, text, date, findings, ev, doubted, dropped)

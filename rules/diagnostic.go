@@ -32,8 +32,9 @@ const (
 	CodeHierarchy     = "E029" // meta/hierarchy.json unreadable or names no pack concept
 	CodeIntent        = "E030" // action without a valid intent, or intent on a condition
 	CodeWindow        = "E031" // time window malformed or on a non-event condition
-	CodeGrading       = "E032" // meta/grading.json unreadable or malformed
-	CodeGrade         = "E033" // row grade or level not in the pack's grading scheme
+	CodeReading       = "E032" // meta/reading.json unreadable or names no pack concept
+	CodeGrading       = "E033" // meta/grading.json unreadable or malformed
+	CodeGrade         = "E034" // row grade or level not in the pack's grading scheme
 )
 
 // Diagnostic is one located problem: what, where (file, row, rule, JSON

@@ -16,6 +16,9 @@ type Pack struct {
 	// Hierarchy holds the pack's is-a relations (meta/hierarchy.json), or
 	// nil when the pack has none.
 	Hierarchy *Hierarchy
+	// Reading holds the words the engine's evidence readers read with
+	// (meta/reading.json), or nil when the pack has none.
+	Reading *Reading
 	// Grading is the pack's grading scheme (meta/grading.json, else
 	// DefaultGrading); nil reads as DefaultGrading.
 	Grading *Grading
@@ -214,5 +217,8 @@ func LoadFS(fsys fs.FS, dir string) (*Pack, error) {
 		return nil, err
 	}
 	p.Grading = g
+	if p.Reading, err = LoadReadingFS(fsys, dir); err != nil {
+		return nil, err
+	}
 	return p, nil
 }

@@ -354,7 +354,7 @@ func newKeyer(ef *engineFlags, prog *engine.Program) (keyer, error) {
 	}
 	llmOn := "off"
 	if ef.llm {
-		llmOn = fmt.Sprintf("%s(seed=%d,think=%v,num_ctx=%d)", ef.llmCfg.Model, ef.llmCfg.Seed, ef.llmCfg.Think, ef.llmCfg.NumCtx)
+		llmOn = fmt.Sprintf("%s(mode=%s,seed=%d,think=%v,num_ctx=%d)", ef.llmCfg.Model, ef.llmCfg.Mode, ef.llmCfg.Seed, ef.llmCfg.Think, ef.llmCfg.NumCtx)
 	}
 	emb := ef.embedder
 	if emb == "ollama" {

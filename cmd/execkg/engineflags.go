@@ -52,7 +52,7 @@ func (f *engineFlags) register(fl *flag.FlagSet) {
 	fl.StringVar(&f.neo4jURI, "neo4j", "", "answer from a Neo4j graph at this Bolt URI (env NEO4J_URI; user/password/database from NEO4J_USER, NEO4J_PASSWORD, NEO4J_DATABASE); default: embedded store")
 	fl.StringVar(&f.embedder, "embedder", envStr("KG_EMBEDDER", "builtin"), "vector channel embedder: builtin (lexical, offline) or ollama (env KG_EMBEDDER)")
 	fl.StringVar(&f.embedModel, "embed-model", envStr("OLLAMA_EMBED_MODEL", "nomic-embed-text"), "Ollama embedding model (env OLLAMA_EMBED_MODEL; host from OLLAMA_HOST)")
-	fl.BoolVar(&f.llm, "llm", envBool("KG_LLM"), "use the Ollama LLM for steps (i) and (iv) (env KG_LLM; model KG_LLM_MODEL, host OLLAMA_HOST)")
+	fl.BoolVar(&f.llm, "llm", envBool("KG_LLM"), "read documents with the Ollama LLM (--llm-mode read: into the patient model; steps: steps (i) and (iv)) (env KG_LLM; model KG_LLM_MODEL, host OLLAMA_HOST)")
 	fl.BoolVar(&f.fractions, "fractions", false, "let a unitless 0-1 value meet a percent threshold (LVEF 0.35 → 35%)")
 	cfg, err := llm.ConfigFromEnv()
 	if err != nil {
@@ -121,7 +121,13 @@ func (f *engineFlags) program(ctx context.Context) (*engine.Program, error) {
 			return nil, err
 		}
 		f.llmClient = c
-		opts = append(opts, engine.WithExtractor(c.Extractor()), engine.WithFormatter(c.Formatter()))
+		if f.llmCfg.Mode == llm.ModeSteps {
+			opts = append(opts, engine.WithExtractor(c.Extractor()), engine.WithFormatter(c.Formatter()))
+		} else {
+			// The model reads the document into the patient model; the
+			// engine grounds, formats and checks every fact's words.
+			opts = append(opts, engine.WithPatientReader(c.PatientReader()))
+		}
 	}
 	return engine.New(ctx, rep.Pack, opts...)
 }
