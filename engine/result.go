@@ -52,6 +52,9 @@ type Recommendation struct {
 	Workflow   string      `json:"workflow,omitempty"`
 	Guideline  string      `json:"guideline"`
 	TableTopic string      `json:"table_topic,omitempty"`
+	// Pack is the pack id in a multi-pack answer (engine.Multi), where
+	// RowID is prefixed with it; empty from a single pack.
+	Pack string `json:"pack,omitempty"`
 }
 
 // Source points back to the guideline row.
@@ -111,6 +114,8 @@ type NearMiss struct {
 	// Grade: as Recommendation.Grade.
 	Grade   string   `json:"grade,omitempty"`
 	Missing []string `json:"missing"`
+	// Pack: as Recommendation.Pack.
+	Pack string `json:"pack,omitempty"`
 }
 
 // Trace is the full justification of a result.
@@ -141,6 +146,8 @@ type FindingAnchors struct {
 	FindingID string       `json:"finding_id"`
 	Query     string       `json:"query"`
 	Anchors   []AnchorInfo `json:"anchors"`
+	// Pack: the pack whose concepts these are, in a multi-pack answer.
+	Pack string `json:"pack,omitempty"`
 }
 
 // AnchorInfo is one anchor as kept in the trace.

@@ -33,8 +33,8 @@ const (
 	CodeIntent        = "E030" // action without a valid intent, or intent on a condition
 	CodeWindow        = "E031" // time window malformed or on a non-event condition
 	CodeReading       = "E032" // meta/reading.json unreadable or names no pack concept
-	CodeGrading       = "E033" // meta/grading.json unreadable or malformed
-	CodeGrade         = "E034" // row grade or level not in the pack's grading scheme
+	CodeGrading       = "E034" // meta/grading.json unreadable or malformed
+	CodeGrade         = "E035" // row grade or level not in the pack's grading scheme
 )
 
 // Diagnostic is one located problem: what, where (file, row, rule, JSON

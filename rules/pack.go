@@ -212,13 +212,13 @@ func LoadFS(fsys fs.FS, dir string) (*Pack, error) {
 		return nil, err
 	}
 	p.Hierarchy = h
+	if p.Reading, err = LoadReadingFS(fsys, dir); err != nil {
+		return nil, err
+	}
 	g, err := LoadGradingFS(fsys, dir)
 	if err != nil {
 		return nil, err
 	}
 	p.Grading = g
-	if p.Reading, err = LoadReadingFS(fsys, dir); err != nil {
-		return nil, err
-	}
 	return p, nil
 }

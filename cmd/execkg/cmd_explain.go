@@ -20,7 +20,8 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("explain", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	format := fl.String("format", "mermaid", "mermaid (a flowchart to paste into Markdown) or text")
-	dir := fl.String("dir", "", "rule-table directory (default: the built-in pack)")
+	var pack, dir string
+	registerPackFlags(fl, &pack, &dir)
 	// Accept the row id before or after the flags.
 	var pos []string
 	for len(args) > 0 {
@@ -38,7 +39,21 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	rowID := pos[0]
-	rep, label, err := preflightDir(*dir)
+	// A multi-pack row id ("esc-ccs-2024/table_08.json::row_2") names its pack.
+	if pfx, rest, ok := strings.Cut(rowID, "/"); ok && dir == "" && (pack == "" || pack == allPacks || pack == pfx) {
+		pack, rowID = pfx, rest
+	}
+	if pack == allPacks {
+		fmt.Fprintf(stderr, "execkg explain: with --pack all, name the row with its pack: PACK_ID/%s\n", rowID)
+		return 2
+	}
+	src, err := onePack("explain", pack, dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "execkg explain:", err)
+		return 2
+	}
+	label := src.Label
+	rep, err := src.preflight()
 	if err != nil || !rep.OK() {
 		fmt.Fprintln(stderr, "execkg explain: cannot load", label, err)
 		return 1

@@ -18,33 +18,52 @@ func init() {
 func runStats(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("stats", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	report := fl.String("report", "", "also write the counts as JSON to this path")
-	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg stats [--report PATH] [DIR]"); !ok {
+	report := fl.String("report", "", "also write the counts as JSON to this path (with --pack all: an object keyed by pack id)")
+	var pack, dir string
+	registerPackFlags(fl, &pack, &dir)
+	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg stats [--report PATH] [--pack ID|all] [DIR]"); !ok {
 		return code
 	}
-	rep, label, err := preflightDir(fl.Arg(0))
+	srcs, err := packArgs(fl, pack, dir)
 	if err != nil {
 		fmt.Fprintln(stderr, "execkg stats:", err)
 		return 2
 	}
+	code := 0
+	reps := map[string]any{}
+	for i, src := range srcs {
+		rep, err := src.preflight()
+		if err != nil {
+			fmt.Fprintln(stderr, "execkg stats:", err)
+			return 2
+		}
+		reps[src.ID] = rep
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		// The reference system's figures are of the CCS pack; beside another
+		// pack they would read as its target.
+		ref := rules.ReferenceStats
+		if rep.Pack != nil && rep.Pack.Guideline.ID != packs.DefaultID {
+			ref = map[string]int{}
+		}
+		printStats(stdout, src.Label, rep.Stats, rep.Pack.Scheme(), ref)
+		if !rep.OK() {
+			fmt.Fprintf(stderr, "warning: %d validation error(s); run 'execkg validate' for details\n", len(rep.Diagnostics))
+			code = 1
+		}
+	}
 	if *report != "" {
-		if err := writeJSONAtomic(*report, rep); err != nil {
+		var v any = reps
+		if len(srcs) == 1 && pack != allPacks {
+			v = reps[srcs[0].ID]
+		}
+		if err := writeJSONAtomic(*report, v); err != nil {
 			fmt.Fprintln(stderr, "execkg stats:", err)
 			return 2
 		}
 	}
-	// The reference system's figures are of the CCS pack; beside another
-	// pack they would read as its target.
-	ref := rules.ReferenceStats
-	if rep.Pack != nil && rep.Pack.Guideline.ID != packs.DefaultID {
-		ref = map[string]int{}
-	}
-	printStats(stdout, label, rep.Stats, rep.Pack.Scheme(), ref)
-	if !rep.OK() {
-		fmt.Fprintf(stderr, "warning: %d validation error(s); run 'execkg validate' for details\n", len(rep.Diagnostics))
-		return 1
-	}
-	return 0
+	return code
 }
 
 func printStats(w io.Writer, label string, s rules.Stats, sc *rules.Grading, ref map[string]int) {

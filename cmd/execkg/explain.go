@@ -69,7 +69,11 @@ func writeExplain(w io.Writer, r *engine.Result, all bool) {
 	if r.Trace != nil {
 		fmt.Fprintf(w, "\nFindings (i) and concept anchors (ii):\n")
 		for _, fa := range r.Trace.Anchors {
-			fmt.Fprintf(w, "  %s %q\n", fa.FindingID, findingText[fa.FindingID])
+			pack := "" // --pack all: each pack anchors the finding to its own concepts
+			if fa.Pack != "" {
+				pack = "  [" + fa.Pack + "]"
+			}
+			fmt.Fprintf(w, "  %s %q%s\n", fa.FindingID, findingText[fa.FindingID], pack)
 			if len(fa.Anchors) == 0 {
 				fmt.Fprintf(w, "      (no concept found)\n")
 			}
@@ -95,7 +99,13 @@ func writeExplain(w io.Writer, r *engine.Result, all bool) {
 		if s := engine.ActionSummary(rec.Actions); s != "" {
 			fmt.Fprintf(w, "      → %s\n", s)
 		}
-		fmt.Fprintf(w, "      source: %s, %s row %d (doi:%s)\n", rec.Source.Guideline, rec.Source.Table, rec.Source.Row, rec.Source.DOI)
+		doi := ""
+		if rec.Source.DOI != "" {
+			// A statement whose DOI was not verified has none: say nothing
+			// rather than print an empty link.
+			doi = " (doi:" + rec.Source.DOI + ")"
+		}
+		fmt.Fprintf(w, "      source: %s, %s row %d%s\n", rec.Source.Guideline, rec.Source.Table, rec.Source.Row, doi)
 		for _, c := range rec.FiredBy {
 			fmt.Fprintf(w, "      because %s\n", condLine(c, findingText))
 		}

@@ -2,10 +2,8 @@ package packs_test
 
 import (
 	"fmt"
-	"io/fs"
 	"math"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -203,47 +201,22 @@ func base(r eval.Rule, orPick map[string]int, drop string) scenario {
 	return s
 }
 
-// builtIn loads every pack directory of the embedded packs, so the
-// generated tests run for each pack shipped.
-func builtIn(t *testing.T) map[string]*rules.Pack {
-	t.Helper()
-	entries, err := fs.ReadDir(packs.FS(), ".")
-	require.NoError(t, err)
-	out := map[string]*rules.Pack{}
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		p, err := rules.LoadFS(packs.FS(), e.Name())
-		require.NoError(t, err, e.Name())
-		out[e.Name()] = p
-	}
-	require.Contains(t, out, packs.DefaultDir)
-	require.GreaterOrEqual(t, len(out), 2, "the CCS and USPSTF packs")
-	return out
-}
-
-// eachPack runs f as a subtest per built-in pack, in directory order.
-func eachPack(t *testing.T, f func(t *testing.T, p *rules.Pack)) {
-	all := builtIn(t)
-	dirs := make([]string, 0, len(all))
-	for d := range all {
-		dirs = append(dirs, d)
-	}
-	sort.Strings(dirs)
-	for _, d := range dirs {
-		t.Run(d, func(t *testing.T) { f(t, all[d]) })
-	}
-}
-
 func TestEveryRuleFiresOnItsConditions(t *testing.T) {
-	eachPack(t, everyRuleFires)
+	checked := map[string]int{}
+	for _, pp := range packsUnderTest(t) {
+		t.Run(pp.id, func(t *testing.T) { rulesFire(t, pp.pack, checked) })
+	}
+	t.Logf("generated checks: %v", checked)
+	require.Positive(t, checked["outside"])
+	require.Positive(t, checked["or-member"])
+	require.Positive(t, checked["exception"])
+	require.Positive(t, checked["window"])
 }
 
-func everyRuleFires(t *testing.T, p *rules.Pack) {
+// rulesFire runs the generated checks over every rule of one pack.
+func rulesFire(t *testing.T, p *rules.Pack, checked map[string]int) {
 	refs := p.Rules()
 	require.Len(t, refs, ruleCount(p))
-	checked := map[string]int{}
 	for _, ref := range refs {
 		r := eval.FromRuleRef(ref)
 		t.Run(ref.ID, func(t *testing.T) {
@@ -359,13 +332,6 @@ func everyRuleFires(t *testing.T, p *rules.Pack) {
 			}
 		})
 	}
-	t.Logf("generated checks: %v", checked)
-	require.Positive(t, checked["outside"])
-	require.Positive(t, checked["or-member"])
-	require.Positive(t, checked["exception"])
-	if p.Guideline.ID == packs.DefaultID {
-		require.Positive(t, checked["window"])
-	}
 }
 
 func sharesConcept(r eval.Rule, c eval.Cond) bool {
@@ -451,12 +417,22 @@ func TestAnatomyConceptsArePackConcepts(t *testing.T) {
 // any-of suffices alone; an all-of needs every member; an at-least-N holds
 // with N members and not with N-1; every exclusion, known, blocks.
 func TestEveryDefinitionMemberSuffices(t *testing.T) {
-	eachPack(t, everyDefinitionMemberSuffices)
+	checked := map[string]int{}
+	for _, pp := range packsUnderTest(t) {
+		if pp.pack.Hierarchy == nil {
+			continue // a pack without definitions has none to check
+		}
+		t.Run(pp.id, func(t *testing.T) { definitionsHold(t, pp.pack, checked) })
+	}
+	t.Logf("generated definition checks: %v", checked)
+	require.Positive(t, checked["any-of member"])
+	require.Positive(t, checked["exclusion"])
+	require.Positive(t, checked["at-least boundary"])
 }
 
-func everyDefinitionMemberSuffices(t *testing.T, p *rules.Pack) {
+// definitionsHold runs the generated checks over one pack's composites.
+func definitionsHold(t *testing.T, p *rules.Pack, checked map[string]int) {
 	h := p.Hierarchy
-	require.NotNil(t, h)
 	names, keys := p.ConceptIndex()
 	keyOf := func(n string) string {
 		if k, ok := keys[rules.NormalizeName(n)]; ok {
@@ -506,7 +482,6 @@ func everyDefinitionMemberSuffices(t *testing.T, p *rules.Pack) {
 		}
 		return eval.Unknown
 	}
-	checked := map[string]int{}
 	for _, c := range h.Composites {
 		t.Run(c.Concept, func(t *testing.T) {
 			switch {
@@ -564,12 +539,6 @@ func everyDefinitionMemberSuffices(t *testing.T, p *rules.Pack) {
 				checked["exclusion"]++
 			}
 		})
-	}
-	t.Logf("generated definition checks: %v", checked)
-	require.Positive(t, checked["any-of member"])
-	if p.Guideline.ID == packs.DefaultID {
-		require.Positive(t, checked["exclusion"])
-		require.Positive(t, checked["at-least boundary"])
 	}
 }
 
