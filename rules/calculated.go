@@ -2,7 +2,11 @@ package rules
 
 import (
 	"fmt"
+	"math"
 	"strings"
+
+	"github.com/executablekg/execkg/calculators"
+	"github.com/executablekg/execkg/rules/units"
 )
 
 // Calculated declares a concept the engine computes from other facts with
@@ -126,4 +130,54 @@ func (h *Hierarchy) CalculatedOf(concept string) (Calculated, bool) {
 		}
 	}
 	return Calculated{}, false
+}
+
+// CheckCalculators checks each declaration against the calculator it
+// names: the implementation exists, the inputs are its inputs with its
+// kinds and units, and every published example holds within its
+// tolerance.
+func (h *Hierarchy) CheckCalculators() []string {
+	if h == nil {
+		return nil
+	}
+	var bad []string
+	for i, d := range h.Calculated {
+		at := fmt.Sprintf("calculated[%d] (%s)", i, d.Concept)
+		c, ok := calculators.Lookup(d.Implementation)
+		if !ok {
+			bad = append(bad, fmt.Sprintf("%s: implementation %q is not a calculator; known: %s", at, d.Implementation, strings.Join(calculators.Names(), ", ")))
+			continue
+		}
+		if !units.Same(c.Unit, d.Unit) {
+			bad = append(bad, fmt.Sprintf("%s: unit %q, but %s gives %q", at, d.Unit, c.Name, c.Unit))
+		}
+		declared := map[string]bool{}
+		for j, in := range d.Inputs {
+			declared[in.Name] = true
+			ci, ok := c.Input(in.Name)
+			switch {
+			case !ok:
+				bad = append(bad, fmt.Sprintf("%s: inputs[%d]: %q is not an input of %s", at, j, in.Name, c.Name))
+			case (ci.Kind == calculators.Number) != in.Numeric():
+				bad = append(bad, fmt.Sprintf("%s: inputs[%d] (%s): %s takes a %s; a number needs a unit, a yes/no none", at, j, in.Name, c.Name, ci.Kind))
+			case in.Numeric() && !units.Same(ci.Unit, in.Unit):
+				bad = append(bad, fmt.Sprintf("%s: inputs[%d] (%s): unit %q, but %s takes %q", at, j, in.Name, in.Unit, c.Name, ci.Unit))
+			}
+		}
+		for _, ci := range c.Inputs {
+			if !declared[ci.Name] {
+				bad = append(bad, fmt.Sprintf("%s: %s's input %q is not declared", at, c.Name, ci.Name))
+			}
+		}
+		for j, ex := range d.Examples {
+			got, err := c.Compute(ex.Inputs)
+			switch {
+			case err != nil:
+				bad = append(bad, fmt.Sprintf("%s: examples[%d] (%s): %v", at, j, ex.Name, err))
+			case math.Abs(got-ex.Expected) > ex.Tolerance+1e-9:
+				bad = append(bad, fmt.Sprintf("%s: examples[%d] (%s): %s gives %.3f, the publication %g (tolerance %g)", at, j, ex.Name, c.Name, got, ex.Expected, ex.Tolerance))
+			}
+		}
+	}
+	return bad
 }

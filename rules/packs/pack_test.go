@@ -379,6 +379,7 @@ func TestEveryPackValidates(t *testing.T) {
 	eachPack(t, func(t *testing.T, p *rules.Pack) {
 		require.NotNil(t, p.Hierarchy)
 		require.Empty(t, p.Hierarchy.Check(p))
+		require.Empty(t, p.Hierarchy.CheckCalculators())
 		for _, d := range rules.Validate(p) {
 			t.Error(d.Error())
 		}

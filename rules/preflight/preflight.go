@@ -97,6 +97,10 @@ func Check(fsys fs.FS, dir string) (*Report, error) {
 				rep.Diagnostics = append(rep.Diagnostics, &rules.Diagnostic{Code: rules.CodeHierarchy, File: rules.HierarchyFile, Row: -1, Rule: -1,
 					Message: bad, Fix: "name concepts exactly as the tables' entity_standardized_candidate, or remove the entry"})
 			}
+			for _, bad := range h.CheckCalculators() {
+				rep.Diagnostics = append(rep.Diagnostics, &rules.Diagnostic{Code: rules.CodeHierarchy, File: rules.HierarchyFile, Row: -1, Rule: -1,
+					Message: bad, Fix: "declare the calculator's inputs with its names, kinds and units (package calculators), and the published examples as published"})
+			}
 			p.Hierarchy = h
 		}
 		rd, err := rules.LoadReadingFS(fsys, dir)
