@@ -60,6 +60,7 @@ type Grounder struct {
 	vec      *vector.Index
 	acr      *acronyms
 	cfg      config
+	cache    *anchorCache // Ground's answers by finding text; nil when off
 }
 
 // element is one distinct grounding phrase (by normalised text) and the
@@ -103,6 +104,7 @@ type config struct {
 	guard        bool
 	abbrev       bool
 	fusion       Fusion
+	cacheSize    int
 }
 
 // Option configures New.
@@ -144,7 +146,7 @@ func WithFusion(f Fusion) Option { return func(c *config) { c.fusion = f } }
 
 // New indexes the records' grounding phrases in both channels.
 func New(records []Record, opts ...Option) (*Grounder, error) {
-	cfg := config{k: DefaultK, abbrev: true, fusion: DefaultFusion()}
+	cfg := config{k: DefaultK, abbrev: true, fusion: DefaultFusion(), cacheSize: DefaultCacheSize}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -253,6 +255,7 @@ func New(records []Record, opts ...Option) (*Grounder, error) {
 	if cfg.abbrev {
 		g.acr = newAcronyms(g.elems)
 	}
+	g.cache = newAnchorCache(cfg.cacheSize)
 	return g, nil
 }
 
@@ -276,13 +279,20 @@ func (g *Grounder) Phrases() int { return len(g.elems) }
 
 // Ground returns the best anchors for a finding (DefaultAnchors unless
 // configured), best first. A finding with nothing left after QueryText
-// (only a number, only a negation) has no anchors.
+// (only a number, only a negation) has no anchors. Answers are cached by
+// finding text (WithCacheSize); the Grounder is immutable, so a cached
+// answer is the one Ground would compute.
 func (g *Grounder) Ground(ctx context.Context, finding string) ([]Anchor, error) {
+	if as, ok := g.cache.get(finding); ok {
+		return as, nil
+	}
 	c, err := g.Retrieve(ctx, finding, g.RetrieveDefaults())
 	if err != nil {
 		return nil, err
 	}
-	return g.Fuse(c, g.cfg.fusion), nil
+	as := g.Fuse(c, g.cfg.fusion)
+	g.cache.put(finding, as)
+	return cloneAnchors(as), nil
 }
 
 // RetrieveOptions configure one retrieval.

@@ -417,7 +417,7 @@ func acronymInClause(phrase []token, a analysis) bool {
 			continue
 		}
 		for i := a.cFrom; i <= a.cTo; i++ {
-			if acronymCandidate(a.toks[i]) && a.toks[i].low == ini {
+			if acronymCandidate(&a.toks[i]) && a.toks[i].low == ini {
 				return true
 			}
 		}
