@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -48,6 +49,7 @@ type Program struct {
 	antonyms []antonym
 	// medication concept keys, for discontinuation ("aspirin stopped").
 	medications map[string]bool
+	rules       sync.Map // *graph.Bundle → eval.Rule (bundles.go)
 }
 
 type rowInfo struct {
@@ -617,7 +619,7 @@ type whatIf struct {
 }
 
 func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []string, ev []eval.Evidence, adm *admitter, admit func(eval.Cond, eval.Evidence) bool, refused []whatIf, date time.Time) error {
-	bundles, err := p.store.Bundles(ctx, keys)
+	bundles, err := p.bundles(ctx, keys)
 	if err != nil {
 		return fmt.Errorf("step (iii) expansion: %w", err)
 	}
@@ -646,7 +648,7 @@ func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []s
 			rowSeen[b.RowID] = true
 			res.RetrievedRowIDs = append(res.RetrievedRowIDs, b.RowID)
 		}
-		rule := ruleOf(b)
+		rule := p.rule(b)
 		blocked = blocked[:0]
 		rr := eval.EvaluateRule(rule, ev, opt)
 		if p.cfg.trace {
@@ -675,7 +677,7 @@ func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []s
 		}
 		switch {
 		case rr.Fired():
-			res.Recommendations = append(res.Recommendations, p.recommendation(b, rr))
+			res.Recommendations = append(res.Recommendations, p.recommendation(*b, rr))
 			if !fired[b.RowID] {
 				fired[b.RowID] = true
 				res.PredictedRowIDs = append(res.PredictedRowIDs, b.RowID)
