@@ -1,0 +1,76 @@
+package grounding
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+)
+
+// The cache changes nothing but the cost: a cached Grounder answers every
+// finding, first time and again, concurrently too, as one without a cache,
+// and a caller reordering or renumbering its answer does not change the
+// next one.
+func TestCacheAnswersAsUncached(t *testing.T) {
+	cached, plain := newGrounder(t, WithCacheSize(4)), newGrounder(t, WithCacheSize(0))
+	findings := []string{"rapid AF", "HF", "eGFR 24", "morbid obesity", "suspected stable CAD", "ST depression at rest", "Rapid AF", ""}
+	want := map[string][]Anchor{}
+	ctx := context.Background()
+	for _, f := range findings {
+		as, err := plain.Ground(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[f] = as
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for j := 0; j < 3*len(findings); j++ {
+				f := findings[(w+j)%len(findings)]
+				as, err := cached.Ground(ctx, f)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !reflect.DeepEqual(as, want[f]) {
+					t.Errorf("%q: cached %v, uncached %v", f, concepts(as), concepts(want[f]))
+					return
+				}
+				for i := range as {
+					as[i].Rank = 99 // callers renumber their copy
+				}
+				if len(as) > 1 {
+					as[0], as[1] = as[1], as[0]
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+}
+
+// The cache holds at most its bound, keeps a finding in use across
+// generations, and a zero size turns it off.
+func TestCacheBounded(t *testing.T) {
+	c := newAnchorCache(10)
+	for i := 0; i < 100; i++ {
+		c.put(fmt.Sprint("finding ", i), []Anchor{{Rank: 1, ConceptKey: fmt.Sprint(i)}})
+		if _, ok := c.get("finding 0"); !ok {
+			t.Fatalf("finding 0, read after every put, was dropped at put %d", i)
+		}
+		if n := len(c.cur) + len(c.prev); n > 10 {
+			t.Fatalf("after %d puts the cache holds %d entries, bound 10", i+1, n)
+		}
+	}
+	if _, ok := c.get("finding 1"); ok {
+		t.Error("finding 1, never read again, is still held after 100 puts into a cache of 10")
+	}
+	var off *anchorCache = newAnchorCache(0)
+	off.put("x", []Anchor{{Rank: 1}})
+	if _, ok := off.get("x"); ok || off != nil {
+		t.Error("a cache of size 0 must hold nothing")
+	}
+}
