@@ -2,7 +2,6 @@ package grounding
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"sync"
 	"testing"
@@ -50,27 +49,4 @@ func TestCacheAnswersAsUncached(t *testing.T) {
 		}(w)
 	}
 	wg.Wait()
-}
-
-// The cache holds at most its bound, keeps a finding in use across
-// generations, and a zero size turns it off.
-func TestCacheBounded(t *testing.T) {
-	c := newAnchorCache(10)
-	for i := 0; i < 100; i++ {
-		c.put(fmt.Sprint("finding ", i), []Anchor{{Rank: 1, ConceptKey: fmt.Sprint(i)}})
-		if _, ok := c.get("finding 0"); !ok {
-			t.Fatalf("finding 0, read after every put, was dropped at put %d", i)
-		}
-		if n := len(c.cur) + len(c.prev); n > 10 {
-			t.Fatalf("after %d puts the cache holds %d entries, bound 10", i+1, n)
-		}
-	}
-	if _, ok := c.get("finding 1"); ok {
-		t.Error("finding 1, never read again, is still held after 100 puts into a cache of 10")
-	}
-	var off *anchorCache = newAnchorCache(0)
-	off.put("x", []Anchor{{Rank: 1}})
-	if _, ok := off.get("x"); ok || off != nil {
-		t.Error("a cache of size 0 must hold nothing")
-	}
 }

@@ -283,15 +283,15 @@ func (g *Grounder) Phrases() int { return len(g.elems) }
 // finding text (WithCacheSize); the Grounder is immutable, so a cached
 // answer is the one Ground would compute.
 func (g *Grounder) Ground(ctx context.Context, finding string) ([]Anchor, error) {
-	if as, ok := g.cache.get(finding); ok {
-		return as, nil
+	if as, ok := g.cache.Get(finding); ok {
+		return cloneAnchors(as), nil
 	}
 	c, err := g.Retrieve(ctx, finding, g.RetrieveDefaults())
 	if err != nil {
 		return nil, err
 	}
 	as := g.Fuse(c, g.cfg.fusion)
-	g.cache.put(finding, as)
+	g.cache.Put(finding, as)
 	return cloneAnchors(as), nil
 }
 
