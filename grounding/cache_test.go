@@ -13,7 +13,9 @@ import (
 // next one.
 func TestCacheAnswersAsUncached(t *testing.T) {
 	cached, plain := newGrounder(t, WithCacheSize(4)), newGrounder(t, WithCacheSize(0))
-	findings := []string{"rapid AF", "HF", "eGFR 24", "morbid obesity", "suspected stable CAD", "ST depression at rest", "Rapid AF", ""}
+	// "eGFR 35" and "no rapid AF" share their query variants with "eGFR 24" and
+	// "rapid AF", and so their retrieval.
+	findings := []string{"rapid AF", "HF", "eGFR 24", "morbid obesity", "suspected stable CAD", "ST depression at rest", "Rapid AF", "", "eGFR 35", "no rapid AF", "24"}
 	want := map[string][]Anchor{}
 	ctx := context.Background()
 	for _, f := range findings {
