@@ -426,7 +426,9 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 		for i, a := range anchors {
 			keys[a.ConceptKey] = true
 			rank[[2]string{f.ID, a.ConceptKey}] = i + 1
-			fa.Anchors = append(fa.Anchors, anchorInfo(a))
+			if p.cfg.trace { // the anchors' hits are for the trace only
+				fa.Anchors = append(fa.Anchors, anchorInfo(a))
+			}
 			ph := phrasesFor(a, p.phrases)
 			if proc, ok := planned[[2]string{f.ID, a.ConceptKey}]; ok {
 				ph = phrasesFor(proc, p.phrases)
