@@ -7,17 +7,19 @@ import (
 	"github.com/executablekg/execkg/engine/graph"
 )
 
-// sharedBundles is a store that lends its bundles without copying them
-// (graph.Memory): the engine only reads them.
-type sharedBundles interface {
-	SharedBundles(ctx context.Context, conceptKeys []string) ([]*graph.Bundle, error)
+// lent is the embedded store itself, which lends its bundles without
+// copying them (the engine only reads them). Only the concrete type: a
+// store that wraps one and overrides Bundles must be asked through Bundles.
+func (p *Program) lent() (*graph.Memory, bool) {
+	m, ok := p.store.(*graph.Memory)
+	return m, ok
 }
 
 // bundles is step (iii): the rule bundles of the concept keys, in rule id
 // order, shared with the store when it lends them.
 func (p *Program) bundles(ctx context.Context, keys []string) ([]*graph.Bundle, error) {
-	if s, ok := p.store.(sharedBundles); ok {
-		return s.SharedBundles(ctx, keys)
+	if m, ok := p.lent(); ok {
+		return m.SharedBundles(ctx, keys)
 	}
 	bs, err := p.store.Bundles(ctx, keys)
 	if err != nil {
@@ -34,7 +36,7 @@ func (p *Program) bundles(ctx context.Context, keys []string) ([]*graph.Bundle, 
 // store is immutable and a reload makes new ones, so its address is the
 // key. A copied bundle (another store) is converted each time.
 func (p *Program) rule(b *graph.Bundle) eval.Rule {
-	if _, ok := p.store.(sharedBundles); !ok {
+	if _, ok := p.lent(); !ok {
 		return ruleOf(*b)
 	}
 	if r, ok := p.rules.Load(b); ok {
