@@ -123,13 +123,14 @@ func (t *Text) reading(mention string) *mentionReading {
 	if r, ok := t.readings.Load(mention); ok {
 		return r.(*mentionReading)
 	}
-	a := t.analyse(mention)
+	mt := tokenize(mention) // once, for locating and for the reading
+	a := t.analyseTokens(mt)
 	r := &mentionReading{a: a, inCase: a.found}
 	if !a.found {
 		r.a = analyse(mention, mention)
 	}
 	if r.a.found {
-		r.toks = append(tokenize(mention), r.a.toks[r.a.from:r.a.to+1]...)
+		r.toks = append(mt, r.a.toks[r.a.from:r.a.to+1]...)
 	}
 	v, _ := t.readings.LoadOrStore(mention, r)
 	return v.(*mentionReading)
@@ -186,9 +187,12 @@ func analyse(text, target string) analysis { return NewText(text).analyse(target
 
 // analyse locates target in the text. The analysis shares the Text's
 // tokens and cues, which nothing writes to after NewText.
-func (t *Text) analyse(target string) analysis {
+func (t *Text) analyse(target string) analysis { return t.analyseTokens(tokenize(target)) }
+
+// analyseTokens is analyse on the target's tokens.
+func (t *Text) analyseTokens(target []token) analysis {
 	a := analysis{text: t.text, toks: t.toks, hits: t.hits}
-	from, to, ok := t.locate(tokenize(target))
+	from, to, ok := t.locate(target)
 	if !ok {
 		return a
 	}
