@@ -116,6 +116,9 @@ type mentionReading struct {
 	// toks are the mention's own tokens followed by its tokens in the
 	// text (when found), the words a condition is linked through.
 	toks []token
+	// sig spells toks as conditionCertainty reads them (each token's
+	// text and whether it is a word), the key of its memo.
+	sig string
 }
 
 // reading locates mention in the text, once per mention.
@@ -131,6 +134,7 @@ func (t *Text) reading(mention string) *mentionReading {
 	}
 	if r.a.found {
 		r.toks = append(mt, r.a.toks[r.a.from:r.a.to+1]...)
+		r.sig = tokenSig(r.toks)
 	}
 	v, _ := t.readings.LoadOrStore(mention, r)
 	return v.(*mentionReading)
