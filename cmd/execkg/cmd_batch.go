@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -81,6 +82,12 @@ func runBatch(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	ef.maxBytes = *maxBytes
+	if os.Getenv("GOGC") == "" {
+		// A batch allocates fast over a small live heap (the compiled
+		// pack, the caches): collecting at 4x the live heap instead of
+		// 2x measured about 15% less CPU for some 75 MB more memory.
+		defer debug.SetGCPercent(debug.SetGCPercent(batchGCPercent))
+	}
 	prog, err := ef.program(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "execkg batch:", err)
@@ -347,6 +354,10 @@ func (b *batcher) run(parent context.Context, todo []batchCase, conc int, w *os.
 // "intended", ...) are ignored unless --strict.
 // maxListed caps the problems listed for one input file.
 const maxListed = 20
+
+// batchGCPercent is the garbage collector's target during a batch unless
+// GOGC is set.
+const batchGCPercent = 400
 
 // defaultMaxBytes is --max-bytes' default: Ask's time grows somewhat faster
 // than the text (about 1 s for 15 KB and 5 s for 60 KB on one core), the
