@@ -37,7 +37,7 @@ type Program struct {
 	units map[string][]string
 	// phrases naming each concept (wordings, name, synonyms), for step (iv).
 	phrases   map[string][]string
-	verbatim  []verbatimPhrase    // phrases prepared once for verbatimAnchors
+	verbatim  verbatimSet         // phrases prepared once for verbatimAnchors
 	compiled  compiledConds       // conditions compiled for step (v), admit.go
 	doubtful  sync.Map            // concept name → its name states a doubt (admit.go)
 	synonyms  map[string][]string // lexicon synonyms alone, for step (v)
@@ -59,6 +59,7 @@ type Program struct {
 	reading *reading
 	readers read.Registry
 	rounds  [][]read.CaseReader
+	rules   sync.Map // *graph.Bundle → eval.Rule (bundles.go)
 }
 
 type rowInfo struct {
@@ -461,7 +462,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		for i, a := range anchors {
 			keys[a.ConceptKey] = true
 			rank[[2]string{f.ID, a.ConceptKey}] = i + 1
-			fa.Anchors = append(fa.Anchors, anchorInfo(a))
+			if p.cfg.trace { // the anchors' hits are for the trace only
+				fa.Anchors = append(fa.Anchors, anchorInfo(a))
+			}
 			ph := phrasesFor(a, p.phrases)
 			if proc, ok := planned[[2]string{f.ID, a.ConceptKey}]; ok {
 				ph = phrasesFor(proc, p.phrases)
@@ -663,7 +666,7 @@ type whatIf struct {
 }
 
 func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace, keys []string, ev []eval.Evidence, passes, admit func(eval.Cond, eval.Evidence) bool, refused []whatIf, date time.Time) error {
-	bundles, err := p.store.Bundles(ctx, keys)
+	bundles, err := p.bundles(ctx, keys)
 	if err != nil {
 		return stageErr(c.caseID, StageExpand, err, "rule bundles of %d concept(s)", len(keys))
 	}
@@ -692,7 +695,7 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 			rowSeen[b.RowID] = true
 			res.RetrievedRowIDs = append(res.RetrievedRowIDs, b.RowID)
 		}
-		rule := ruleOf(b)
+		rule := p.rule(b)
 		blocked = blocked[:0]
 		rr := eval.EvaluateRule(rule, ev, opt)
 		if c.trace {
@@ -721,7 +724,7 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 		}
 		switch {
 		case rr.Fired():
-			res.Recommendations = append(res.Recommendations, p.recommendation(b, rr))
+			res.Recommendations = append(res.Recommendations, p.recommendation(*b, rr))
 			if !fired[b.RowID] {
 				fired[b.RowID] = true
 				res.PredictedRowIDs = append(res.PredictedRowIDs, b.RowID)

@@ -22,22 +22,24 @@ func (p *Program) verbatimAnchors(finding string) []grounding.Anchor {
 	}
 	lower := strings.ToLower(finding)
 	var hits []hit
-	for _, v := range p.verbatim {
-		key, needle, hay := v.key, v.needle, lower
-		if v.exact {
-			hay = finding
-		}
-		for from := 0; ; {
-			i := strings.Index(hay[from:], needle)
-			if i < 0 {
-				break
+	// Every occurrence starting at a word start: only the phrases whose
+	// first two bytes are there are compared (verbatimSet.start).
+	for _, hay := range []struct {
+		text  string
+		exact bool
+	}{{lower, false}, {finding, true}} {
+		h := hay.text
+		for i := 0; i+1 < len(h); i++ {
+			if i > 0 && isWordByte(h[i-1]) {
+				continue
 			}
-			i += from
-			j := i + len(needle)
-			if (i == 0 || !isWordByte(hay[i-1])) && (j == len(hay) || !isWordByte(hay[j])) {
-				hits = append(hits, hit{key, i, j})
+			for _, vi := range p.verbatim.start[bigram{h[i], h[i+1], hay.exact}] {
+				v := &p.verbatim.phrases[vi]
+				j := i + len(v.needle)
+				if strings.HasPrefix(h[i:], v.needle) && (j == len(h) || !isWordByte(h[j])) {
+					hits = append(hits, hit{v.key, i, j})
+				}
 			}
-			from = i + 1
 		}
 	}
 	var out []grounding.Anchor
@@ -77,9 +79,22 @@ type verbatimPhrase struct {
 	exact       bool
 }
 
+// verbatimSet is the prepared phrases, indexed by their first two bytes
+// (and whether they match case) so that a finding is compared only with
+// the phrases that can start at each of its word starts.
+type verbatimSet struct {
+	phrases []verbatimPhrase
+	start   map[bigram][]int32
+}
+
+type bigram struct {
+	a, b  byte
+	exact bool
+}
+
 // verbatimPhrases prepares the phrases of every concept, by concept key
 // and then in the pack's order, leaving out those too short to match.
-func verbatimPhrases(phrases map[string][]string) []verbatimPhrase {
+func verbatimPhrases(phrases map[string][]string) verbatimSet {
 	keys := make([]string, 0, len(phrases))
 	for k := range phrases {
 		keys = append(keys, k)
@@ -97,7 +112,12 @@ func verbatimPhrases(phrases map[string][]string) []verbatimPhrase {
 			}
 		}
 	}
-	return out
+	set := verbatimSet{phrases: out, start: map[bigram][]int32{}}
+	for i, v := range out {
+		k := bigram{v.needle[0], v.needle[1], v.exact}
+		set.start[k] = append(set.start[k], int32(i))
+	}
+	return set
 }
 
 // narrowedBy: the words before a nested phrase that ends where the longer

@@ -76,36 +76,42 @@ func (p *Program) whenOf(text string, now time.Time) *eval.When {
 func whenOf(text string, now time.Time, recentDays int) *eval.When {
 	day := func(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC) }
 	end := func(t time.Time) time.Time { return t.Add(24*time.Hour - time.Second) }
-	if m := whenISO.FindStringSubmatch(text); m != nil {
+	// Most findings name no time: a pattern is run only when the text
+	// holds what it needs (a digit, one of its words; see mayHold).
+	digits := strings.ContainsAny(text, "0123456789")
+	if !digits && !mayHold(text, whenWords) {
+		return nil
+	}
+	if m := find(whenISO, text, digits); m != nil {
 		y, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
 		d, _ := strconv.Atoi(m[3])
 		t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
 		return &eval.When{From: t, To: end(t), Text: m[0]}
 	}
-	if m := whenAgo.FindStringSubmatch(text); m != nil {
+	if m := find(whenAgo, text, mayHold(text, whenAgoWords)); m != nil {
 		if n := count(m[1]); n > 0 {
 			t := day(daysBefore(now, n*unitDays(m[2])))
 			return &eval.When{From: t, To: end(t), Text: m[0]}
 		}
 	}
-	if m := whenFor.FindStringSubmatch(text); m != nil {
+	if m := find(whenFor, text, mayHold(text, whenForWords)); m != nil {
 		if n := count(m[1]); n > 0 {
 			t := day(daysBefore(now, n*unitDays(m[2])))
 			return &eval.When{From: t, To: end(t), Text: m[0]}
 		}
 	}
-	if m := whenMonthYr.FindStringSubmatch(text); m != nil {
+	if m := find(whenMonthYr, text, digits); m != nil {
 		y, _ := strconv.Atoi(m[2])
 		t := time.Date(y, monthNum[strings.ToLower(m[1])[:3]], 1, 0, 0, 0, 0, time.UTC)
 		return &eval.When{From: t, To: t.AddDate(0, 1, 0).Add(-time.Second), Text: m[0]}
 	}
-	if m := whenSinceYr.FindStringSubmatch(text); m != nil {
+	if m := find(whenSinceYr, text, digits); m != nil {
 		y, _ := strconv.Atoi(m[1])
 		t := time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
 		return &eval.When{From: t, To: t.AddDate(1, 0, 0).Add(-time.Second), Text: m[0]}
 	}
-	if m := whenRelative.FindStringSubmatch(text); m != nil {
+	if m := find(whenRelative, text, mayHold(text, whenRelativeWords)); m != nil {
 		today := day(now)
 		w := &eval.When{Text: m[0]}
 		switch strings.ToLower(m[1]) {
@@ -132,7 +138,7 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 		}
 		return w
 	}
-	if m := whenYear.FindStringSubmatch(text); m != nil {
+	if m := find(whenYear, text, digits); m != nil {
 		y, _ := strconv.Atoi(m[1])
 		if y <= now.Year() {
 			t := time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -140,6 +146,41 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 		}
 	}
 	return nil
+}
+
+// The words without which whenAgo, whenFor and whenRelative cannot match
+// (each needs one of its list); the other patterns need a digit.
+var (
+	whenAgoWords      = []string{"ago", "earlier", "previously", "before", "prior"}
+	whenForWords      = []string{"for", "over"}
+	whenRelativeWords = []string{"today", "this", "tonight", "just", "yesterday", "last", "recent"}
+	whenWords         = append(append(append([]string{}, whenAgoWords...), whenForWords...), whenRelativeWords...)
+)
+
+// mayHold reports whether text may hold one of the words as the
+// case-insensitive patterns read them: always for non-ASCII text (the
+// patterns' case folding reaches beyond ASCII: the Kelvin sign is k).
+func mayHold(text string, words []string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 0x80 {
+			return true
+		}
+	}
+	low := strings.ToLower(text)
+	for _, w := range words {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// find runs re only when the text may hold a match.
+func find(re *regexp.Regexp, text string, may bool) []string {
+	if !may {
+		return nil
+	}
+	return re.FindStringSubmatch(text)
 }
 
 // cutWhen dates findings whose date the splitter cut off into the next

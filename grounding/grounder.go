@@ -60,6 +60,9 @@ type Grounder struct {
 	vec      *vector.Index
 	acr      *acronyms
 	cfg      config
+	cache    *anchorCache // Ground's answers by finding text; nil when off
+	// byVariants holds them by query variants (see Ground); nil when off.
+	byVariants *anchorCache
 }
 
 // element is one distinct grounding phrase (by normalised text) and the
@@ -103,6 +106,7 @@ type config struct {
 	guard        bool
 	abbrev       bool
 	fusion       Fusion
+	cacheSize    int
 }
 
 // Option configures New.
@@ -144,7 +148,7 @@ func WithFusion(f Fusion) Option { return func(c *config) { c.fusion = f } }
 
 // New indexes the records' grounding phrases in both channels.
 func New(records []Record, opts ...Option) (*Grounder, error) {
-	cfg := config{k: DefaultK, abbrev: true, fusion: DefaultFusion()}
+	cfg := config{k: DefaultK, abbrev: true, fusion: DefaultFusion(), cacheSize: DefaultCacheSize}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -253,6 +257,7 @@ func New(records []Record, opts ...Option) (*Grounder, error) {
 	if cfg.abbrev {
 		g.acr = newAcronyms(g.elems)
 	}
+	g.cache, g.byVariants = newAnchorCache(cfg.cacheSize), newAnchorCache(cfg.cacheSize)
 	return g, nil
 }
 
@@ -276,13 +281,34 @@ func (g *Grounder) Phrases() int { return len(g.elems) }
 
 // Ground returns the best anchors for a finding (DefaultAnchors unless
 // configured), best first. A finding with nothing left after QueryText
-// (only a number, only a negation) has no anchors.
+// (only a number, only a negation) has no anchors. Answers are cached by
+// finding text (WithCacheSize); the Grounder is immutable, so a cached
+// answer is the one Ground would compute.
 func (g *Grounder) Ground(ctx context.Context, finding string) ([]Anchor, error) {
-	c, err := g.Retrieve(ctx, finding, g.RetrieveDefaults())
-	if err != nil {
-		return nil, err
+	if as, ok := g.cache.Get(finding); ok {
+		return cloneAnchors(as), nil
 	}
-	return g.Fuse(c, g.cfg.fusion), nil
+	o := g.RetrieveDefaults()
+	c, hidden := g.prepare(finding, o)
+	// Both channels read only the query variants, and fusion only their
+	// hits: findings that differ in numbers or negation words ("eGFR 24",
+	// "eGFR 35") share one retrieval.
+	vkey := strings.Join(c.Variants, "\x00")
+	if as, ok := g.byVariants.Get(vkey); ok && c.Query != "" {
+		g.cache.Put(finding, as)
+		return cloneAnchors(as), nil
+	}
+	if c.Query != "" {
+		if err := g.search(ctx, c, o, hidden); err != nil {
+			return nil, err
+		}
+	}
+	as := g.Fuse(c, g.cfg.fusion)
+	g.cache.Put(finding, as)
+	if c.Query != "" {
+		g.byVariants.Put(vkey, as)
+	}
+	return cloneAnchors(as), nil
 }
 
 // RetrieveOptions configure one retrieval.
@@ -327,12 +353,22 @@ type PhraseHit struct {
 
 // Retrieve runs both channels for a finding.
 func (g *Grounder) Retrieve(ctx context.Context, finding string, o RetrieveOptions) (*Candidates, error) {
-	c := &Candidates{Finding: finding, Query: fulltext.QueryText(finding)}
+	c, hidden := g.prepare(finding, o)
 	if c.Query == "" {
 		return c, nil
 	}
-	if o.K <= 0 {
-		o.K = g.cfg.k
+	if err := g.search(ctx, c, o, hidden); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// prepare reads a finding's query text and its variants, and the phrases
+// o.Hide hides.
+func (g *Grounder) prepare(finding string, o RetrieveOptions) (*Candidates, map[int]bool) {
+	c := &Candidates{Finding: finding, Query: fulltext.QueryText(finding)}
+	if c.Query == "" {
+		return c, nil
 	}
 	var hidden map[int]bool
 	if o.Hide != "" {
@@ -341,15 +377,23 @@ func (g *Grounder) Retrieve(ctx context.Context, finding string, o RetrieveOptio
 			hidden[id] = true
 		}
 	}
-	var isHidden func(id int) bool
-	if len(hidden) > 0 {
-		isHidden = func(id int) bool { return hidden[id] }
-	}
 	c.Variants = []string{c.Query}
 	if o.Abbreviations && g.acr != nil {
 		c.Variants = g.acr.variants(finding, c.Query, hidden)
 	}
+	return c, hidden
+}
 
+// search fills both channels' hits for the prepared variants.
+func (g *Grounder) search(ctx context.Context, c *Candidates, o RetrieveOptions, hidden map[int]bool) error {
+	finding := c.Finding
+	if o.K <= 0 {
+		o.K = g.cfg.k
+	}
+	var isHidden func(id int) bool
+	if len(hidden) > 0 {
+		isHidden = func(id int) bool { return hidden[id] }
+	}
 	var exclude []int
 	for id := range hidden {
 		exclude = append(exclude, id)
@@ -357,7 +401,7 @@ func (g *Grounder) Retrieve(ctx context.Context, finding string, o RetrieveOptio
 	sort.Ints(exclude)
 	fh, err := g.ft.Search(c.Variants, fulltext.SearchOptions{K: o.K, Guard: o.Guard, Exclude: exclude, VariantWeight: expansionWeight})
 	if err != nil {
-		return nil, fmt.Errorf("ground %q: %w", finding, err)
+		return fmt.Errorf("ground %q: %w", finding, err)
 	}
 	for i, h := range fh {
 		c.FullText = append(c.FullText, PhraseHit{Element: h.ID, Phrase: g.elems[h.ID].text, Rank: i + 1, Score: h.Score, Matched: h.Matched, Exact: h.Phrase})
@@ -365,7 +409,7 @@ func (g *Grounder) Retrieve(ctx context.Context, finding string, o RetrieveOptio
 
 	qv, err := g.cfg.embedder.Embed(ctx, c.Variants)
 	if err != nil {
-		return nil, fmt.Errorf("ground %q: embed the query with %s: %w", finding, g.cfg.embedder.Name(), err)
+		return fmt.Errorf("ground %q: embed the query with %s: %w", finding, g.cfg.embedder.Name(), err)
 	}
 	best := map[int]float64{}
 	for i, v := range qv {
@@ -376,7 +420,7 @@ func (g *Grounder) Retrieve(ctx context.Context, finding string, o RetrieveOptio
 		// a discounted cosine must still clear the threshold
 		hits, err := g.vec.Search(v, o.K, o.Threshold/w, isHidden)
 		if err != nil {
-			return nil, fmt.Errorf("ground %q: %w", finding, err)
+			return fmt.Errorf("ground %q: %w", finding, err)
 		}
 		for _, h := range hits {
 			if s, ok := best[h.ID]; !ok || h.Score*w > s {
@@ -399,5 +443,5 @@ func (g *Grounder) Retrieve(ctx context.Context, finding string, o RetrieveOptio
 	for i := range c.Vector {
 		c.Vector[i].Rank = i + 1
 	}
-	return c, nil
+	return nil
 }

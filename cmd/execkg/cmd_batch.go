@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -95,6 +96,12 @@ func runBatch(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	ef.maxBytes = *maxBytes
+	if os.Getenv("GOGC") == "" {
+		// A batch allocates fast over a small live heap (the compiled
+		// pack, the caches): collecting at 4x the live heap instead of
+		// 2x measured about 15% less CPU for some 75 MB more memory.
+		defer debug.SetGCPercent(debug.SetGCPercent(batchGCPercent))
+	}
 	prog, err := ef.answerer(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "execkg batch:", err)
@@ -254,25 +261,34 @@ func (b *batcher) answer(ctx context.Context, cancel context.CancelFunc, c batch
 	}
 }
 
-// run answers cases concurrently and writes results in input order, one
-// fsynced line each, so an interrupted run loses at most the cases in
-// flight.
+// run answers cases concurrently and writes results in input order. Each
+// record is encoded by the worker that answered it; the writer writes the
+// records that are ready in order and then fsyncs once, so an interrupted
+// run loses at most the cases in flight, and a slow disk delays the writer,
+// not the workers (they go on into a buffer).
 func (b *batcher) run(parent context.Context, todo []batchCase, conc int, w *os.File, bar *progressBar) (failed, written int, err error) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	type item struct {
-		i   int
-		res *engine.Result
+		i    int
+		res  *engine.Result
+		line []byte // the encoded record with its newline
+		err  error  // encoding failed
 	}
 	jobs := make(chan int)
-	results := make(chan item)
+	results := make(chan item, 4*conc)
 	var wg sync.WaitGroup
 	for k := 0; k < conc; k++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				results <- item{i, b.answer(ctx, cancel, todo[i])}
+				it := item{i: i, res: b.answer(ctx, cancel, todo[i])}
+				if it.res != nil {
+					it.line, it.err = json.Marshal(batchRecord{Result: it.res, ResumeKey: b.keys[it.res.CaseID]})
+					it.line = append(it.line, '\n')
+				}
+				results <- it
 			}
 		}()
 	}
@@ -287,35 +303,60 @@ func (b *batcher) run(parent context.Context, todo []batchCase, conc int, w *os.
 		}
 	}()
 	go func() { wg.Wait(); close(results) }()
-	pending := map[int]*engine.Result{}
+	pending := map[int]item{}
 	next := 0
-	for it := range results {
-		pending[it.i] = it.res
+	// put writes the records now in order; it reports whether any was
+	// written (and so needs the fsync).
+	put := func() bool {
+		wrote := false
 		for {
-			r, ok := pending[next]
-			if !ok || r == nil {
-				break // a stopped case: nothing after it is written
+			it, ok := pending[next]
+			if !ok || it.res == nil {
+				return wrote // a stopped case: nothing after it is written
 			}
 			delete(pending, next)
 			next++
-			if err == nil {
-				bs, e := json.Marshal(batchRecord{Result: r, ResumeKey: b.keys[r.CaseID]})
-				if e == nil {
-					_, e = w.Write(append(bs, '\n'))
+			if err != nil {
+				continue
+			}
+			e := it.err
+			if e == nil {
+				_, e = w.Write(it.line)
+			}
+			if e != nil {
+				err = fmt.Errorf("write %s: %w", w.Name(), e)
+				cancel()
+				continue
+			}
+			wrote = true
+			written++
+			if it.res.Error != "" {
+				failed++
+			}
+			bar.step()
+		}
+	}
+	for it := range results {
+		pending[it.i] = it
+		wrote := put()
+		// Take what else is ready before the fsync, so one fsync covers it.
+		for more := true; more; {
+			select {
+			case it, ok := <-results:
+				if !ok {
+					more = false
+					break
 				}
-				if e == nil {
-					e = w.Sync()
-				}
-				if e != nil {
-					err = fmt.Errorf("write %s: %w", w.Name(), e)
-					cancel()
-					continue
-				}
-				written++
-				if r.Error != "" {
-					failed++
-				}
-				bar.step()
+				pending[it.i] = it
+				wrote = put() || wrote
+			default:
+				more = false
+			}
+		}
+		if wrote && err == nil {
+			if e := w.Sync(); e != nil {
+				err = fmt.Errorf("write %s: %w", w.Name(), e)
+				cancel()
 			}
 		}
 	}
@@ -333,6 +374,10 @@ func (b *batcher) run(parent context.Context, todo []batchCase, conc int, w *os.
 // "intended", ...) are ignored unless --strict.
 // maxListed caps the problems listed for one input file.
 const maxListed = 20
+
+// batchGCPercent is the garbage collector's target during a batch unless
+// GOGC is set.
+const batchGCPercent = 400
 
 // defaultMaxBytes is --max-bytes' default: Ask's time grows somewhat faster
 // than the text (about 1 s for 15 KB and 5 s for 60 KB on one core), the

@@ -14,6 +14,7 @@ import (
 	"github.com/executablekg/execkg/engine/graph"
 	"github.com/executablekg/execkg/engine/llm"
 	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/grounding/embed"
 	"github.com/executablekg/execkg/grounding/lexicon"
 	"github.com/executablekg/execkg/rules"
@@ -39,6 +40,8 @@ type engineFlags struct {
 	llmClient   *llm.Client
 	// maxBytes, when > 0, is the longest question answered (set by batch).
 	maxBytes int
+	// groundCache bounds the grounding cache (distinct findings; 0: off).
+	groundCache int
 	// neo is the Neo4j store program opened, nil with the embedded one.
 	neo *graph.Neo4j
 	// neoShared: neo was shared by several packs' views (answerer with
@@ -64,6 +67,7 @@ func (f *engineFlags) register(fl *flag.FlagSet) {
 	fl.StringVar(&f.embedModel, "embed-model", envStr("OLLAMA_EMBED_MODEL", "nomic-embed-text"), "Ollama embedding model (env OLLAMA_EMBED_MODEL; host from OLLAMA_HOST)")
 	fl.BoolVar(&f.llm, "llm", envBool("KG_LLM"), "read documents with the Ollama LLM (--llm-mode read: into the patient model; steps: steps (i) and (iv)) (env KG_LLM; model KG_LLM_MODEL, host OLLAMA_HOST)")
 	fl.BoolVar(&f.fractions, "fractions", false, "let a unitless 0-1 value meet a percent threshold (LVEF 0.35 → 35%)")
+	fl.IntVar(&f.groundCache, "grounding-cache", grounding.DefaultCacheSize, "distinct findings whose grounding is kept for reuse across cases (0: off; answers are the same either way)")
 	cfg, err := llm.ConfigFromEnv()
 	if err != nil {
 		cfg = llm.DefaultConfig() // a bad env value is reported when --llm is used
@@ -177,7 +181,7 @@ func (f *engineFlags) options(ctx context.Context) ([]engine.Option, error) {
 	opts := []engine.Option{
 		engine.WithChecks(f.checks), engine.WithClosedWorld(f.closedWorld),
 		engine.WithTopK(f.topK), engine.WithTrace(f.debug), engine.WithFractions(f.fractions),
-		engine.WithMaxBytes(f.maxBytes),
+		engine.WithMaxBytes(f.maxBytes), engine.WithGroundingOptions(grounding.WithCacheSize(f.groundCache)),
 	}
 	switch f.embedder {
 	case "builtin", "":

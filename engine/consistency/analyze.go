@@ -116,6 +116,9 @@ type mentionReading struct {
 	// toks are the mention's own tokens followed by its tokens in the
 	// text (when found), the words a condition is linked through.
 	toks []token
+	// sig spells toks as conditionCertainty reads them (each token's
+	// text and whether it is a word), the key of its memo.
+	sig string
 }
 
 // reading locates mention in the text, once per mention.
@@ -123,13 +126,15 @@ func (t *Text) reading(mention string) *mentionReading {
 	if r, ok := t.readings.Load(mention); ok {
 		return r.(*mentionReading)
 	}
-	a := t.analyse(mention)
+	mt := tokenize(mention) // once, for locating and for the reading
+	a := t.analyseTokens(mt)
 	r := &mentionReading{a: a, inCase: a.found}
 	if !a.found {
 		r.a = analyse(mention, mention)
 	}
 	if r.a.found {
-		r.toks = append(tokenize(mention), r.a.toks[r.a.from:r.a.to+1]...)
+		r.toks = append(mt, r.a.toks[r.a.from:r.a.to+1]...)
+		r.sig = tokenSig(r.toks)
 	}
 	v, _ := t.readings.LoadOrStore(mention, r)
 	return v.(*mentionReading)
@@ -186,9 +191,12 @@ func analyse(text, target string) analysis { return NewText(text).analyse(target
 
 // analyse locates target in the text. The analysis shares the Text's
 // tokens and cues, which nothing writes to after NewText.
-func (t *Text) analyse(target string) analysis {
+func (t *Text) analyse(target string) analysis { return t.analyseTokens(tokenize(target)) }
+
+// analyseTokens is analyse on the target's tokens.
+func (t *Text) analyseTokens(target []token) analysis {
 	a := analysis{text: t.text, toks: t.toks, hits: t.hits}
-	from, to, ok := t.locate(tokenize(target))
+	from, to, ok := t.locate(target)
 	if !ok {
 		return a
 	}
@@ -411,7 +419,7 @@ func cover(text []token, lo, hi int, target []token, tc []int) (int, []int) {
 	var matched []int
 	for k, ti := range tc {
 		for x := lo; x <= hi; x++ {
-			if text[x].word && similar(text[x], target[ti]) {
+			if text[x].word && similar(&text[x], &target[ti]) {
 				covered[k] = true
 				matched = append(matched, x)
 			}
@@ -423,15 +431,15 @@ func cover(text []token, lo, hi int, target []token, tc []int) (int, []int) {
 	// they grow token by token and the search for b stops once they no
 	// longer spell a prefix of the acronym.
 	for x := lo; x <= hi; x++ {
-		if !acronymCandidate(text[x]) {
+		if !acronymCandidate(&text[x]) {
 			continue
 		}
 		for a := 0; a < len(tc); a++ {
 			run := initialsRun{acr: text[x].low}
-			if !run.next(target[tc[a]]) {
+			if !run.next(&target[tc[a]]) {
 				continue
 			}
-			for b := a + 1; b < len(tc) && run.next(target[tc[b]]); b++ {
+			for b := a + 1; b < len(tc) && run.next(&target[tc[b]]); b++ {
 				if run.spelled() {
 					for k := a; k <= b; k++ {
 						covered[k] = true
@@ -443,7 +451,7 @@ func cover(text []token, lo, hi int, target []token, tc []int) (int, []int) {
 	}
 	// An acronym in the target standing for a run of text words.
 	for k, ti := range tc {
-		if !acronymCandidate(target[ti]) {
+		if !acronymCandidate(&target[ti]) {
 			continue
 		}
 		for x := lo; x <= hi; x++ {
@@ -451,10 +459,10 @@ func cover(text []token, lo, hi int, target []token, tc []int) (int, []int) {
 				continue
 			}
 			run := initialsRun{acr: target[ti].low}
-			if !run.next(text[x]) {
+			if !run.next(&text[x]) {
 				continue
 			}
-			for y := x + 1; y <= hi && y-x < 8 && run.next(text[y]); y++ {
+			for y := x + 1; y <= hi && y-x < 8 && run.next(&text[y]); y++ {
 				if text[y].content() && run.spelled() {
 					covered[k] = true
 					matched = append(matched, x, y)
@@ -475,8 +483,8 @@ func cover(text []token, lo, hi int, target []token, tc []int) (int, []int) {
 // for a content word of ys: similar words, or acronyms either way.
 func linked(xs []token, lo, hi int, ys []token) []int {
 	var yc []int
-	for j, y := range ys {
-		if y.content() {
+	for j := range ys {
+		if ys[j].content() {
 			yc = append(yc, j)
 		}
 	}
@@ -486,21 +494,21 @@ func linked(xs []token, lo, hi int, ys []token) []int {
 			continue
 		}
 		for _, j := range yc {
-			if similar(xs[i], ys[j]) {
+			if similar(&xs[i], &ys[j]) {
 				mark[i-lo] = true
 				break
 			}
 		}
-		if mark[i-lo] || !acronymCandidate(xs[i]) {
+		if mark[i-lo] || !acronymCandidate(&xs[i]) {
 			continue
 		}
 		// Initials grow token by token, as in cover.
 		for a := 0; a < len(yc) && !mark[i-lo]; a++ {
 			run := initialsRun{acr: xs[i].low}
-			if !run.next(ys[yc[a]]) {
+			if !run.next(&ys[yc[a]]) {
 				continue
 			}
-			for b := a + 1; b < len(yc) && run.next(ys[yc[b]]); b++ {
+			for b := a + 1; b < len(yc) && run.next(&ys[yc[b]]); b++ {
 				if run.spelled() {
 					mark[i-lo] = true
 					break
@@ -509,7 +517,7 @@ func linked(xs []token, lo, hi int, ys []token) []int {
 		}
 	}
 	for _, j := range yc {
-		if !acronymCandidate(ys[j]) {
+		if !acronymCandidate(&ys[j]) {
 			continue
 		}
 		for x := lo; x <= hi; x++ {
@@ -517,10 +525,10 @@ func linked(xs []token, lo, hi int, ys []token) []int {
 				continue
 			}
 			run := initialsRun{acr: ys[j].low}
-			if !run.next(xs[x]) {
+			if !run.next(&xs[x]) {
 				continue
 			}
-			for y := x + 1; y <= hi && y-x < 8 && run.next(xs[y]); y++ {
+			for y := x + 1; y <= hi && y-x < 8 && run.next(&xs[y]); y++ {
 				if xs[y].content() && run.spelled() {
 					for k := x; k <= y; k++ {
 						if xs[k].content() {

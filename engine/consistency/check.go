@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/executablekg/execkg/internal/memo"
 	"github.com/executablekg/execkg/rules"
 )
 
@@ -170,7 +171,7 @@ func Check(caseText, mention string, cond Condition, checks Checks) Verdict {
 // Check is the package-level Check on the case text t holds; the verdict
 // is the same, without reading the case again.
 func (t *Text) Check(mention string, cond Condition, checks Checks) Verdict {
-	return t.CheckCompiled(mention, Compile(cond), checks)
+	return t.checkCompiled(mention, Compile(cond), checks, false)
 }
 
 // Compiled is a condition read once: its wording, concept and context
@@ -205,6 +206,13 @@ func (c *Compiled) Condition() Condition { return c.cond }
 
 // CheckCompiled is Check with the condition compiled once (Compile).
 func (t *Text) CheckCompiled(mention string, cc *Compiled, checks Checks) Verdict {
+	return t.checkCompiled(mention, cc, checks, true)
+}
+
+// checkCompiled is CheckCompiled; shared says cc is compiled once and
+// judged again (so its certainty readings are worth keeping), not compiled
+// for this one verdict.
+func (t *Text) checkCompiled(mention string, cc *Compiled, checks Checks, shared bool) Verdict {
 	cond := cc.cond
 	r := t.reading(mention)
 	a, inCase := r.a, r.inCase
@@ -255,7 +263,7 @@ func (t *Text) CheckCompiled(mention string, cc *Compiled, checks Checks) Verdic
 			name(cond), clause))
 	}
 	if checks.Certainty {
-		cu, ce, where := conditionCertainty(cc, mentionToks)
+		cu, ce, where := certaintyOf(cc, r, shared)
 		if !ctx.Either && !ce && ctx.Uncertain != cu {
 			if ctx.Uncertain {
 				return block(CheckCertainty, fmt.Sprintf("the case is uncertain (%s in %s) but the condition %s is not",
@@ -287,6 +295,55 @@ func (t *Text) CheckCompiled(mention string, cc *Compiled, checks Checks) Verdic
 		v.Reason = "passed " + checks.String() + note
 	}
 	return v
+}
+
+// certainties memoises conditionCertainty across cases: a condition is
+// judged against the same mention words in case after case (bounded; the
+// mention's words are its key, as nothing else of them is read).
+var certainties = memo.New[certaintyKey, certainty](16384)
+
+type certaintyKey struct {
+	cc  *Compiled
+	sig string
+}
+
+type certainty struct {
+	uncertain, either bool
+	where             string
+}
+
+func certaintyOf(cc *Compiled, r *mentionReading, shared bool) (uncertain, either bool, where string) {
+	if !shared {
+		return conditionCertainty(cc, r.toks)
+	}
+	k := certaintyKey{cc, r.sig}
+	if c, ok := certainties.Get(k); ok {
+		return c.uncertain, c.either, c.where
+	}
+	u, e, w := conditionCertainty(cc, r.toks)
+	certainties.Put(k, certainty{u, e, w})
+	return u, e, w
+}
+
+// tokenSig spells tokens by text and kind (word or not): everything a
+// token's other fields (lower case, spelling, initials, number, content,
+// acronym shape) are derived from.
+func tokenSig(ts []token) string {
+	n := 0
+	for i := range ts {
+		n += len(ts[i].raw) + 2
+	}
+	b := make([]byte, 0, n)
+	for i := range ts {
+		b = append(b, ts[i].raw...)
+		if ts[i].word {
+			b = append(b, 1)
+		} else {
+			b = append(b, 2)
+		}
+		b = append(b, 0)
+	}
+	return string(b)
 }
 
 // conditionCertainty reads the condition's wording, concept and context
@@ -417,7 +474,7 @@ func acronymInClause(phrase []token, a analysis) bool {
 			continue
 		}
 		for i := a.cFrom; i <= a.cTo; i++ {
-			if acronymCandidate(a.toks[i]) && a.toks[i].low == ini {
+			if acronymCandidate(&a.toks[i]) && a.toks[i].low == ini {
 				return true
 			}
 		}

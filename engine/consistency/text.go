@@ -19,6 +19,9 @@ type token struct {
 	ini        string // the token's part of initials (see initials)
 	num        float64
 	isNum      bool // low parses as a number, num (for similar)
+	// isContent and acronym cache content() and acronymCandidate(), read
+	// for every pair of words compared in every verdict.
+	isContent, acronym bool
 }
 
 // tokenize splits text into words and symbols. Words keep internal
@@ -152,6 +155,8 @@ func newToken(s string, start, end int, word bool) token {
 	t.ini = tokenInitials(t)
 	f, err := strconv.ParseFloat(low, 64)
 	t.num, t.isNum = f, err == nil
+	t.isContent = word && !stopwords[low]
+	t.acronym = acronymShape(t)
 	return t
 }
 
@@ -208,12 +213,12 @@ var stopwords = map[string]bool{
 	"their": true, "no": true, "not": true, "its": true, "than": true, "per": true,
 }
 
-func (t token) content() bool { return t.word && !stopwords[t.low] }
+func (t *token) content() bool { return t.isContent }
 
 // similar reports whether two tokens are the same word up to spelling,
 // plural or a shared stem ("vasospasm"/"vasospastic",
 // "ischaemic"/"ischemia"); numbers must be equal.
-func similar(a, b token) bool {
+func similar(a, b *token) bool {
 	if a.norm == b.norm {
 		return true
 	}
@@ -276,7 +281,7 @@ type initialsRun struct {
 	off int
 }
 
-func (r *initialsRun) next(t token) bool {
+func (r *initialsRun) next(t *token) bool {
 	if !strings.HasPrefix(r.acr[r.off:], t.ini) {
 		return false
 	}
@@ -289,7 +294,10 @@ func (r *initialsRun) spelled() bool { return r.off == len(r.acr) }
 
 // acronymCandidate: a short word of letters (and digits) that could stand
 // for the initials of a phrase. Case is not required: notes write "cabg".
-func acronymCandidate(t token) bool {
+func acronymCandidate(t *token) bool { return t.acronym }
+
+// acronymShape: two to eight letters or digits, two of them letters.
+func acronymShape(t token) bool {
 	if !t.word || len(t.low) < 2 || len(t.low) > 8 {
 		return false
 	}

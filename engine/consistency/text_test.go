@@ -75,7 +75,7 @@ func TestInitialsRun(t *testing.T) {
 					}
 					continue
 				}
-				if !run.next(ts[y]) {
+				if !run.next(&ts[y]) {
 					if prefix {
 						t.Fatalf("%q: run %d..%d stopped though its initials %q are a prefix", acr, x, y, initials(ts[x:y+1]))
 					}

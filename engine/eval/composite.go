@@ -3,6 +3,7 @@ package eval
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/executablekg/execkg/rules"
 )
@@ -93,9 +94,23 @@ func dedupe(xs []string) []string {
 	return out
 }
 
-// keyOf is the concept key of a name: the pack's, else the name key.
-func keyOf(name string, keyOfName map[string]string) string {
+// packNames memoises rules.NormalizeName for the names of the pack's
+// definitions, read again for every composite of every case (a bounded
+// set: only pack data comes here, never case text).
+var packNames sync.Map // string → string
+
+func normalizedPackName(name string) string {
+	if n, ok := packNames.Load(name); ok {
+		return n.(string)
+	}
 	n := rules.NormalizeName(name)
+	packNames.Store(name, n)
+	return n
+}
+
+// keyOf is the concept key of a pack name: the pack's, else the name key.
+func keyOf(name string, keyOfName map[string]string) string {
+	n := normalizedPackName(name)
 	if k, ok := keyOfName[n]; ok {
 		return k
 	}
@@ -115,7 +130,7 @@ func evalExpr(e rules.Expr, pool []Evidence, keyOfName map[string]string, opt Op
 		c.ConceptKey = keyOf(c.Concept, keyOfName)
 		// Step (v) records its refusals under this id, so a re-score
 		// from the trace refuses the same members.
-		c.DecisionID = DefinitionDecisionID(c.Concept)
+		c.DecisionID = "definition::" + normalizedPackName(c.Concept) // DefinitionDecisionID
 		r := EvaluateCond(c, pool, Options{Admit: opt.Admit, CaseDate: opt.CaseDate})
 		if r.Truth == Unknown {
 			return Unknown, nil

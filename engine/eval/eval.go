@@ -267,10 +267,7 @@ func EvaluateRule(rule Rule, ev []Evidence, opt Options) RuleResult {
 	if len(rule.Conds) == 0 {
 		return res
 	}
-	keys := make([]string, len(ev))
-	for i := range ev {
-		keys[i] = ev[i].Key()
-	}
+	keys := evidenceKeys(ev)
 	res.Conditions = make([]ConditionResult, len(rule.Conds))
 	for i, c := range rule.Conds {
 		res.Conditions[i] = evaluate(c, ev, keys, opt)
@@ -390,11 +387,7 @@ func Need(c Cond) string {
 
 // EvaluateCond evaluates one condition against all evidence.
 func EvaluateCond(c Cond, ev []Evidence, opt Options) ConditionResult {
-	keys := make([]string, len(ev))
-	for i := range ev {
-		keys[i] = ev[i].Key()
-	}
-	return evaluate(c, ev, keys, opt)
+	return evaluate(c, ev, evidenceKeys(ev), opt)
 }
 
 // evaluate combines the verdicts of all matching evidence: any true wins,
@@ -404,6 +397,29 @@ func EvaluateCond(c Cond, ev []Evidence, opt Options) ConditionResult {
 // statement of the case that makes it hold, as "matching evidence exists"
 // did in the reference system. Preferring false would let a wrong
 // candidate veto a correct one.
+// evidenceKeys returns the evidence's keys, or nil when every item carries
+// its ConceptKey (the engine's always do), which is then its key: no slice
+// per rule of every case.
+func evidenceKeys(ev []Evidence) []string {
+	all := true
+	for i := range ev {
+		if ev[i].ConceptKey == "" {
+			all = false
+			break
+		}
+	}
+	if all {
+		return nil
+	}
+	keys := make([]string, len(ev))
+	for i := range ev {
+		keys[i] = ev[i].Key()
+	}
+	return keys
+}
+
+// evaluate judges one condition; keys are the evidence's keys, nil when
+// each is its ConceptKey (evidenceKeys).
 func evaluate(c Cond, ev []Evidence, keys []string, opt Options) ConditionResult {
 	op := rules.NormalizeOperator(c.Operator)
 	r := ConditionResult{DecisionID: c.DecisionID, GroupKey: c.GroupKey, ConceptKey: c.ConceptKey, Concept: c.Concept,
@@ -422,7 +438,11 @@ func evaluate(c Cond, ev []Evidence, keys []string, opt Options) ConditionResult
 	var unknowns []string
 	decided, hasLose := false, false
 	for i := range ev {
-		if keys[i] != ck {
+		if k := ev[i].ConceptKey; keys != nil {
+			if keys[i] != ck {
+				continue
+			}
+		} else if k != ck {
 			continue
 		}
 		if opt.Admit != nil && !opt.Admit(c, ev[i]) {

@@ -36,9 +36,9 @@ func CoversAll(mention string, phrases []string) (bool, string) {
 }
 
 func covers(mention string, phrases []string, all bool) (bool, string) {
-	m := contentWords(mention)
+	m := wordsOfMention(mention)
 	for _, p := range phrases {
-		pw, acr := phraseWords(p)
+		pw, critical := phraseWords(p)
 		if len(pw) == 0 {
 			continue
 		}
@@ -51,7 +51,7 @@ func covers(mention string, phrases []string, all bool) (bool, string) {
 		for i, c := range covered {
 			if c {
 				n++
-			} else if modifiers[pw[i]] || isNum(pw[i]) || acr[pw[i]] {
+			} else if critical[i] {
 				modifierMissing = true
 			}
 		}

@@ -51,11 +51,17 @@ type Item struct {
 // mention with no number is presence without a value, which the evaluator
 // reads as unknown for thresholds.
 func Format(findingID, text string, a Anchor, negated bool) []Item {
+	return format(findingID, text, a, negated, ParseMeasures)
+}
+
+// format is Format reading numbers with parse (ParseMeasures, or a memo of
+// it over one case: a finding is formatted once per anchor).
+func format(findingID, text string, a Anchor, negated bool, parse func(string) []Measure) []Item {
 	base := Item{FindingID: findingID, Text: text, ConceptKey: a.ConceptKey, Concept: a.Concept, Present: !negated}
 	if negated || len(a.Units) == 0 {
 		return []Item{base}
 	}
-	ms := ParseMeasures(text)
+	ms := parse(text)
 	var picked []Item
 	for i, m := range ms {
 		if superseded(text, ms, i) || duration(text, m, a) {
@@ -181,6 +187,15 @@ func (Deterministic) Name() string { return "deterministic-v1" }
 // FormatCase formats every pair with Format.
 func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]Item, error) {
 	var out []Item
+	parsed := map[string][]Measure{} // read-only once parsed
+	parse := func(t string) []Measure {
+		ms, ok := parsed[t]
+		if !ok {
+			ms = ParseMeasures(t)
+			parsed[t] = ms
+		}
+		return ms
+	}
 	for _, p := range pairs {
 		if len(p.Anchor.Phrases) > 0 {
 			mention := p.Text
@@ -203,7 +218,7 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 		// "LVEF down from 55% (2022) to 38%") reads its clause from the
 		// finding on, so the earlier value gives way to the current one.
 		if at := strings.Index(p.Clause, p.Text); at >= 0 && len(p.Clause) > at+len(p.Text) {
-			if ms := ParseMeasures(p.Clause[at:]); len(ms) > 1 {
+			if ms := parse(p.Clause[at:]); len(ms) > 1 {
 				for mi := range ms {
 					if ms[mi].End <= len(p.Text) && superseded(p.Clause[at:], ms, mi) {
 						text = p.Clause[at:]
@@ -212,7 +227,7 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 				}
 			}
 		}
-		out = append(out, Format(p.FindingID, text, p.Anchor, p.Negated)...)
+		out = append(out, format(p.FindingID, text, p.Anchor, p.Negated, parse)...)
 	}
 	return out, nil
 }

@@ -1,6 +1,10 @@
 package evidence
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/executablekg/execkg/internal/memo"
+)
 
 // phraseCache holds each phrase's content words and acronyms. The phrases
 // covers reads are a pack's concept phrases, few and read again for every
@@ -9,17 +13,39 @@ import "sync"
 var phraseCache sync.Map // string → phraseInfo
 
 type phraseInfo struct {
-	words    []string
-	acronyms map[string]bool
+	words []string
+	// critical[i]: words[i] is a modifier, a number or an acronym of the
+	// phrase, which the two-thirds allowance may not leave out.
+	critical []bool
 }
 
-// phraseWords returns contentWords(p) and acronyms(p).
-func phraseWords(p string) ([]string, map[string]bool) {
+// phraseWords returns contentWords(p) and which of them are critical.
+func phraseWords(p string) ([]string, []bool) {
 	if v, ok := phraseCache.Load(p); ok {
 		pi := v.(phraseInfo)
-		return pi.words, pi.acronyms
+		return pi.words, pi.critical
 	}
-	pi := phraseInfo{words: contentWords(p), acronyms: acronyms(p)}
+	pi := phraseInfo{words: contentWords(p)}
+	acr := acronyms(p)
+	pi.critical = make([]bool, len(pi.words))
+	for i, w := range pi.words {
+		pi.critical[i] = modifiers[w] || isNum(w) || acr[w]
+	}
 	phraseCache.Store(p, pi)
-	return pi.words, pi.acronyms
+	return pi.words, pi.critical
+}
+
+// mentionWords memoises contentWords of mentions: a finding's clause is
+// checked against each of its anchors' names, by the verbatim reader, the
+// formatter and step (v). Bounded, as mentions are case text.
+var mentionWords = memo.New[string, []string](2048)
+
+// wordsOfMention returns contentWords(s), shared: do not modify it.
+func wordsOfMention(s string) []string {
+	if w, ok := mentionWords.Get(s); ok {
+		return w
+	}
+	w := contentWords(s)
+	mentionWords.Put(s, w)
+	return w
 }

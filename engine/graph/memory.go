@@ -22,6 +22,7 @@ type Memory struct {
 	// each Load; nil when stale.
 	bundles map[string]*Bundle
 	byKey   map[string][]string // concept key -> rule ids
+	order   map[string]int      // rule id -> rank in natural order
 }
 
 // scope is the pack a store reads.
@@ -80,7 +81,7 @@ func (m *Memory) Load(ctx context.Context, pack *rules.Pack, opt BuildOptions) (
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.bundles, m.byKey = nil, nil
+	m.bundles, m.byKey, m.order = nil, nil, nil
 	if opt.ClearGraph {
 		for k := range m.nodes {
 			if k.scope == sc {
@@ -147,7 +148,7 @@ func (m *Memory) UsePack(id, version string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.scope = scope{id, version}
-	m.bundles, m.byKey = nil, nil
+	m.bundles, m.byKey, m.order = nil, nil, nil
 }
 
 // readScope returns the pack reads refer to: the loaded one, else the only
@@ -210,21 +211,38 @@ func (m *Memory) GroundingRecords(ctx context.Context) ([]GroundingRecord, error
 
 // Bundles expands concept keys to their rules' complete bundles.
 func (m *Memory) Bundles(ctx context.Context, conceptKeys []string) ([]Bundle, error) {
-	bundles, byKey, err := m.ensureBundles()
+	shared, err := m.SharedBundles(ctx, conceptKeys)
 	if err != nil {
 		return nil, err
 	}
-	ids := map[string]bool{}
+	out := make([]Bundle, len(shared))
+	for i, b := range shared {
+		out[i] = cloneBundle(b)
+	}
+	return out, nil
+}
+
+// SharedBundles is Bundles without the copies, for a reader that only
+// reads them (the engine, once per case): the bundles are the store's own
+// and must not be modified. A later Load builds new ones, so a bundle's
+// address names its content for as long as the caller holds it.
+func (m *Memory) SharedBundles(ctx context.Context, conceptKeys []string) ([]*Bundle, error) {
+	bundles, byKey, order, err := m.ensureBundles()
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, 64)
+	var out []*Bundle
 	for _, k := range conceptKeys {
 		for _, id := range byKey[k] {
-			ids[id] = true
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, bundles[id])
+			}
 		}
 	}
-	out := make([]Bundle, 0, len(ids))
-	for id := range ids {
-		out = append(out, cloneBundle(bundles[id]))
-	}
-	sort.Slice(out, func(i, j int) bool { return NaturalLess(out[i].RuleID, out[j].RuleID) })
+	// Natural order of rule ids, ranked once per Load.
+	sort.Slice(out, func(i, j int) bool { return order[out[i].RuleID] < order[out[j].RuleID] })
 	return out, nil
 }
 
@@ -232,15 +250,15 @@ func (m *Memory) Bundles(ctx context.Context, conceptKeys []string) ([]Bundle, e
 // (not the plan), so the bundles show what is stored. The maps returned are
 // never modified afterwards (Load replaces them), so callers read them
 // without the lock.
-func (m *Memory) ensureBundles() (map[string]*Bundle, map[string][]string, error) {
+func (m *Memory) ensureBundles() (map[string]*Bundle, map[string][]string, map[string]int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.bundles != nil {
-		return m.bundles, m.byKey, nil
+		return m.bundles, m.byKey, m.order, nil
 	}
 	sc, err := m.readScope()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	bundles := map[string]*Bundle{}
 	byKey := map[string][]string{}
@@ -257,7 +275,7 @@ func (m *Memory) ensureBundles() (map[string]*Bundle, map[string][]string, error
 		rid := pString(p, "rule_unique_id")
 		b := bundles[rid]
 		if b == nil {
-			return nil, nil, fmt.Errorf("graph: DecisionNode %s names rule %s, which has no RecommendationNode: rebuild the pack", k.id, rid)
+			return nil, nil, nil, fmt.Errorf("graph: DecisionNode %s names rule %s, which has no RecommendationNode: rebuild the pack", k.id, rid)
 		}
 		b.Decisions = append(b.Decisions, decodeDecision(p))
 		ck := pString(p, "concept_key")
@@ -293,11 +311,19 @@ func (m *Memory) ensureBundles() (map[string]*Bundle, map[string][]string, error
 			}
 		}
 	}
-	for _, b := range bundles {
+	ids := make([]string, 0, len(bundles))
+	for id, b := range bundles {
 		sortBundle(b)
+		ids = append(ids, id)
 	}
-	m.bundles, m.byKey = bundles, byKey
-	return bundles, byKey, nil
+	sort.Strings(ids) // ties of NaturalLess ("r01", "r1") in one fixed order
+	sort.SliceStable(ids, func(i, j int) bool { return NaturalLess(ids[i], ids[j]) })
+	order := make(map[string]int, len(ids))
+	for i, id := range ids {
+		order[id] = i
+	}
+	m.bundles, m.byKey, m.order = bundles, byKey, order
+	return bundles, byKey, order, nil
 }
 
 func cloneBundle(b *Bundle) Bundle {

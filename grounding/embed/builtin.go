@@ -3,7 +3,6 @@ package embed
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"math"
 
 	"github.com/executablekg/execkg/grounding/textnorm"
@@ -111,11 +110,12 @@ func (b *Builtin) vector(text string) []float32 {
 		}
 	}
 	for _, w := range words {
-		b.add(block, "w:"+w, wt(w))
+		b.add(block, fnvString(fnvString(fnvOffset, "w:"), w), wt(w))
 	}
 	flush(weightUnigram)
 	for i := 0; i+1 < len(words); i++ {
-		b.add(block, "b:"+words[i]+" "+words[i+1], math.Min(wt(words[i]), wt(words[i+1])))
+		h := fnvString(fnvString(fnvString(fnvString(fnvOffset, "b:"), words[i]), " "), words[i+1])
+		b.add(block, h, math.Min(wt(words[i]), wt(words[i+1])))
 	}
 	flush(weightBigram)
 	for _, w := range words {
@@ -130,7 +130,7 @@ func (b *Builtin) vector(text string) []float32 {
 		// as much as short ones.
 		g := wt(w) / math.Sqrt(float64(len(grams)))
 		for _, gr := range grams {
-			b.add(block, "c:"+gr, g)
+			b.add(block, fnvString(fnvString(fnvOffset, "c:"), gr), g)
 		}
 	}
 	flush(weightChar)
@@ -149,15 +149,29 @@ func (b *Builtin) vector(text string) []float32 {
 	return out
 }
 
-// add hashes a feature into the block with a hash-derived sign, so that
-// collisions cancel on average instead of inflating similarity.
-func (b *Builtin) add(block []float64, feature string, w float64) {
-	h := fnv.New64a()
-	h.Write([]byte(feature))
-	x := h.Sum64()
+// add puts a feature, by its 64-bit FNV-1a hash (fnvString), into the
+// block with a hash-derived sign, so that collisions cancel on average
+// instead of inflating similarity.
+func (b *Builtin) add(block []float64, x uint64, w float64) {
 	i := int(x % uint64(b.dim))
 	if x>>63 == 1 {
 		w = -w
 	}
 	block[i] += w
+}
+
+// FNV-1a, 64 bits (hash/fnv's New64a), over strings in turn: hashing the
+// parts of a feature ("c:" then the n-gram) gives the hash of their
+// concatenation without building it.
+const (
+	fnvOffset uint64 = 14695981039346656037
+	fnvPrime  uint64 = 1099511628211
+)
+
+func fnvString(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	return h
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math"
 	"net/http"
@@ -291,5 +292,20 @@ func TestCacheConcurrent(t *testing.T) {
 	}
 	if _, err := filepath.Glob(filepath.Join(dir, "*.gob")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// fnvString over parts is hash/fnv's FNV-1a over their concatenation.
+func TestFNVStringIsFNV1a(t *testing.T) {
+	for _, parts := range [][]string{{"w:", "angina"}, {"b:", "chest", " ", "pain"}, {"c:", "<an"}, {"", ""}, {"c:", "µmol"}} {
+		h := fnv.New64a()
+		x := fnvOffset
+		for _, p := range parts {
+			h.Write([]byte(p))
+			x = fnvString(x, p)
+		}
+		if x != h.Sum64() {
+			t.Errorf("%q: fnvString %x, hash/fnv %x", parts, x, h.Sum64())
+		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -371,11 +372,9 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 // match reports whether the query terms occur as a contiguous run in text
 // id, and which distinct query terms occur at all.
 func (ix *Index) match(id int, qt []string) (bool, []string) {
-	seen := map[string]bool{}
 	var matched []string
 	for _, t := range qt {
-		if ix.termSet[id][t] && !seen[t] {
-			seen[t] = true
+		if ix.termSet[id][t] && !slices.Contains(matched, t) { // a query has a few terms
 			matched = append(matched, t)
 		}
 	}

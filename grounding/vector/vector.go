@@ -24,7 +24,15 @@ type Index struct {
 	// postings[d] lists the vectors with a non-zero value in dimension d,
 	// by ascending position; nil when dense.
 	postings [][]posting
-	acc      sync.Pool // *[][lanes]float32, one row per vector
+	acc      sync.Pool // *accumulator
+}
+
+// accumulator holds a sparse search's partial sums, one row per vector,
+// and the vectors it has touched; all zero between searches.
+type accumulator struct {
+	sums    [][lanes]float32
+	touched []bool
+	ids     []int32
 }
 
 type posting struct {
@@ -83,7 +91,9 @@ func New(vecs [][]float32) (*Index, error) {
 			}
 		}
 	}
-	ix.acc.New = func() any { a := make([][lanes]float32, ix.n); return &a }
+	ix.acc.New = func() any {
+		return &accumulator{sums: make([][lanes]float32, ix.n), touched: make([]bool, ix.n)}
+	}
 	return ix, nil
 }
 
@@ -115,9 +125,8 @@ func (ix *Index) Search(q []float32, k int, threshold float64, exclude func(id i
 			keep(i, dot(ix.data[i*d:(i+1)*d], qn))
 		}
 	} else {
-		ap := ix.acc.Get().(*[][lanes]float32)
-		acc := *ap
-		clear(acc)
+		ap := ix.acc.Get().(*accumulator)
+		acc := ap.sums
 		// The products dot would add, minus those with a zero factor
 		// (adding a zero never changes a partial sum, which starts at +0),
 		// in dot's order: by ascending dimension within each lane.
@@ -131,13 +140,22 @@ func (ix *Index) Search(q []float32, k int, threshold float64, exclude func(id i
 				lane = 0 // dot's tail loop adds into the first sum
 			}
 			for _, p := range ix.postings[d] {
+				if !ap.touched[p.id] {
+					ap.touched[p.id] = true
+					ap.ids = append(ap.ids, p.id)
+				}
 				acc[p.id][lane] += float32(p.val * x)
 			}
 		}
-		for i := range acc {
-			a := &acc[i]
-			keep(i, a[0]+a[1]+a[2]+a[3])
+		// Only the vectors the query's dimensions reach can score above
+		// zero; they are read and then cleared for the next search.
+		for _, id := range ap.ids {
+			a := &acc[id]
+			keep(int(id), a[0]+a[1]+a[2]+a[3])
+			*a = [lanes]float32{}
+			ap.touched[id] = false
 		}
+		ap.ids = ap.ids[:0]
 		ix.acc.Put(ap)
 	}
 	sort.Slice(hits, func(a, b int) bool {

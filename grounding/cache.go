@@ -1,0 +1,31 @@
+package grounding
+
+import "github.com/executablekg/execkg/internal/memo"
+
+// DefaultCacheSize is the number of distinct findings whose anchors a
+// Grounder keeps by default (WithCacheSize). Findings repeat across the
+// cases of a batch ("hypertension", "type 2 diabetes") and within long
+// documents; a cached finding skips both channels, which are most of a
+// short case's cost. A few thousand entries hold a few megabytes.
+const DefaultCacheSize = 4096
+
+// WithCacheSize bounds the anchors cache to about n distinct findings
+// (0 turns it off). The cache is keyed by the finding's exact text: Ground
+// reads the text as written (abbreviation expansion looks at its case), so
+// two spellings may ground differently and are kept apart.
+func WithCacheSize(n int) Option { return func(c *config) { c.cacheSize = n } }
+
+// anchorCache maps a finding's text to the anchors Ground returned
+// (bounded, concurrency-safe; nil when off).
+type anchorCache = memo.Map[string, []Anchor]
+
+func newAnchorCache(n int) *anchorCache { return memo.New[string, []Anchor](n) }
+
+// cloneAnchors copies the list: callers renumber and reorder theirs; the
+// anchors' inner slices are shared and read-only.
+func cloneAnchors(as []Anchor) []Anchor {
+	if as == nil {
+		return nil
+	}
+	return append(make([]Anchor, 0, len(as)), as...)
+}
