@@ -1,0 +1,186 @@
+package cdshooks
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/executablekg/execkg/engine"
+	"github.com/executablekg/execkg/rules"
+)
+
+// Codes is what the service needs from a pack's value sets: the concepts a
+// code stands for (draft orders), the codes of a concept (orders to
+// create), and the codes each resource type is searched for (prefetch).
+type Codes interface {
+	// Concepts returns the pack concept names the code stands for.
+	Concepts(system, code string) []string
+	// Codings returns the codes recorded for a concept.
+	Codings(concept string) []Coding
+	// SearchCodes returns the codes a prefetch of the resource type asks
+	// for ("Observation" → LOINC codes); nil asks for all.
+	SearchCodes(resourceType string) []Coding
+}
+
+// draftOrder is one order of context.draftOrders.
+type draftOrder struct {
+	Type, ID, Status string
+	Codings          []Coding
+	Text             string
+	// Display is a name for the order (text, else a coding's display).
+	Display string
+	// concepts are the pack concept names the order stands for.
+	concepts []string
+}
+
+// Ref is the order's relative reference ("MedicationRequest/abc").
+func (o draftOrder) Ref() string { return o.Type + "/" + o.ID }
+
+// Label names the order for a suggestion.
+func (o draftOrder) Label() string {
+	if o.Display != "" {
+		return o.Display
+	}
+	return o.Ref()
+}
+
+// fhirResource holds the fields of MedicationRequest and ServiceRequest
+// the order check reads.
+type fhirResource struct {
+	ResourceType              string           `json:"resourceType"`
+	ID                        string           `json:"id"`
+	Status                    string           `json:"status"`
+	Code                      *codeableConcept `json:"code"`
+	MedicationCodeableConcept *codeableConcept `json:"medicationCodeableConcept"`
+	// R5 and some R4 clients send medication as a CodeableReference.
+	Medication *struct {
+		Concept *codeableConcept `json:"concept"`
+	} `json:"medication"`
+}
+
+type codeableConcept struct {
+	Coding []Coding `json:"coding"`
+	Text   string   `json:"text"`
+}
+
+type bundle struct {
+	ResourceType string `json:"resourceType"`
+	Type         string `json:"type"`
+	Entry        []struct {
+		FullURL  string          `json:"fullUrl"`
+		Resource json.RawMessage `json:"resource"`
+	} `json:"entry"`
+	Link []struct {
+		Relation string `json:"relation"`
+		URL      string `json:"url"`
+	} `json:"link"`
+}
+
+// parseDraftOrders reads context.draftOrders: a Bundle of
+// MedicationRequest and ServiceRequest resources. Other resource types are
+// skipped (the hooks allow them; this service checks only these two).
+func parseDraftOrders(raw json.RawMessage) ([]draftOrder, error) {
+	var b bundle
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return nil, &fieldError{Field: "context.draftOrders", Msg: "must be a FHIR Bundle: " + err.Error()}
+	}
+	if b.ResourceType != "Bundle" {
+		return nil, &fieldError{Field: "context.draftOrders.resourceType", Msg: fmt.Sprintf("is %q; draftOrders must be a Bundle", b.ResourceType)}
+	}
+	var out []draftOrder
+	for i, e := range b.Entry {
+		var r fhirResource
+		if err := json.Unmarshal(e.Resource, &r); err != nil {
+			return nil, &fieldError{Field: fmt.Sprintf("context.draftOrders.entry[%d].resource", i), Msg: err.Error()}
+		}
+		var cc *codeableConcept
+		switch r.ResourceType {
+		case "MedicationRequest":
+			cc = r.MedicationCodeableConcept
+			if cc == nil && r.Medication != nil {
+				cc = r.Medication.Concept
+			}
+		case "ServiceRequest":
+			cc = r.Code
+		default:
+			continue
+		}
+		if r.ID == "" {
+			return nil, &fieldError{Field: fmt.Sprintf("context.draftOrders.entry[%d].resource.id", i), Msg: "is missing; a draft order needs an id so a card can refer to it"}
+		}
+		o := draftOrder{Type: r.ResourceType, ID: r.ID, Status: r.Status}
+		if cc != nil {
+			o.Codings, o.Text = cc.Coding, cc.Text
+			o.Display = cc.Text
+			for _, c := range cc.Coding {
+				if o.Display == "" && c.Display != "" {
+					o.Display = c.Display
+				}
+			}
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// resolve finds the pack concepts of each order: by its codes through the
+// value sets, else by a text or display that is a concept's name.
+func (p *packInfo) resolve(orders []draftOrder) {
+	for i := range orders {
+		o := &orders[i]
+		seen := map[string]bool{}
+		add := func(name string) {
+			n := rules.NormalizeName(name)
+			if n != "" && !seen[n] {
+				seen[n] = true
+				o.concepts = append(o.concepts, n)
+			}
+		}
+		if p.codes != nil {
+			for _, c := range o.Codings {
+				for _, n := range p.codes.Concepts(c.System, c.Code) {
+					add(n)
+				}
+			}
+		}
+		if len(o.concepts) == 0 {
+			names := []string{o.Text}
+			for _, c := range o.Codings {
+				names = append(names, c.Display)
+			}
+			for _, n := range names {
+				if p.names[rules.NormalizeName(n)] {
+					add(n)
+				}
+			}
+		}
+		// A drug is also each class it belongs to (atorvastatin is a
+		// statin), so a row about the class matches it.
+		for _, n := range append([]string(nil), o.concepts...) {
+			for _, b := range p.hierarchy.Broader(n) {
+				add(b)
+			}
+		}
+	}
+}
+
+// matchOrders returns the draft orders the recommendation's actions name.
+func matchOrders(rec engine.Recommendation, orders []draftOrder) []orderMatch {
+	var out []orderMatch
+	for _, o := range orders {
+		for _, a := range rec.Actions {
+			if containsStr(o.concepts, rules.NormalizeName(a.Concept)) {
+				out = append(out, orderMatch{order: o, action: a})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// orderConcern reports whether a matched order is one the order hooks warn
+// about: the row says to avoid or stop it, or is class III.
+func orderConcern(rec engine.Recommendation, m orderMatch) bool {
+	return rec.Class == "III" || m.action.Intent == "avoid" || m.action.Intent == "stop" ||
+		strings.EqualFold(m.action.Relation, "CONTRAINDICATES")
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/executablekg/execkg/cdshooks"
+)
+
+func init() {
+	register(command{name: "serve", summary: "serve CDS Hooks 2.0 services and a page to try cases: execkg serve --addr :8080", run: runServe})
+}
+
+func runServe(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	var ef engineFlags
+	ef.register(fl)
+	addr := fl.String("addr", "localhost:8080", "address to listen on (host:port; :8080 listens on every interface)")
+	feedback := fl.String("feedback-log", "cds-feedback.jsonl", "JSON-lines file CDS Hooks feedback is appended to (\"\" keeps none)")
+	maxBody := fl.Int64("max-body", 8<<20, "largest request body in bytes")
+	timeout := fl.Duration("timeout", 30*time.Second, "time allowed to answer one request (evaluation and FHIR fetches)")
+	if code, ok := parseFlags(fl, args, stdout, stderr, `usage: execkg serve [flags]
+
+Serves GET /cds-services (discovery), POST /cds-services/{id} (patient-view,
+order-select, order-sign), POST /cds-services/{id}/feedback, GET /healthz,
+and a page at / to paste a case text or a FHIR bundle. Stops cleanly on
+SIGINT or SIGTERM.`); !ok {
+		return code
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "execkg serve: unexpected argument %q\n", fl.Arg(0))
+		fl.Usage()
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ef.debug = true // the cards list the data that would change the advice, from the trace
+	prog, err := ef.program(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "execkg serve:", err)
+		return 1
+	}
+	defer prog.Close()
+	defer ef.close()
+	srv, err := cdshooks.New(cdshooks.Config{
+		Packs:       []cdshooks.Pack{servePack(prog)},
+		FeedbackLog: *feedback, MaxBody: *maxBody, EvalTimeout: *timeout,
+		Logger: log.New(stderr, "execkg serve: ", log.LstdFlags),
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, "execkg serve:", err)
+		return 1
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "execkg serve:", err)
+		return 1
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      *timeout + 15*time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	fmt.Fprintf(stdout, "execkg serve: listening on http://%s (discovery at /cds-services, page at /)\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintln(stderr, "execkg serve:", err)
+		return 1
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(stdout, "execkg serve: shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		fmt.Fprintln(stderr, "execkg serve: shutdown:", err)
+		return 1
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintln(stderr, "execkg serve:", err)
+		return 1
+	}
+	return 0
+}
