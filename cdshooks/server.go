@@ -63,8 +63,8 @@ type packInfo struct {
 	topicSystem string
 	codes       Codes
 	// hierarchy lets a draft order of a drug match a row about its class.
-	hierarchy   *rules.Hierarchy
-	names       map[string]bool // normalised concept names
+	hierarchy *rules.Hierarchy
+	names     map[string]bool // normalised concept names
 }
 
 func (p *packInfo) rowLabel(rec engine.Recommendation) string {
