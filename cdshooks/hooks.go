@@ -215,12 +215,12 @@ func (s *Server) answerHook(ctx context.Context, sd *serviceDef, req *Request, h
 		}
 		sd.pack.resolve(orders)
 	}
-	if sd.pack.ReadFHIR == nil || sd.pack.AskPatient == nil {
-		return nil, &statusError{Status: http.StatusNotImplemented, Msg: "this server was built without a FHIR reader for pack " + sd.pack.id + "; only /api/ask with text works"}
-	}
 	resources, err := s.gather(ctx, sd, req, hc)
 	if err != nil {
 		return nil, err
+	}
+	if sd.pack.ReadFHIR == nil || sd.pack.AskPatient == nil {
+		return nil, &statusError{Status: http.StatusNotImplemented, Msg: "this server was built without a FHIR reader for pack " + sd.pack.id + "; only /api/ask with text works"}
 	}
 	b, err := json.Marshal(map[string]any{"resourceType": "Bundle", "type": "collection", "entry": resources})
 	if err != nil {
@@ -267,7 +267,7 @@ func (cd *caseData) addModel(m *patient.Model) {
 func (s *Server) cardsFor(sd *serviceDef, res *engine.Result, data *caseData, orders []draftOrder) []Card {
 	missing := missingOf(res)
 	cards := []Card{}
-	for _, rec := range res.Recommendations {
+	for _, rec := range byRow(res.Recommendations) {
 		var matches []orderMatch
 		for _, m := range matchOrders(rec, orders) {
 			if orderConcern(rec, m) {
@@ -301,4 +301,34 @@ func selected(orders []draftOrder, selections []string) ([]draftOrder, error) {
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// byRow merges the recommendations of one row (a row whose several rules
+// fired) into one, keeping the first rule's id and every firing
+// condition: a card is one row.
+func byRow(recs []engine.Recommendation) []engine.Recommendation {
+	var out []engine.Recommendation
+	at := map[string]int{}
+	for _, r := range recs {
+		i, ok := at[r.RowID]
+		if !ok {
+			at[r.RowID] = len(out)
+			r.FiredBy = append([]engine.FiredCond(nil), r.FiredBy...)
+			out = append(out, r)
+			continue
+		}
+		for _, fc := range r.FiredBy {
+			dup := false
+			for _, have := range out[i].FiredBy {
+				if have.DecisionID == fc.DecisionID || have.ConceptKey == fc.ConceptKey && have.Operator == fc.Operator && have.Threshold == fc.Threshold {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				out[i].FiredBy = append(out[i].FiredBy, fc)
+			}
+		}
+	}
+	return out
 }

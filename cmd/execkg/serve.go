@@ -54,7 +54,7 @@ SIGINT or SIGTERM.`); !ok {
 	defer prog.Close()
 	defer ef.close()
 	srv, err := cdshooks.New(cdshooks.Config{
-		Packs:       []cdshooks.Pack{servePack(prog)},
+		Packs:       []cdshooks.Pack{cdshooks.NewPack(prog)},
 		FeedbackLog: *feedback, MaxBody: *maxBody, EvalTimeout: *timeout,
 		Logger: log.New(stderr, "execkg serve: ", log.LstdFlags),
 	})
