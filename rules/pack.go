@@ -16,6 +16,10 @@ type Pack struct {
 	// Hierarchy holds the pack's is-a relations (meta/hierarchy.json), or
 	// nil when the pack has none.
 	Hierarchy *Hierarchy
+	// ValueSets map the pack's concepts to the codes of coded records
+	// (meta/valuesets.json), resolved against the pack; nil when the pack
+	// has none.
+	ValueSets *ValueSets
 }
 
 // HierarchyFile is where a pack keeps its is-a relations, relative to its
@@ -198,5 +202,11 @@ func LoadFS(fsys fs.FS, dir string) (*Pack, error) {
 		return nil, err
 	}
 	p.Hierarchy = h
+	vs, err := LoadValueSetsFS(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	vs.Resolve(p)
+	p.ValueSets = vs
 	return p, nil
 }

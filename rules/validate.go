@@ -24,6 +24,7 @@ func Validate(p *Pack) Diagnostics {
 		}
 	}
 	ds = append(ds, conceptChecks(p)...)
+	ds = append(ds, p.ValueSets.Check(p)...)
 	ds.Sort()
 	return ds
 }

@@ -91,6 +91,14 @@ func Check(fsys fs.FS, dir string) (*Report, error) {
 			}
 			p.Hierarchy = h
 		}
+		if vs, err := rules.LoadValueSetsFS(fsys, dir); err != nil {
+			rep.Diagnostics = append(rep.Diagnostics, &rules.Diagnostic{Code: rules.CodeValueSets, File: rules.ValueSetsFile, Row: -1, Rule: -1,
+				Message: err.Error(), Fix: "fix the JSON field the message names (systems, demographics, concepts, codes, units, as)"})
+		} else if vs != nil {
+			vs.Resolve(p)
+			p.ValueSets = vs
+			rep.Diagnostics = append(rep.Diagnostics, vs.Check(p)...)
+		}
 		rep.Stats = rules.ComputeStats(p)
 		rep.Stats.Files = len(rep.Files)
 		if parsed {

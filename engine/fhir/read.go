@@ -1,0 +1,1004 @@
+// Package fhir reads a FHIR R4 record (a Bundle of Patient, Condition,
+// Observation, MedicationStatement, MedicationRequest, Procedure,
+// AllergyIntolerance and FamilyMemberHistory resources) into the patient
+// model, the same model text becomes.
+//
+// The reader knows no clinical vocabulary: a resource becomes a fact only
+// when one of its codes is in a value set of the pack (rules.ValueSets,
+// meta/valuesets.json), and the value set names the fact's concept, its
+// unit and the pack concept a status maps to. What the reader knows is
+// FHIR: which status codes mean what, which result is the latest, which
+// resources belong to the patient. Everything it reads but does not keep
+// goes to Model.Dropped with the reason, and every fact keeps the
+// resource it came from ("Observation/abc") and the code that placed it.
+package fhir
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/rules"
+	"github.com/executablekg/execkg/rules/units"
+)
+
+// ReaderName is the Reader every fact and drop of this package carries.
+const ReaderName = "fhir"
+
+// UCUM is the code system of units of measure.
+const UCUM = "http://unitsofmeasure.org"
+
+// Options set what a bundle does not say.
+type Options struct {
+	// CaseID names the model (default: the bundle's id, else "fhir").
+	CaseID string
+	// Date is the reference date: ages count to it and time windows from
+	// it. Zero means today (UTC).
+	Date time.Time
+}
+
+// Error is a located problem in the input: which entry, which resource,
+// which field.
+type Error struct {
+	// Where is the entry ("entry 3", "part 2 entry 0").
+	Where    string
+	Resource string // "Observation/abc", or the resource type alone
+	Field    string // "valueQuantity.value"
+	Message  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("fhir: ")
+	if e.Where != "" {
+		b.WriteString(e.Where)
+	}
+	if e.Resource != "" {
+		if e.Where != "" {
+			b.WriteString(" ")
+		}
+		b.WriteString("(" + e.Resource + ")")
+	}
+	if e.Field != "" {
+		b.WriteString(" field " + e.Field)
+	}
+	if b.Len() > len("fhir: ") {
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Message)
+	return b.String()
+}
+
+// BundleTypes are the Bundle types the reader accepts.
+var BundleTypes = []string{"collection", "searchset", "transaction"}
+
+// Read reads one Bundle into a patient model.
+func Read(bundle []byte, vs *rules.ValueSets, opt Options) (*patient.Model, error) {
+	return ReadParts([][]byte{bundle}, vs, opt)
+}
+
+// ReadParts reads several inputs about one patient into one model: each
+// part is a Bundle or a single resource (a CDS Hooks prefetch holds a
+// Patient and one search Bundle per query).
+func ReadParts(parts [][]byte, vs *rules.ValueSets, opt Options) (*patient.Model, error) {
+	if vs == nil {
+		return nil, errors.New("fhir: the pack has no value sets (" + rules.ValueSetsFile + "), so no code can become a fact; add the file to the pack")
+	}
+	r := &reader{vs: vs, date: opt.Date, byRef: map[string]json.RawMessage{}, unread: map[string]int{}}
+	if r.date.IsZero() {
+		r.date = time.Now().UTC()
+	}
+	r.date = time.Date(r.date.Year(), r.date.Month(), r.date.Day(), 0, 0, 0, 0, time.UTC)
+	bundleID := ""
+	for p, part := range parts {
+		prefix := ""
+		if len(parts) > 1 {
+			prefix = fmt.Sprintf("part %d ", p)
+		}
+		var h head
+		if err := json.Unmarshal(part, &h); err != nil {
+			return nil, &Error{Where: strings.TrimSpace(prefix), Message: jsonMessage(part, err) + "; send a FHIR R4 JSON Bundle"}
+		}
+		if h.ResourceType != "Bundle" {
+			if h.ResourceType == "" {
+				return nil, &Error{Where: strings.TrimSpace(prefix), Field: "resourceType", Message: "missing; send a FHIR R4 JSON Bundle (resourceType \"Bundle\") or a resource"}
+			}
+			r.items = append(r.items, item{where: strings.TrimSpace(prefix), raw: part})
+			continue
+		}
+		var b Bundle
+		if err := json.Unmarshal(part, &b); err != nil {
+			return nil, located(strings.TrimSpace(prefix), "Bundle", err)
+		}
+		if !contains(BundleTypes, b.Type) {
+			return nil, &Error{Where: strings.TrimSpace(prefix), Resource: "Bundle", Field: "type",
+				Message: fmt.Sprintf("%q; send a Bundle of type %s", b.Type, strings.Join(BundleTypes, ", "))}
+		}
+		if bundleID == "" {
+			bundleID = b.ID
+		}
+		for i, e := range b.Entry {
+			where := fmt.Sprintf("%sentry %d", prefix, i)
+			if e.Request != nil && strings.EqualFold(e.Request.Method, "DELETE") {
+				continue
+			}
+			if e.Search != nil && e.Search.Mode == "outcome" {
+				continue
+			}
+			if len(e.Resource) == 0 || string(e.Resource) == "null" {
+				r.drop(patient.Dropped{Text: where, Reason: "the entry holds no resource"})
+				continue
+			}
+			r.items = append(r.items, item{where: where, raw: e.Resource, fullURL: e.FullURL})
+		}
+	}
+	m := &patient.Model{CaseID: opt.CaseID, Source: "fhir", Date: r.date.Format("2006-01-02"), Facts: []patient.Fact{}}
+	if m.CaseID == "" {
+		m.CaseID = bundleID
+	}
+	if m.CaseID == "" {
+		m.CaseID = "fhir"
+	}
+	r.m = m
+	if err := r.index(); err != nil {
+		return nil, err
+	}
+	for _, it := range r.items {
+		if err := r.read(it); err != nil {
+			return nil, err
+		}
+	}
+	r.keepLatest()
+	types := make([]string, 0, len(r.unread))
+	for t := range r.unread {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		r.drop(patient.Dropped{Resource: t, Reason: fmt.Sprintf("%d %s resource(s): this reader does not read the type", r.unread[t], t)})
+	}
+	for i := range m.Facts {
+		m.Facts[i].ID = fmt.Sprintf("fhir-%d", i+1)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("fhir: %w", err)
+	}
+	return m, nil
+}
+
+type item struct {
+	where   string
+	raw     json.RawMessage
+	fullURL string
+	ref     string // "Type/id"
+	typ     string
+}
+
+type reader struct {
+	vs    *rules.ValueSets
+	date  time.Time
+	m     *patient.Model
+	items []item
+	// byRef holds every resource by "Type/id" and by fullUrl, for
+	// medicationReference.
+	byRef map[string]json.RawMessage
+	// patientRefs are the references that name the record's patient.
+	patientRefs map[string]bool
+	unread      map[string]int
+}
+
+// index finds every resource's reference and the record's one patient.
+func (r *reader) index() error {
+	r.patientRefs = map[string]bool{}
+	var patients []string
+	for i := range r.items {
+		it := &r.items[i]
+		var h head
+		if err := json.Unmarshal(it.raw, &h); err != nil {
+			return &Error{Where: it.where, Message: jsonMessage(it.raw, err)}
+		}
+		if h.ResourceType == "" {
+			return &Error{Where: it.where, Field: "resourceType", Message: "missing; every entry's resource names its resourceType"}
+		}
+		it.typ = h.ResourceType
+		it.ref = h.ResourceType
+		if h.ID != "" {
+			it.ref = h.ResourceType + "/" + h.ID
+			r.byRef[it.ref] = it.raw
+		} else if it.fullURL != "" {
+			it.ref = it.fullURL
+		}
+		if it.fullURL != "" {
+			r.byRef[it.fullURL] = it.raw
+		}
+		if h.ResourceType == "Patient" {
+			if !r.patientRefs[it.ref] {
+				patients = append(patients, it.ref)
+			}
+			r.patientRefs[it.ref] = true
+			if it.fullURL != "" {
+				r.patientRefs[it.fullURL] = true
+			}
+		}
+	}
+	if len(patients) > 1 {
+		return &Error{Resource: "Patient", Message: fmt.Sprintf("the record holds %d patients (%s); send one patient's record", len(patients), strings.Join(patients, ", "))}
+	}
+	return nil
+}
+
+// decode decodes a resource, locating a type error by its field.
+func decode[T any](it item, v *T) error {
+	if err := json.Unmarshal(it.raw, v); err != nil {
+		return located(it.where, it.ref, err)
+	}
+	return nil
+}
+
+func located(where, ref string, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return &Error{Where: where, Resource: ref, Field: te.Field, Message: fmt.Sprintf("a JSON %s where FHIR R4 wants %s", te.Value, fhirType(te.Type.String()))}
+	}
+	return &Error{Where: where, Resource: ref, Message: err.Error()}
+}
+
+func fhirType(goType string) string {
+	switch {
+	case strings.Contains(goType, "float"):
+		return "a number"
+	case goType == "string" || goType == "*string":
+		return "a string"
+	case strings.HasPrefix(goType, "[]"):
+		return "an array"
+	}
+	return "an object"
+}
+
+func jsonMessage(b []byte, err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off := int(se.Offset)
+		if off > len(b) {
+			off = len(b)
+		}
+		line := 1 + strings.Count(string(b[:off]), "\n")
+		return fmt.Sprintf("not valid JSON at line %d (byte %d): %v", line, se.Offset, err)
+	}
+	return "not valid JSON: " + err.Error()
+}
+
+func (r *reader) drop(d patient.Dropped) {
+	d.Reader = ReaderName
+	r.m.Dropped = append(r.m.Dropped, d)
+}
+
+func (r *reader) add(f patient.Fact) {
+	f.Reader = ReaderName
+	r.m.Facts = append(r.m.Facts, f)
+}
+
+// mine reports whether a subject reference names the record's patient (a
+// resource without a subject, or a record without a Patient, is taken as
+// the patient's).
+func (r *reader) mine(it item, ref *Reference) bool {
+	if ref == nil || ref.Reference == "" || len(r.patientRefs) == 0 {
+		return true
+	}
+	if r.patientRefs[ref.Reference] {
+		return true
+	}
+	r.drop(patient.Dropped{Resource: it.ref, Reason: fmt.Sprintf("its subject %s is not the record's patient", ref.Reference)})
+	return false
+}
+
+func (r *reader) read(it item) error {
+	switch it.typ {
+	case "Patient":
+		return r.readPatient(it)
+	case "Condition":
+		return r.readCondition(it)
+	case "Observation":
+		return r.readObservation(it)
+	case "MedicationStatement":
+		return r.readMedicationStatement(it)
+	case "MedicationRequest":
+		return r.readMedicationRequest(it)
+	case "Procedure":
+		return r.readProcedure(it)
+	case "AllergyIntolerance":
+		return r.readAllergy(it)
+	case "FamilyMemberHistory":
+		return r.readFamily(it)
+	case "Medication":
+		return nil // read through the references to it
+	case "OperationOutcome":
+		return nil
+	}
+	r.unread[it.typ]++
+	return nil
+}
+
+func (r *reader) readPatient(it item) error {
+	var p Patient
+	if err := decode(it, &p); err != nil {
+		return err
+	}
+	if p.BirthDate != "" {
+		if a := r.vs.Demographics.Age; a != nil && a.Key != "" {
+			lo, hi, err := ageAt(p.BirthDate, r.date)
+			if err != nil {
+				return &Error{Where: it.where, Resource: it.ref, Field: "birthDate", Message: err.Error() + "; write YYYY, YYYY-MM or YYYY-MM-DD"}
+			}
+			v := float64(lo)
+			r.m.Age = &v
+			f := patient.Fact{Kind: patient.KindDemographic, Resource: it.ref, Status: patient.StatusActive}
+			f.ConceptKey, f.Concept, f.Present, f.Value, f.Unit = a.Key, a.Concept, true, &v, a.Unit
+			f.Text = fmt.Sprintf("born %s, %d %s on %s", p.BirthDate, lo, a.Unit, r.m.Date)
+			if hi != lo {
+				// A birth year alone leaves the age one of two values.
+				f.Comparator = ">="
+				f.Text = fmt.Sprintf("born %s, %d or %d %s on %s", p.BirthDate, lo, hi, a.Unit, r.m.Date)
+			}
+			r.add(f)
+		}
+	}
+	if p.Gender != "" {
+		r.m.Sex = p.Gender
+		if s, ok := r.vs.Sex(p.Gender); ok {
+			f := patient.Fact{Kind: patient.KindDemographic, Resource: it.ref,
+				Code: r.vs.URI(r.vs.Demographics.SexSystem) + "|" + p.Gender}
+			f.ConceptKey, f.Concept, f.Present, f.Text = s.Key, s.Concept, s.Present, "gender "+p.Gender
+			if !s.Present {
+				f.Status = patient.StatusAbsent
+			}
+			r.add(f)
+		} else {
+			r.drop(patient.Dropped{Resource: it.ref, Text: "gender " + p.Gender, Reason: "no value set of the pack holds the gender code"})
+		}
+	}
+	return nil
+}
+
+// ageAt is the age in whole years on date of one born on birth; for a
+// partial birth date, the youngest and oldest it allows.
+func ageAt(birth string, date time.Time) (lo, hi int, err error) {
+	from, to, err := parseDate(birth)
+	if err != nil {
+		return 0, 0, err
+	}
+	if from.After(date) {
+		return 0, 0, fmt.Errorf("%s is after the reference date %s", birth, date.Format("2006-01-02"))
+	}
+	years := func(b time.Time) int {
+		n := date.Year() - b.Year()
+		if date.Month() < b.Month() || date.Month() == b.Month() && date.Day() < b.Day() {
+			n--
+		}
+		return n
+	}
+	if to.After(date) {
+		to = date
+	}
+	return years(to), years(from), nil
+}
+
+// parseDate reads a FHIR date or dateTime as the days it may mean: from
+// the first to the last day of its precision.
+func parseDate(s string) (from, to time.Time, err error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case len(s) == 4:
+		t, e := time.Parse("2006", s)
+		return t, t.AddDate(1, 0, -1), e
+	case len(s) == 7:
+		t, e := time.Parse("2006-01", s)
+		return t, t.AddDate(0, 1, -1), e
+	case len(s) == 10:
+		t, e := time.Parse("2006-01-02", s)
+		return t, t, e
+	case len(s) > 10:
+		t, e := time.Parse(time.RFC3339, s)
+		if e != nil {
+			if t2, e2 := time.Parse("2006-01-02T15:04:05", s); e2 == nil {
+				t, e = t2, nil
+			}
+		}
+		if e != nil {
+			return time.Time{}, time.Time{}, fmt.Errorf("%q is no FHIR dateTime", s)
+		}
+		d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+		return d, d, nil
+	}
+	return time.Time{}, time.Time{}, fmt.Errorf("%q is no FHIR date", s)
+}
+
+// when dates an event from a dateTime or a period; nil when undated.
+func when(it item, field, dt string, p *Period) (*eval.When, error) {
+	if dt != "" {
+		from, to, err := parseDate(dt)
+		if err != nil {
+			return nil, &Error{Where: it.where, Resource: it.ref, Field: field, Message: err.Error()}
+		}
+		return &eval.When{From: from, To: to, Text: dt}, nil
+	}
+	if p == nil || p.Start == "" && p.End == "" {
+		return nil, nil
+	}
+	w := &eval.When{}
+	if p.Start != "" {
+		from, _, err := parseDate(p.Start)
+		if err != nil {
+			return nil, &Error{Where: it.where, Resource: it.ref, Field: field + ".start", Message: err.Error()}
+		}
+		w.From, w.To, w.Text = from, from, p.Start
+	}
+	if p.End != "" {
+		_, to, err := parseDate(p.End)
+		if err != nil {
+			return nil, &Error{Where: it.where, Resource: it.ref, Field: field + ".end", Message: err.Error()}
+		}
+		if w.From.IsZero() {
+			w.From = to
+		}
+		w.To = to
+		w.Text = strings.TrimSpace(p.Start + " to " + p.End)
+	}
+	return w, nil
+}
+
+// match finds the value set of a CodeableConcept: an exact code of any
+// coding beats a class prefix; the first coding wins among equals.
+func (r *reader) match(cc *CodeableConcept) (rules.Match, Coding, bool) {
+	if cc == nil {
+		return rules.Match{}, Coding{}, false
+	}
+	var best rules.Match
+	var bestC Coding
+	found := false
+	for _, c := range cc.Coding {
+		m, ok := r.vs.Lookup(c.System, c.Code)
+		if !ok {
+			continue
+		}
+		if !found || best.Prefix && !m.Prefix || best.Prefix && m.Prefix && len(m.Code) > len(best.Code) {
+			best, bestC, found = m, c, true
+		}
+	}
+	return best, bestC, found
+}
+
+// unmatched drops a resource none of whose codes is in a value set.
+func (r *reader) unmatched(it item, cc *CodeableConcept) {
+	var codes []string
+	if cc != nil {
+		for _, c := range cc.Coding {
+			codes = append(codes, c.System+"|"+c.Code)
+		}
+	}
+	reason := "no value set of the pack holds its code"
+	if len(codes) > 0 {
+		reason = "no value set of the pack holds its code(s) " + strings.Join(codes, ", ")
+	} else if cc == nil || cc.Text == "" {
+		reason = "it carries no code"
+	} else {
+		reason = "it carries text but no code"
+	}
+	r.drop(patient.Dropped{Resource: it.ref, Text: cc.label(), Reason: reason})
+}
+
+// fact starts a fact for a matched code.
+func fact(it item, kind patient.Kind, m rules.Match, c Coding, text string) patient.Fact {
+	f := patient.Fact{Kind: kind, Resource: it.ref, Code: c.System + "|" + c.Code}
+	f.ConceptKey, f.Concept, f.Present, f.Text = m.Set.Key, m.Set.Concept, true, text
+	if m.Prefix {
+		f.Class = m.Set.Concept
+	}
+	return f
+}
+
+// as renames a fact to the pack concept its value set gives for a status
+// ("suspected", "planned", "not-tolerated"): the pack then reads the
+// status as part of the concept, so the fact is stated as is.
+func as(f *patient.Fact, m rules.Match, status string) bool {
+	c, ok := m.Set.As[status]
+	if !ok || m.Set.AsKeys[status] == "" {
+		return false
+	}
+	f.ConceptKey, f.Concept = m.Set.AsKeys[status], c
+	f.Text = status + ": " + f.Text
+	return true
+}
+
+func (r *reader) readCondition(it item) error {
+	var c Condition
+	if err := decode(it, &c); err != nil {
+		return err
+	}
+	if !r.mine(it, c.Subject) {
+		return nil
+	}
+	clinical, verification := statusCode(c.ClinicalStatus), statusCode(c.VerificationStatus)
+	if verification == "entered-in-error" {
+		r.drop(patient.Dropped{Resource: it.ref, Text: c.Code.label(), Reason: "verificationStatus entered-in-error"})
+		return nil
+	}
+	m, coding, ok := r.match(c.Code)
+	if !ok {
+		r.unmatched(it, c.Code)
+		return nil
+	}
+	f := fact(it, patient.KindProblem, m, coding, c.Code.label())
+	switch clinical {
+	case "active", "recurrence", "relapse":
+		f.Status = patient.StatusActive
+	case "inactive", "remission", "resolved":
+		f.Status = patient.StatusHistory
+	case "":
+	default:
+		r.drop(patient.Dropped{Resource: it.ref, Text: f.Text, Reason: fmt.Sprintf("clinicalStatus %q is not an R4 code", clinical)})
+		return nil
+	}
+	switch verification {
+	case "confirmed":
+		f.Certainty = patient.Confirmed
+	case "unconfirmed", "provisional", "differential":
+		f.Certainty = patient.Suspected
+		if as(&f, m, "suspected") {
+			f.Certainty = patient.Confirmed
+		}
+	case "refuted":
+		f.Certainty, f.Present, f.Status = patient.Refuted, false, patient.StatusAbsent
+	case "":
+	default:
+		r.drop(patient.Dropped{Resource: it.ref, Text: f.Text, Reason: fmt.Sprintf("verificationStatus %q is not an R4 code", verification)})
+		return nil
+	}
+	w, err := when(it, "onset", c.OnsetDateTime, c.OnsetPeriod)
+	if err != nil {
+		return err
+	}
+	f.When = w
+	r.add(f)
+	return nil
+}
+
+// observationStatuses are the statuses of a result one may act on.
+var observationStatuses = []string{"final", "amended", "corrected"}
+
+func (r *reader) readObservation(it item) error {
+	var o Observation
+	if err := decode(it, &o); err != nil {
+		return err
+	}
+	if !r.mine(it, o.Subject) {
+		return nil
+	}
+	if !contains(observationStatuses, o.Status) {
+		r.drop(patient.Dropped{Resource: it.ref, Text: o.Code.label(), Reason: fmt.Sprintf("status %q: only %s results are read", o.Status, strings.Join(observationStatuses, ", "))})
+		return nil
+	}
+	dt := o.EffectiveDateTime
+	if dt == "" {
+		dt = o.EffectiveInstant
+	}
+	w, err := when(it, "effective", dt, o.EffectivePeriod)
+	if err != nil {
+		return err
+	}
+	if w == nil && o.Issued != "" {
+		if w, err = when(it, "issued", o.Issued, nil); err != nil {
+			return err
+		}
+	}
+	read := 0
+	for i := range o.Component {
+		c := &o.Component[i]
+		n, err := r.observed(it, fmt.Sprintf("component[%d].", i), &c.Code, c.ValueQuantity, c.ValueCodeableConcept, c.DataAbsentReason, w, false)
+		if err != nil {
+			return err
+		}
+		read += n
+	}
+	n, err := r.observed(it, "", &o.Code, o.ValueQuantity, o.ValueCodeableConcept, o.DataAbsentReason, w, len(o.Component) > 0)
+	if err != nil {
+		return err
+	}
+	if read+n == 0 && len(o.Component) > 0 && o.ValueQuantity == nil && o.ValueCodeableConcept == nil {
+		r.drop(patient.Dropped{Resource: it.ref, Text: o.Code.label(), Reason: "no value set of the pack holds the panel's code or its components' codes"})
+	}
+	return nil
+}
+
+// observed reads one observation (or one component): a quantity of a
+// measured concept, or a coded value that is itself a concept. panel is
+// true for an observation whose components were read, so an unmatched
+// panel code without a value is no drop of its own.
+func (r *reader) observed(it item, field string, code *CodeableConcept, q *Quantity, vc *CodeableConcept, absent *CodeableConcept, w *eval.When, panel bool) (int, error) {
+	if absent != nil {
+		if m, _, ok := r.match(code); ok {
+			r.drop(patient.Dropped{Resource: it.ref, Text: m.Set.Concept, Reason: "dataAbsentReason " + statusCode(absent)})
+		}
+		return 0, nil
+	}
+	if q != nil {
+		m, coding, ok := r.match(code)
+		if !ok {
+			r.unmatched(it, code)
+			return 0, nil
+		}
+		if q.Value == nil {
+			r.drop(patient.Dropped{Resource: it.ref, Text: code.label(), Reason: field + "valueQuantity has no value"})
+			return 0, nil
+		}
+		f := fact(it, patient.KindMeasurement, m, coding, code.label())
+		v, unit, why := r.convert(m.Set, *q.Value, q)
+		if why != "" {
+			r.drop(patient.Dropped{Resource: it.ref, Text: fmt.Sprintf("%s %v %s", code.label(), *q.Value, q.Unit), Reason: why})
+			return 0, nil
+		}
+		f.Value, f.Unit = &v, unit
+		switch q.Comparator {
+		case "":
+		case "<", "<=", ">", ">=":
+			f.Comparator = q.Comparator
+		default:
+			return 0, &Error{Where: it.where, Resource: it.ref, Field: field + "valueQuantity.comparator", Message: fmt.Sprintf("%q; use <, <=, >= or >", q.Comparator)}
+		}
+		f.Text = fmt.Sprintf("%s %s%s %s", code.label(), f.Comparator, trim(*q.Value), q.Unit)
+		f.When = w
+		r.add(f)
+		return 1, nil
+	}
+	if vc != nil {
+		// A coded result ("finding: X") is a fact of the value's concept,
+		// whatever the test was.
+		m, coding, ok := r.match(vc)
+		if !ok {
+			r.unmatched(it, vc)
+			return 0, nil
+		}
+		f := fact(it, patient.KindFinding, m, coding, vc.label())
+		f.When = w
+		r.add(f)
+		return 1, nil
+	}
+	if !panel {
+		if m, _, ok := r.match(code); ok {
+			r.drop(patient.Dropped{Resource: it.ref, Text: m.Set.Concept, Reason: field + "the observation has no value"})
+		} else if field == "" {
+			r.unmatched(it, code)
+		}
+	}
+	return 0, nil
+}
+
+// convert brings a quantity to the value set's unit; why is set when the
+// unit is not one the value set lists or cannot be converted.
+func (r *reader) convert(set *rules.ValueSet, v float64, q *Quantity) (float64, string, string) {
+	var spelt string
+	var ok bool
+	if q.Code != "" && (q.System == UCUM || q.System == "") {
+		spelt, ok = set.Units[q.Code]
+	}
+	if !ok && q.Unit != "" {
+		spelt, ok = set.Units[q.Unit]
+	}
+	if !ok {
+		u := q.Code
+		if u == "" {
+			u = q.Unit
+		}
+		return 0, "", fmt.Sprintf("unit %q is not one the value set of %q lists (%s)", u, set.Concept, strings.Join(sortedUnits(set.Units), ", "))
+	}
+	if set.Unit == "" {
+		return v, spelt, ""
+	}
+	out, err := units.Convert(v, spelt, set.Unit, set.Concept)
+	if err != nil {
+		return 0, "", err.Error()
+	}
+	return out, set.Unit, ""
+}
+
+func sortedUnits(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for u := range m {
+		out = append(out, u)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func trim(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%g", v)
+}
+
+// keepLatest keeps, per measured concept, the latest result by its time
+// (a dated result beats an undated one; among equals the later entry
+// wins) and drops the others with the one kept.
+func (r *reader) keepLatest() {
+	latest := map[string]int{}
+	later := func(a, b *patient.Fact) bool { // a later than b
+		switch {
+		case a.When == nil:
+			return b.When == nil
+		case b.When == nil:
+			return true
+		}
+		return !a.When.To.Before(b.When.To)
+	}
+	for i := range r.m.Facts {
+		f := &r.m.Facts[i]
+		if f.Kind != patient.KindMeasurement {
+			continue
+		}
+		if j, ok := latest[f.ConceptKey]; !ok || later(f, &r.m.Facts[j]) {
+			latest[f.ConceptKey] = i
+		}
+	}
+	kept := r.m.Facts[:0:0]
+	for i, f := range r.m.Facts {
+		if j, ok := latest[f.ConceptKey]; f.Kind == patient.KindMeasurement && ok && j != i {
+			k := r.m.Facts[j]
+			date := "undated"
+			if k.When != nil {
+				date = k.When.Text
+			}
+			r.drop(patient.Dropped{Resource: f.Resource, Text: f.Text, Reason: fmt.Sprintf("an earlier result of %s; the latest, %s (%s), is used", f.Concept, k.Resource, date)})
+			continue
+		}
+		kept = append(kept, f)
+	}
+	r.m.Facts = kept
+}
+
+// medication finds the product a statement or request names: its own
+// CodeableConcept, or the Medication it references (contained or in the
+// record).
+func (r *reader) medication(it item, cc *CodeableConcept, ref *Reference, contained []json.RawMessage) (*CodeableConcept, error) {
+	if cc != nil || ref == nil || ref.Reference == "" {
+		return cc, nil
+	}
+	var raw json.RawMessage
+	if strings.HasPrefix(ref.Reference, "#") {
+		for _, c := range contained {
+			var h head
+			if json.Unmarshal(c, &h) == nil && h.ResourceType == "Medication" && "#"+h.ID == ref.Reference {
+				raw = c
+			}
+		}
+	} else {
+		raw = r.byRef[ref.Reference]
+	}
+	if raw == nil {
+		r.drop(patient.Dropped{Resource: it.ref, Text: ref.Display, Reason: "medicationReference " + ref.Reference + " is not in the record"})
+		return nil, nil
+	}
+	var med Medication
+	if err := json.Unmarshal(raw, &med); err != nil {
+		return nil, located(it.where, ref.Reference, err)
+	}
+	if med.Code == nil {
+		return &CodeableConcept{Text: ref.Display}, nil
+	}
+	return med.Code, nil
+}
+
+// medicationStatus maps a statement's or request's status to the model's;
+// ok is false for a status that states nothing of the patient.
+func medicationStatus(typ, status, intent string) (patient.Status, bool) {
+	switch status {
+	case "active":
+		if typ == "MedicationRequest" && (intent == "proposal" || intent == "plan") {
+			return patient.StatusPlanned, true
+		}
+		return patient.StatusTaking, true
+	case "completed", "stopped":
+		return patient.StatusStopped, true
+	case "on-hold":
+		// Held is not being taken now; the order stands.
+		return patient.StatusStopped, true
+	case "intended", "draft":
+		return patient.StatusPlanned, true
+	case "not-taken":
+		return patient.StatusAbsent, true
+	}
+	return "", false
+}
+
+func (r *reader) readMedication(it item, status, intent string, cc *CodeableConcept, w *eval.When, dose []Dosage) {
+	st, ok := medicationStatus(it.typ, status, intent)
+	if !ok {
+		r.drop(patient.Dropped{Resource: it.ref, Text: cc.label(), Reason: fmt.Sprintf("status %q states nothing of what is taken", status)})
+		return
+	}
+	m, coding, ok := r.match(cc)
+	if !ok {
+		r.unmatched(it, cc)
+		return
+	}
+	f := fact(it, patient.KindMedication, m, coding, cc.label())
+	f.Status, f.When = st, w
+	if st == patient.StatusAbsent {
+		f.Present = false
+	}
+	if st == patient.StatusPlanned && as(&f, m, "planned") {
+		f.Status = ""
+	}
+	for _, d := range dose {
+		if d.Text != "" {
+			f.Dose = d.Text
+			break
+		}
+	}
+	r.add(f)
+}
+
+func (r *reader) readMedicationStatement(it item) error {
+	var s MedicationStatement
+	if err := decode(it, &s); err != nil {
+		return err
+	}
+	if !r.mine(it, s.Subject) {
+		return nil
+	}
+	if s.Status == "entered-in-error" {
+		r.drop(patient.Dropped{Resource: it.ref, Reason: "status entered-in-error"})
+		return nil
+	}
+	cc, err := r.medication(it, s.MedicationCodeableConcept, s.MedicationReference, s.Contained)
+	if err != nil || cc == nil && s.MedicationReference != nil {
+		return err
+	}
+	w, err := when(it, "effective", s.EffectiveDateTime, s.EffectivePeriod)
+	if err != nil {
+		return err
+	}
+	r.readMedication(it, s.Status, "", cc, w, s.Dosage)
+	return nil
+}
+
+func (r *reader) readMedicationRequest(it item) error {
+	var q MedicationRequest
+	if err := decode(it, &q); err != nil {
+		return err
+	}
+	if !r.mine(it, q.Subject) {
+		return nil
+	}
+	if q.Status == "entered-in-error" {
+		r.drop(patient.Dropped{Resource: it.ref, Reason: "status entered-in-error"})
+		return nil
+	}
+	cc, err := r.medication(it, q.MedicationCodeableConcept, q.MedicationReference, q.Contained)
+	if err != nil || cc == nil && q.MedicationReference != nil {
+		return err
+	}
+	w, err := when(it, "authoredOn", q.AuthoredOn, nil)
+	if err != nil {
+		return err
+	}
+	r.readMedication(it, q.Status, q.Intent, cc, w, q.DosageInstruction)
+	return nil
+}
+
+func (r *reader) readProcedure(it item) error {
+	var p Procedure
+	if err := decode(it, &p); err != nil {
+		return err
+	}
+	if !r.mine(it, p.Subject) {
+		return nil
+	}
+	var st patient.Status
+	switch p.Status {
+	case "completed":
+		st = patient.StatusDone
+	case "preparation", "in-progress":
+		st = patient.StatusPlanned
+	default:
+		r.drop(patient.Dropped{Resource: it.ref, Text: p.Code.label(), Reason: fmt.Sprintf("status %q: only completed, preparation and in-progress procedures are read", p.Status)})
+		return nil
+	}
+	m, coding, ok := r.match(p.Code)
+	if !ok {
+		r.unmatched(it, p.Code)
+		return nil
+	}
+	f := fact(it, patient.KindProcedure, m, coding, p.Code.label())
+	f.Status = st
+	if st == patient.StatusDone {
+		w, err := when(it, "performed", p.PerformedDateTime, p.PerformedPeriod)
+		if err != nil {
+			return err
+		}
+		f.When = w
+	} else if as(&f, m, "planned") {
+		f.Status = ""
+	}
+	r.add(f)
+	return nil
+}
+
+func (r *reader) readAllergy(it item) error {
+	var a AllergyIntolerance
+	if err := decode(it, &a); err != nil {
+		return err
+	}
+	if !r.mine(it, a.Patient) {
+		return nil
+	}
+	switch v := statusCode(a.VerificationStatus); v {
+	case "entered-in-error", "refuted":
+		r.drop(patient.Dropped{Resource: it.ref, Text: a.Code.label(), Reason: "verificationStatus " + v})
+		return nil
+	}
+	switch c := statusCode(a.ClinicalStatus); c {
+	case "inactive", "resolved":
+		r.drop(patient.Dropped{Resource: it.ref, Text: a.Code.label(), Reason: "clinicalStatus " + c + ": no longer stated"})
+		return nil
+	}
+	m, coding, ok := r.match(a.Code)
+	if !ok {
+		r.unmatched(it, a.Code)
+		return nil
+	}
+	f := fact(it, patient.KindMedication, m, coding, a.Code.label())
+	f.Status = patient.StatusNotTolerated
+	if as(&f, m, "not-tolerated") {
+		f.Kind, f.Status = patient.KindProblem, patient.StatusActive
+	}
+	w, err := when(it, "onsetDateTime", a.OnsetDateTime, nil)
+	if err != nil {
+		return err
+	}
+	f.When = w
+	r.add(f)
+	return nil
+}
+
+func (r *reader) readFamily(it item) error {
+	var h FamilyMemberHistory
+	if err := decode(it, &h); err != nil {
+		return err
+	}
+	if !r.mine(it, h.Patient) {
+		return nil
+	}
+	if h.Status == "entered-in-error" {
+		r.drop(patient.Dropped{Resource: it.ref, Reason: "status entered-in-error"})
+		return nil
+	}
+	who := h.Relationship.label()
+	for i := range h.Condition {
+		cc := &h.Condition[i].Code
+		m, coding, ok := r.match(cc)
+		if !ok {
+			r.unmatched(it, cc)
+			continue
+		}
+		f := fact(it, patient.KindProblem, m, coding, strings.TrimSpace(who+": "+cc.label()))
+		f.Experiencer = patient.Relative
+		r.add(f)
+	}
+	return nil
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
