@@ -58,10 +58,14 @@ func statedBy(via, check string, c eval.Cond) bool {
 // context, with every refusal recorded in the trace.
 type admitter struct {
 	p       *Program
-	text    *consistency.Text // the case, read once for every verdict
-	mention map[string]string // finding id → finding text
-	clause  map[string]string // finding id → its comma clause
-	tr      *Trace
+	checks  consistency.Checks // this call's checks
+	text    *consistency.Text  // the case, read once for every verdict
+	mention map[string]string  // finding id → finding text
+	clause  map[string]string  // finding id → its comma clause
+	// coded holds the facts with no words (coded data), judged by their
+	// record's statuses instead of the text.
+	coded map[string]consistency.Coded
+	tr    *Trace
 
 	mu sync.Mutex
 	// Many DecisionNodes share wording, context and operator (chronic
@@ -73,8 +77,8 @@ type admitter struct {
 
 type verdictKey struct{ concept, wording, context, op, finding, via string }
 
-func (p *Program) newAdmitter(text *consistency.Text, mention, clause map[string]string, tr *Trace) *admitter {
-	return &admitter{p: p, text: text, mention: mention, clause: clause, tr: tr,
+func (p *Program) newAdmitter(c *call, text *consistency.Text, mention, clause map[string]string, tr *Trace) *admitter {
+	return &admitter{p: p, checks: c.checks, text: text, mention: mention, clause: clause, tr: tr,
 		verdicts: map[verdictKey]consistency.Verdict{}, seen: map[[2]string]bool{}}
 }
 
@@ -98,7 +102,7 @@ func (a *admitter) admit(c eval.Cond, e eval.Evidence) bool {
 func (a *admitter) passes(c eval.Cond, e eval.Evidence) bool { return a.verdict(c, e).Pass }
 
 func (a *admitter) verdict(c eval.Cond, e eval.Evidence) consistency.Verdict {
-	if a.p.cfg.checks == (consistency.Checks{}) {
+	if a.checks == (consistency.Checks{}) {
 		return consistency.Verdict{Pass: true}
 	}
 	k := verdictKey{c.Concept, c.Wording, c.Context, c.Operator, e.ID, e.Via}
@@ -130,7 +134,10 @@ func (p *Program) compile(cond consistency.Condition) *consistency.Compiled {
 
 func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	cond := consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}
-	v := a.text.CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.p.cfg.checks)
+	if cf, ok := a.coded[e.ID]; ok {
+		return a.p.compile(cond).CheckCoded(cf, a.checks)
+	}
+	v := a.text.CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.checks)
 	if v.Pass {
 		return v
 	}
@@ -143,7 +150,7 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	if v.Check == consistency.CheckQualifier ||
 		v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") {
 		cl := a.clause[e.ID]
-		if ok, syn := evidence.CoversAll(cl, a.p.synonyms[c.ConceptKey]); ok && !doubtfulSynonym(cl, syn, cond, a.p.cfg.checks) {
+		if ok, syn := evidence.CoversAll(cl, a.p.synonyms[c.ConceptKey]); ok && !doubtfulSynonym(cl, syn, cond, a.checks) {
 			v.Pass, v.Check, v.Reason = true, "", "qualifier: the clause states the synonym '"+syn+"' of '"+c.Concept+"'"
 			return v
 		}

@@ -31,7 +31,7 @@ func TestAnatomyAndCKDEvidence(t *testing.T) {
 		got := map[string]bool{}
 		for _, e := range res.Evidence {
 			if strings.HasPrefix(e.Via, "anatomy: ") {
-				got[e.StandardizedConcept+"|"+map[bool]string{true: "true", false: "false"}[e.Present]] = true
+				got[e.Concept+"|"+map[bool]string{true: "true", false: "false"}[e.Present]] = true
 			}
 		}
 		for _, w := range tc.Want {
@@ -85,7 +85,7 @@ func TestCKDStageBands(t *testing.T) {
 		}
 		lo, hi := -2.0, -2.0
 		for _, e := range res.Evidence {
-			if e.StandardizedConcept == "estimated glomerular filtration rate" && strings.HasPrefix(e.Via, "implies: ") && e.Value != nil {
+			if e.Concept == "estimated glomerular filtration rate" && strings.HasPrefix(e.Via, "implies: ") && e.Value != nil {
 				if e.Comparator == ">=" {
 					lo = *e.Value
 				} else {

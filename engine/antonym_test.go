@@ -28,7 +28,7 @@ func TestAntonymEvidence(t *testing.T) {
 		}
 		found := false
 		for _, e := range res.Evidence {
-			if e.StandardizedConcept == tc.concept {
+			if e.Concept == tc.concept {
 				if e.Present != tc.present {
 					t.Errorf("%q: %s present=%v (via %q), want %v", tc.text, tc.concept, e.Present, e.Via, tc.present)
 				}

@@ -29,7 +29,7 @@ func TestCutDateEvidence(t *testing.T) {
 		require.NoError(t, err)
 		got := false
 		for _, e := range res.Evidence {
-			if strings.HasPrefix(e.Via, "recency: ") && e.StandardizedConcept == recent && e.Present {
+			if strings.HasPrefix(e.Via, "recency: ") && e.Concept == recent && e.Present {
 				got = true
 			}
 		}

@@ -31,7 +31,7 @@ func TestRefractoryEvidence(t *testing.T) {
 		require.NoError(t, err)
 		got := false
 		for _, e := range res.Evidence {
-			if strings.HasPrefix(e.Via, "refractory: ") && e.StandardizedConcept == refractory && e.Present {
+			if strings.HasPrefix(e.Via, "refractory: ") && e.Concept == refractory && e.Present {
 				got = true
 			}
 		}

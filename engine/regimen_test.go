@@ -32,7 +32,7 @@ func TestRegimenEvidence(t *testing.T) {
 		got := map[string]bool{}
 		for _, e := range res.Evidence {
 			if strings.HasPrefix(e.Via, "definition: ") && e.Present {
-				got[e.StandardizedConcept] = true
+				got[e.Concept] = true
 			}
 		}
 		for _, w := range tc.want {
