@@ -55,7 +55,8 @@ type caseData struct {
 	patientID string
 }
 
-// newCaseData indexes the result's findings by id.
+// newCaseData indexes the result's findings and its patient model's facts
+// by id: the evidence of a fired condition carries that id.
 func newCaseData(res *engine.Result) *caseData {
 	cd := &caseData{sources: map[string]evidenceSource{}}
 	for _, f := range res.Findings {
@@ -63,6 +64,7 @@ func newCaseData(res *engine.Result) *caseData {
 			cd.sources[f.ID] = evidenceSource{Spans: []Span{{f.Start, f.End}}}
 		}
 	}
+	cd.addModel(res.Patient)
 	return cd
 }
 
@@ -213,8 +215,8 @@ func firedBy(fc engine.FiredCond, data *caseData) []FiredBy {
 	}
 	var out []FiredBy
 	for _, e := range fc.Evidence {
-		f := FiredBy{Condition: cond, Evidence: e.OriginalText, Value: e.Value, Unit: e.Unit, Date: whenText(e.When), Via: e.Via}
-		if src, ok := data.sources[e.FindingID]; ok {
+		f := FiredBy{Condition: cond, Evidence: e.Text, Value: e.Value, Unit: e.Unit, Date: whenText(e.When), Via: e.Via}
+		if src, ok := data.sources[e.ID]; ok {
 			f.Resource, f.Spans = src.Resource, src.Spans
 		}
 		out = append(out, f)

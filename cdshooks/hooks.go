@@ -226,7 +226,7 @@ func (s *Server) answerHook(ctx context.Context, sd *serviceDef, req *Request, h
 	if err != nil {
 		return nil, err
 	}
-	m, err := sd.pack.ReadFHIR(ctx, "patient/"+hc.PatientID, b)
+	m, err := sd.pack.ReadFHIR(ctx, "Patient/"+hc.PatientID, b, s.cfg.Today())
 	if err != nil {
 		return nil, &statusError{Status: http.StatusUnprocessableEntity, Msg: "reading the prefetched FHIR data: " + err.Error()}
 	}
@@ -235,7 +235,6 @@ func (s *Server) answerHook(ctx context.Context, sd *serviceDef, req *Request, h
 		return nil, err
 	}
 	data := newCaseData(res)
-	data.addModel(m)
 	data.patientID = hc.PatientID
 	return s.cardsFor(sd, res, data, orders), nil
 }

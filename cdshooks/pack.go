@@ -1,8 +1,78 @@
 package cdshooks
 
-import "github.com/executablekg/execkg/engine"
+import (
+	"context"
+	"time"
 
-// NewPack wires a compiled program into a Pack.
+	"github.com/executablekg/execkg/engine"
+	"github.com/executablekg/execkg/engine/fhir"
+	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/rules"
+)
+
+// NewPack wires a compiled program into a Pack: its value sets code the
+// orders and the prefetch, and the FHIR reader reads the hooks' data.
 func NewPack(prog *engine.Program) Pack {
-	return Pack{Program: prog}
+	vs := prog.Pack().ValueSets
+	p := Pack{Program: prog}
+	if vs != nil {
+		p.Codes = valueSetCodes{vs}
+	}
+	p.ReadFHIR = func(ctx context.Context, caseID string, bundle []byte, date time.Time) (*patient.Model, error) {
+		return fhir.Read(bundle, vs, fhir.Options{CaseID: caseID, Date: date})
+	}
+	p.AskPatient = func(ctx context.Context, m *patient.Model) (*engine.Result, error) {
+		return prog.AskPatient(ctx, m)
+	}
+	return p
+}
+
+// valueSetCodes answers Codes from a pack's value sets.
+type valueSetCodes struct{ vs *rules.ValueSets }
+
+func (v valueSetCodes) Concepts(system, code string) []string {
+	if m, ok := v.vs.Lookup(system, code); ok {
+		return []string{m.Set.Concept}
+	}
+	return nil
+}
+
+func (v valueSetCodes) Codings(concept string) []Coding {
+	n := rules.NormalizeName(concept)
+	for _, s := range v.vs.Concepts {
+		if rules.NormalizeName(s.Concept) == n {
+			return v.codings(s)
+		}
+	}
+	return nil
+}
+
+// codings are a set's exact codes (a class prefix is not a code a record
+// or a search can carry).
+func (v valueSetCodes) codings(s rules.ValueSet) []Coding {
+	var out []Coding
+	for _, c := range s.Codes {
+		if uri := v.vs.URI(c.System); uri != "" && !c.Prefix {
+			out = append(out, Coding{System: uri, Code: c.Code, Display: c.Display})
+		}
+	}
+	return out
+}
+
+// SearchCodes narrows the observation search to the codes of the measured
+// concepts (those with a unit): a record holds many observations the pack
+// never reads. Conditions, procedures and medications are fetched whole: a
+// value set names some of their codes by class prefix or by a SNOMED CT
+// concept whose descendants a token search would miss.
+func (v valueSetCodes) SearchCodes(resourceType string) []Coding {
+	if resourceType != "Observation" {
+		return nil
+	}
+	var out []Coding
+	for _, s := range v.vs.Concepts {
+		if s.Unit != "" {
+			out = append(out, v.codings(s)...)
+		}
+	}
+	return out
 }

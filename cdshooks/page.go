@@ -132,19 +132,15 @@ func (s *Server) ask(ctx context.Context, req AskRequest) (*AskResponse, error) 
 		if p.ReadFHIR == nil || p.AskPatient == nil {
 			return nil, &statusError{Status: http.StatusNotImplemented, Msg: "this server was built without a FHIR reader; paste a case text"}
 		}
-		m, err := p.ReadFHIR(ctx, out.CaseID, req.Bundle)
+		m, err := p.ReadFHIR(ctx, out.CaseID, req.Bundle, date)
 		if err != nil {
 			return nil, &fieldError{Field: "bundle", Msg: err.Error()}
-		}
-		if req.Date != "" {
-			m.Date = req.Date
 		}
 		if res, err = p.AskPatient(ctx, m); err != nil {
 			return nil, err
 		}
 		out.Source = "fhir"
 		data = newCaseData(res)
-		data.addModel(m)
 	} else {
 		var err error
 		if res, err = p.Program.AskOn(ctx, out.CaseID, req.Text, date); err != nil {

@@ -30,7 +30,7 @@ type Pack struct {
 	Codes Codes
 	// ReadFHIR turns a FHIR bundle into the patient model (nil: the
 	// service answers text only, and hooks answer 501).
-	ReadFHIR func(ctx context.Context, caseID string, bundle []byte) (*patient.Model, error)
+	ReadFHIR func(ctx context.Context, caseID string, bundle []byte, date time.Time) (*patient.Model, error)
 	// AskPatient answers a patient model (nil: hooks answer 501).
 	AskPatient func(ctx context.Context, m *patient.Model) (*engine.Result, error)
 }
@@ -53,6 +53,9 @@ type Config struct {
 	AllowFHIRServer func(*url.URL) error
 	// Logger receives one line per request error (default: log.Default()).
 	Logger *log.Logger
+	// Today is the date hook calls are answered on: ages and time windows
+	// count from it (default: the current UTC date).
+	Today func() time.Time
 }
 
 // packInfo is a Pack with what the services derive from it.
@@ -101,6 +104,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.FHIRClient == nil {
 		cfg.FHIRClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	if cfg.Today == nil {
+		cfg.Today = func() time.Time { return time.Now().UTC() }
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = log.Default()
