@@ -1,0 +1,442 @@
+package cdshooks_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/executablekg/execkg/cdshooks"
+)
+
+// fhirStore is an in-test FHIR server over one patient's bundle: reads by
+// id and searches by patient and code, paged when pageSize > 0, behind a
+// bearer token when token is set. It also plays the CDS client filling the
+// prefetch templates.
+type fhirStore struct {
+	resources []map[string]any
+	token     string
+	pageSize  int
+	mu        sync.Mutex
+	requests  []string
+	auth      []string
+}
+
+func loadStore(t *testing.T, file string) *fhirStore {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "patients", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bundle struct {
+		Entry []struct {
+			Resource map[string]any `json:"resource"`
+		} `json:"entry"`
+	}
+	if err := json.Unmarshal(b, &bundle); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	s := &fhirStore{}
+	for _, e := range bundle.Entry {
+		s.resources = append(s.resources, e.Resource)
+	}
+	return s
+}
+
+// query answers a relative FHIR URL: a resource, a searchset, or nil (not
+// found, or nothing found).
+func (s *fhirStore) query(rel string) (any, int) {
+	u, err := url.Parse(rel)
+	if err != nil {
+		return nil, http.StatusBadRequest
+	}
+	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
+	if len(parts) == 2 {
+		for _, r := range s.resources {
+			if r["resourceType"] == parts[0] && r["id"] == parts[1] {
+				return r, http.StatusOK
+			}
+		}
+		return nil, http.StatusNotFound
+	}
+	q := u.Query()
+	var codes []string
+	if c := q.Get("code"); c != "" {
+		codes = strings.Split(c, ",")
+	}
+	var hits []any
+	for _, r := range s.resources {
+		if r["resourceType"] != parts[0] || !subjectIs(r, q.Get("patient")) || (codes != nil && !hasCode(r, codes)) {
+			continue
+		}
+		hits = append(hits, map[string]any{"resource": r})
+	}
+	b := map[string]any{"resourceType": "Bundle", "type": "searchset", "total": len(hits)}
+	page, _ := strconv.Atoi(q.Get("_page"))
+	if s.pageSize > 0 && len(hits) > s.pageSize {
+		from := page * s.pageSize
+		to := min(from+s.pageSize, len(hits))
+		if to < len(hits) {
+			q.Set("_page", strconv.Itoa(page+1))
+			b["link"] = []any{map[string]any{"relation": "next", "url": "BASE/" + parts[0] + "?" + q.Encode()}}
+		}
+		hits = hits[from:to]
+	}
+	if len(hits) > 0 {
+		b["entry"] = hits
+	}
+	return b, http.StatusOK
+}
+
+func subjectIs(r map[string]any, patientID string) bool {
+	s, _ := r["subject"].(map[string]any)
+	return s != nil && s["reference"] == "Patient/"+patientID
+}
+
+func hasCode(r map[string]any, codes []string) bool {
+	cc, _ := r["code"].(map[string]any)
+	cs, _ := cc["coding"].([]any)
+	for _, c := range cs {
+		m, _ := c.(map[string]any)
+		tok := fmt.Sprint(m["system"], "|", m["code"])
+		for _, want := range codes {
+			if want == tok || want == m["code"] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (s *fhirStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.requests = append(s.requests, r.URL.RequestURI())
+	s.auth = append(s.auth, r.Header.Get("Authorization"))
+	s.mu.Unlock()
+	if s.token != "" && r.Header.Get("Authorization") != "Bearer "+s.token {
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	v, status := s.query(strings.TrimPrefix(r.URL.RequestURI(), "/fhir"))
+	w.Header().Set("Content-Type", "application/fhir+json")
+	w.WriteHeader(status)
+	if v != nil {
+		b, _ := json.Marshal(v)
+		b = []byte(strings.ReplaceAll(string(b), "BASE/", "http://"+r.Host+"/fhir/"))
+		w.Write(b)
+	}
+}
+
+// prefetch fills the service's templates from the store, as a CDS client
+// would: no data is null.
+func (s *fhirStore) prefetch(t *testing.T, templates map[string]string, patientID string) map[string]any {
+	t.Helper()
+	out := map[string]any{}
+	for k, tmpl := range templates {
+		v, _ := s.query(strings.ReplaceAll(tmpl, "{{context.patientId}}", patientID))
+		if b, ok := v.(map[string]any); ok && b["type"] == "searchset" && b["entry"] == nil {
+			v = nil
+		}
+		out[k] = v
+	}
+	return out
+}
+
+type hookFixture struct {
+	Name        string           `json:"name"`
+	Patient     string           `json:"patient"`
+	Today       string           `json:"today"`
+	Hook        string           `json:"hook"`
+	DraftOrders []map[string]any `json:"draftOrders"`
+	Selections  []string         `json:"selections"`
+	Cards       map[string]struct {
+		Indicator   string   `json:"indicator"`
+		Resources   []string `json:"resources"`
+		Orders      []string `json:"orders"`
+		Suggestions []string `json:"suggestions"`
+	} `json:"cards"`
+	OnlyListed bool     `json:"only_listed"`
+	NotRows    []string `json:"not_rows"`
+}
+
+func loadFixtures(t *testing.T) map[string]hookFixture {
+	t.Helper()
+	files, _ := filepath.Glob("testdata/hooks/*.json")
+	if len(files) == 0 {
+		t.Fatal("no testdata/hooks/*.json")
+	}
+	out := map[string]hookFixture{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fx hookFixture
+		if err := json.Unmarshal(b, &fx); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out[filepath.Base(f)] = fx
+	}
+	return out
+}
+
+func fixtureDate(t *testing.T, fx hookFixture) func() time.Time {
+	d, err := time.Parse(time.DateOnly, fx.Today)
+	if err != nil {
+		t.Fatalf("%s: today %q: %v", fx.Name, fx.Today, err)
+	}
+	return func() time.Time { return d }
+}
+
+func discover(t *testing.T, base string) map[string]cdshooks.Service {
+	t.Helper()
+	_, b := get(t, base+"/cds-services")
+	var d cdshooks.Discovery
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]cdshooks.Service{}
+	for _, s := range d.Services {
+		out[s.Hook] = s
+	}
+	return out
+}
+
+// hookRequest builds the fixture's call; with prefetch nil the service
+// has to fetch.
+func hookRequest(fx hookFixture, patientID string, prefetch map[string]any, extra map[string]any) []byte {
+	ctx := map[string]any{"userId": "Practitioner/dr-1", "patientId": patientID}
+	if fx.DraftOrders != nil {
+		var entries []any
+		for _, o := range fx.DraftOrders {
+			entries = append(entries, map[string]any{"resource": o})
+		}
+		ctx["draftOrders"] = map[string]any{"resourceType": "Bundle", "type": "collection", "entry": entries}
+	}
+	if fx.Selections != nil {
+		ctx["selections"] = fx.Selections
+	}
+	req := map[string]any{"hook": fx.Hook, "hookInstance": "3b3c3c0e-2f3e-4d7a-9a39-" + fmt.Sprintf("%012d", len(fx.Name)), "context": ctx}
+	if prefetch != nil {
+		req["prefetch"] = prefetch
+	}
+	for k, v := range extra {
+		req[k] = v
+	}
+	b, _ := json.Marshal(req)
+	return b
+}
+
+func patientIDOf(s *fhirStore) string {
+	for _, r := range s.resources {
+		if r["resourceType"] == "Patient" {
+			return r["id"].(string)
+		}
+	}
+	return ""
+}
+
+// checkFixture compares the cards with the fixture's expectations.
+func checkFixture(t *testing.T, fx hookFixture, cards []cdshooks.Card) {
+	t.Helper()
+	byRow := map[string]cdshooks.Card{}
+	for _, c := range cards {
+		byRow[c.Extension.Recommendation.RowID] = c
+	}
+	for row, want := range fx.Cards {
+		c, ok := byRow[row]
+		if !ok {
+			t.Errorf("%s: no card for %s; cards for %v", fx.Name, row, sortedRows(byRow))
+			continue
+		}
+		if c.Indicator != want.Indicator {
+			t.Errorf("%s: %s indicator %s, want %s", fx.Name, row, c.Indicator, want.Indicator)
+		}
+		cited := map[string]bool{}
+		for _, f := range c.Extension.Recommendation.FiredBy {
+			cited[f.Resource] = true
+		}
+		for _, r := range want.Resources {
+			if !cited[r] {
+				t.Errorf("%s: %s does not cite %s (cites %v)", fx.Name, row, r, cited)
+			}
+			if !strings.Contains(c.Detail, "`"+r+"`") {
+				t.Errorf("%s: %s detail does not name %s:\n%s", fx.Name, row, r, c.Detail)
+			}
+		}
+		if got := c.Extension.Recommendation.Orders; strings.Join(got, ",") != strings.Join(want.Orders, ",") {
+			t.Errorf("%s: %s orders %v, want %v", fx.Name, row, got, want.Orders)
+		}
+		var sugg []string
+		for _, s := range c.Suggestions {
+			for _, a := range s.Actions {
+				if a.Type == "delete" {
+					sugg = append(sugg, "delete "+a.ResourceID)
+				}
+			}
+		}
+		for _, w := range want.Suggestions {
+			if !containsStr(sugg, w) {
+				t.Errorf("%s: %s suggestions %v lack %q", fx.Name, row, sugg, w)
+			}
+		}
+	}
+	if fx.OnlyListed && len(byRow) != len(fx.Cards) {
+		t.Errorf("%s: cards for %v, want only %d listed", fx.Name, sortedRows(byRow), len(fx.Cards))
+	}
+	for _, r := range fx.NotRows {
+		if _, ok := byRow[r]; ok {
+			t.Errorf("%s: unexpected card for %s", fx.Name, r)
+		}
+	}
+}
+
+func sortedRows(m map[string]cdshooks.Card) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func containsStr(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestHookFixtures: each fixture patient through its hook with the
+// prefetch filled by the client; the expected cards, their indicators,
+// cited resources, draft orders and suggestions.
+func TestHookFixtures(t *testing.T) {
+	for file, fx := range loadFixtures(t) {
+		t.Run(strings.TrimSuffix(file, ".json"), func(t *testing.T) {
+			ts, _ := startServer(t, func(c *cdshooks.Config) { c.Today = fixtureDate(t, fx) })
+			svc := discover(t, ts.URL)[fx.Hook]
+			store := loadStore(t, fx.Patient)
+			pid := patientIDOf(store)
+			status, b := post(t, ts.URL+"/cds-services/"+svc.ID, hookRequest(fx, pid, store.prefetch(t, svc.Prefetch, pid), nil))
+			if status != 200 {
+				t.Fatalf("status %d: %s", status, b)
+			}
+			checkFixture(t, fx, checkCards(t, fx.Name, b))
+		})
+	}
+}
+
+// TestFetchFromFHIRServer: without prefetch, the service fetches from the
+// client's FHIR server with the bearer token, follows paging, narrows the
+// observation search to the value sets' codes, and answers as it does
+// with the prefetch.
+func TestFetchFromFHIRServer(t *testing.T) {
+	fx := loadFixtures(t)["af_order_sign_ticagrelor.json"]
+	store := loadStore(t, fx.Patient)
+	store.token, store.pageSize = "secret-token", 1
+	fhirSrv := httptest.NewServer(store)
+	defer fhirSrv.Close()
+	ts, _ := startServer(t, func(c *cdshooks.Config) { c.Today = fixtureDate(t, fx) })
+	svc := discover(t, ts.URL)[fx.Hook]
+	pid := patientIDOf(store)
+	auth := map[string]any{"access_token": "secret-token", "token_type": "Bearer", "expires_in": 300, "scope": "patient/*.read", "subject": "execkg"}
+	status, b := post(t, ts.URL+"/cds-services/"+svc.ID, hookRequest(fx, pid, nil, map[string]any{"fhirServer": fhirSrv.URL + "/fhir", "fhirAuthorization": auth}))
+	if status != 200 {
+		t.Fatalf("status %d: %s", status, b)
+	}
+	checkFixture(t, fx, checkCards(t, fx.Name+" (fetched)", b))
+	var sawPage2, sawObsCodes bool
+	for i, r := range store.requests {
+		if store.auth[i] != "Bearer secret-token" {
+			t.Errorf("request %s sent Authorization %q", r, store.auth[i])
+		}
+		sawPage2 = sawPage2 || strings.Contains(r, "_page=1")
+		if strings.HasPrefix(r, "/fhir/Observation?") {
+			sawObsCodes = strings.Contains(r, "code=") && strings.Contains(r, "10230-1")
+		}
+	}
+	if !sawPage2 {
+		t.Errorf("the second page of a search was not fetched; requests %v", store.requests)
+	}
+	if !sawObsCodes {
+		t.Errorf("the observation search was not narrowed to the value sets' codes; requests %v", store.requests)
+	}
+
+	// Some prefetch given, the rest fetched: the same cards again.
+	store.requests, store.auth = nil, nil
+	pre := store.prefetch(t, svc.Prefetch, pid)
+	delete(pre, "medicationStatements")
+	status, b = post(t, ts.URL+"/cds-services/"+svc.ID, hookRequest(fx, pid, pre, map[string]any{"fhirServer": fhirSrv.URL + "/fhir", "fhirAuthorization": auth}))
+	if status != 200 {
+		t.Fatalf("partial prefetch: status %d: %s", status, b)
+	}
+	checkFixture(t, fx, checkCards(t, fx.Name+" (partly fetched)", b))
+	for _, r := range store.requests {
+		if !strings.HasPrefix(r, "/fhir/MedicationStatement?") {
+			t.Errorf("fetched %s, which the prefetch held", r)
+		}
+	}
+
+	// A token the FHIR server refuses: the data cannot be had, 412.
+	auth["access_token"] = "wrong"
+	status, b = post(t, ts.URL+"/cds-services/"+svc.ID, hookRequest(fx, pid, nil, map[string]any{"fhirServer": fhirSrv.URL + "/fhir", "fhirAuthorization": auth}))
+	if status != http.StatusPreconditionFailed || !strings.Contains(string(b), "status 401") {
+		t.Errorf("refused token: status %d %s, want 412 naming the FHIR server's 401", status, b)
+	}
+}
+
+// TestFeedbackOnIssuedCard: feedback on a card the server issued is
+// logged with the card's row; a suggestion of another card is refused.
+func TestFeedbackOnIssuedCard(t *testing.T) {
+	fx := loadFixtures(t)["af_order_sign_ticagrelor.json"]
+	ts, logPath := startServer(t, func(c *cdshooks.Config) { c.Today = fixtureDate(t, fx) })
+	svc := discover(t, ts.URL)[fx.Hook]
+	store := loadStore(t, fx.Patient)
+	pid := patientIDOf(store)
+	status, b := post(t, ts.URL+"/cds-services/"+svc.ID, hookRequest(fx, pid, store.prefetch(t, svc.Prefetch, pid), nil))
+	if status != 200 {
+		t.Fatalf("status %d: %s", status, b)
+	}
+	cards := checkCards(t, fx.Name, b)
+	if len(cards) == 0 || len(cards[0].Suggestions) == 0 {
+		t.Fatalf("no card with a suggestion: %s", b)
+	}
+	c := cards[0]
+	fb := fmt.Sprintf(`{"feedback":[
+		{"card":%q,"outcome":"accepted","acceptedSuggestions":[{"id":%q}],"outcomeTimestamp":"2026-06-01T09:00:00Z"},
+		{"card":%q,"outcome":"overridden","overrideReason":{"reason":{"code":"clinical-judgement","system":"https://executablekg.org/cds-hooks/override-reason"},"userComment":"cardiologist agreed"},"outcomeTimestamp":"2026-06-01T09:01:00Z"}]}`,
+		c.UUID, c.Suggestions[0].UUID, c.UUID)
+	if status, b := post(t, ts.URL+"/cds-services/"+svc.ID+"/feedback", []byte(fb)); status != 200 {
+		t.Fatalf("feedback: %d %s", status, b)
+	}
+	recs := readLog(t, logPath)
+	if len(recs) != 2 {
+		t.Fatalf("%d log lines, want 2", len(recs))
+	}
+	row := c.Extension.Recommendation.RowID
+	if r := recs[0]; !r.CardKnown || r.RowID != row || r.Outcome != "accepted" || len(r.AcceptedSuggestions) != 1 || r.Service != svc.ID {
+		t.Errorf("accepted logged as %+v", r)
+	}
+	if r := recs[1]; r.RowID != row || r.OverrideReason == nil || r.OverrideReason.Display != "Clinical judgement in this case" || r.UserComment != "cardiologist agreed" {
+		t.Errorf("overridden logged as %+v", r)
+	}
+	bad := fmt.Sprintf(`{"feedback":[{"card":%q,"outcome":"accepted","acceptedSuggestions":[{"id":"not-a-suggestion"}],"outcomeTimestamp":"2026-06-01T09:00:00Z"}]}`, c.UUID)
+	if status, b := post(t, ts.URL+"/cds-services/"+svc.ID+"/feedback", []byte(bad)); status != 400 || !strings.Contains(string(b), "acceptedSuggestions[0].id") {
+		t.Errorf("unknown suggestion: %d %s, want 400 naming the field", status, b)
+	}
+	other := discover(t, ts.URL)["patient-view"].ID
+	if status, b := post(t, ts.URL+"/cds-services/"+other+"/feedback", []byte(fb)); status != 400 {
+		t.Errorf("feedback to another service: %d %s, want 400", status, b)
+	}
+}
