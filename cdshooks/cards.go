@@ -12,6 +12,7 @@ import (
 
 	"github.com/executablekg/execkg/engine"
 	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/rules"
 )
 
 // MaxSummary is the longest card summary in characters: the specification
@@ -53,12 +54,15 @@ type caseData struct {
 	sources map[string]evidenceSource
 	// patientID is the FHIR id of the patient, for suggested resources.
 	patientID string
+	// taking are the normalised concepts of the drugs the patient takes
+	// (and each class they belong to): no order is suggested for them.
+	taking map[string]bool
 }
 
 // newCaseData indexes the result's findings and its patient model's facts
 // by id: the evidence of a fired condition carries that id.
 func newCaseData(res *engine.Result) *caseData {
-	cd := &caseData{sources: map[string]evidenceSource{}}
+	cd := &caseData{sources: map[string]evidenceSource{}, taking: map[string]bool{}}
 	for _, f := range res.Findings {
 		if f.Start >= 0 && f.End > f.Start {
 			cd.sources[f.ID] = evidenceSource{Spans: []Span{{f.Start, f.End}}}
@@ -337,7 +341,7 @@ func suggestions(rec engine.Recommendation, o cardOptions) []Suggestion {
 		return out
 	}
 	for _, a := range rec.Actions {
-		if a.Intent != "start" {
+		if a.Intent != "start" || o.data.taking[rules.NormalizeName(a.Concept)] {
 			continue
 		}
 		res := newOrder(a, o.pack.codes, o.data.patientID)
@@ -352,14 +356,17 @@ func suggestions(rec engine.Recommendation, o cardOptions) []Suggestion {
 
 // newOrder is the draft resource a start action suggests: a
 // MedicationRequest for a medication, a ServiceRequest for a procedure,
-// coded from the value sets where they code the concept.
+// coded from the value sets. A concept the value sets do not code (a drug
+// class, "lipid-lowering therapy") is no orderable item: nil.
 func newOrder(a engine.Action, codes Codes, patientID string) map[string]any {
-	cc := map[string]any{"text": a.Concept}
-	if codes != nil {
-		if cs := codes.Codings(a.Concept); len(cs) > 0 {
-			cc["coding"] = cs
-		}
+	if codes == nil {
+		return nil
 	}
+	cs := codes.Codings(a.Concept)
+	if len(cs) == 0 {
+		return nil
+	}
+	cc := map[string]any{"text": a.Concept, "coding": cs}
 	r := map[string]any{"status": "draft", "intent": "proposal"}
 	if patientID != "" {
 		r["subject"] = map[string]any{"reference": "Patient/" + patientID}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/executablekg/execkg/engine"
 	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/rules"
 )
 
 // The hooks served, and what each checks.
@@ -240,7 +241,7 @@ func (s *Server) answerHook(ctx context.Context, sd *serviceDef, req *Request, h
 }
 
 // addModel indexes the patient model's facts: their resource references
-// and spans.
+// and spans, and the drugs taken.
 func (cd *caseData) addModel(m *patient.Model) {
 	if m == nil {
 		return
@@ -257,6 +258,12 @@ func (cd *caseData) addModel(m *patient.Model) {
 			}
 		}
 		cd.sources[f.ID] = src
+		if present, ok := f.Asserts(); ok && present && f.Kind == patient.KindMedication && f.Status == patient.StatusTaking {
+			cd.taking[rules.NormalizeName(f.Concept)] = true
+			if f.Class != "" {
+				cd.taking[rules.NormalizeName(f.Class)] = true
+			}
+		}
 	}
 }
 
