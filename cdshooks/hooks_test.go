@@ -163,6 +163,9 @@ type hookFixture struct {
 		Resources   []string `json:"resources"`
 		Orders      []string `json:"orders"`
 		Suggestions []string `json:"suggestions"`
+		// Creates are the suggested new orders, "Type system|code"; an
+		// empty list wants none.
+		Creates *[]string `json:"creates"`
 	} `json:"cards"`
 	OnlyListed bool     `json:"only_listed"`
 	NotRows    []string `json:"not_rows"`
@@ -276,11 +279,43 @@ func checkFixture(t *testing.T, fx hookFixture, cards []cdshooks.Card) {
 		if got := c.Extension.Recommendation.Orders; strings.Join(got, ",") != strings.Join(want.Orders, ",") {
 			t.Errorf("%s: %s orders %v, want %v", fx.Name, row, got, want.Orders)
 		}
-		var sugg []string
+		var sugg, creates []string
 		for _, s := range c.Suggestions {
 			for _, a := range s.Actions {
-				if a.Type == "delete" {
+				switch a.Type {
+				case "delete":
 					sugg = append(sugg, "delete "+a.ResourceID)
+				case "create":
+					b, _ := json.Marshal(a.Resource)
+					var r struct {
+						ResourceType string `json:"resourceType"`
+						Subject      struct {
+							Reference string `json:"reference"`
+						} `json:"subject"`
+						Med struct {
+							Coding []cdshooks.Coding `json:"coding"`
+						} `json:"medicationCodeableConcept"`
+						Code struct {
+							Coding []cdshooks.Coding `json:"coding"`
+						} `json:"code"`
+					}
+					json.Unmarshal(b, &r)
+					if r.Subject.Reference == "" {
+						t.Errorf("%s: %s suggests an order without the patient: %s", fx.Name, row, b)
+					}
+					for _, cd := range append(r.Med.Coding, r.Code.Coding...) {
+						creates = append(creates, r.ResourceType+" "+cd.System+"|"+cd.Code)
+					}
+				}
+			}
+		}
+		if want.Creates != nil {
+			if len(*want.Creates) == 0 && len(creates) > 0 {
+				t.Errorf("%s: %s suggests orders %v, want none", fx.Name, row, creates)
+			}
+			for _, w := range *want.Creates {
+				if !containsStr(creates, w) {
+					t.Errorf("%s: %s suggested orders %v lack %q", fx.Name, row, creates, w)
 				}
 			}
 		}
