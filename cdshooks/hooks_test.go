@@ -166,6 +166,8 @@ type hookFixture struct {
 		// Creates are the suggested new orders, "Type system|code"; an
 		// empty list wants none.
 		Creates *[]string `json:"creates"`
+		// Missing are words the card's missing data must mention.
+		Missing []string `json:"missing"`
 	} `json:"cards"`
 	OnlyListed bool     `json:"only_listed"`
 	NotRows    []string `json:"not_rows"`
@@ -309,6 +311,11 @@ func checkFixture(t *testing.T, fx hookFixture, cards []cdshooks.Card) {
 				}
 			}
 		}
+		for _, w := range want.Missing {
+			if !containsSub(c.Extension.Recommendation.Missing, w) {
+				t.Errorf("%s: %s missing %v does not mention %q", fx.Name, row, c.Extension.Recommendation.Missing, w)
+			}
+		}
 		if want.Creates != nil {
 			if len(*want.Creates) == 0 && len(creates) > 0 {
 				t.Errorf("%s: %s suggests orders %v, want none", fx.Name, row, creates)
@@ -421,6 +428,15 @@ func TestFetchFromFHIRServer(t *testing.T) {
 		if !strings.HasPrefix(r, "/fhir/MedicationStatement?") {
 			t.Errorf("fetched %s, which the prefetch held", r)
 		}
+	}
+
+	// A FHIR server the service may not send tokens to: 400 naming it.
+	ts2, _ := startServer(t, func(c *cdshooks.Config) {
+		c.AllowFHIRServer = func(u *url.URL) error { return fmt.Errorf("%s is not allowed", u) }
+	})
+	status, b = post(t, ts2.URL+"/cds-services/"+svc.ID, hookRequest(fx, pid, nil, map[string]any{"fhirServer": fhirSrv.URL + "/fhir", "fhirAuthorization": auth}))
+	if status != http.StatusBadRequest || !strings.Contains(string(b), `"field":"fhirServer"`) {
+		t.Errorf("disallowed fhirServer: status %d %s, want 400 naming fhirServer", status, b)
 	}
 
 	// A token the FHIR server refuses: the data cannot be had, 412.

@@ -56,6 +56,43 @@ type fhirResource struct {
 	Medication *struct {
 		Concept *codeableConcept `json:"concept"`
 	} `json:"medication"`
+	// A Medication the order references, contained in it or in the
+	// draft bundle.
+	MedicationReference *struct {
+		Reference string `json:"reference"`
+		Display   string `json:"display"`
+	} `json:"medicationReference"`
+	Contained []json.RawMessage `json:"contained"`
+}
+
+// medicationResource is the part of a Medication the order check reads.
+type medicationResource struct {
+	ResourceType string           `json:"resourceType"`
+	ID           string           `json:"id"`
+	Code         *codeableConcept `json:"code"`
+}
+
+// referencedMedication resolves an order's medicationReference: "#id" in
+// its contained resources, else "Medication/id" among the bundle's.
+func referencedMedication(r fhirResource, inBundle map[string]medicationResource) *codeableConcept {
+	ref := r.MedicationReference
+	if ref == nil || ref.Reference == "" {
+		return nil
+	}
+	if id, ok := strings.CutPrefix(ref.Reference, "#"); ok {
+		for _, c := range r.Contained {
+			var m medicationResource
+			if json.Unmarshal(c, &m) == nil && m.ResourceType == "Medication" && m.ID == id && m.Code != nil {
+				return m.Code
+			}
+		}
+	} else if m, ok := inBundle[ref.Reference]; ok && m.Code != nil {
+		return m.Code
+	}
+	if ref.Display != "" {
+		return &codeableConcept{Text: ref.Display}
+	}
+	return nil
 }
 
 type codeableConcept struct {
@@ -87,6 +124,13 @@ func parseDraftOrders(raw json.RawMessage) ([]draftOrder, error) {
 	if b.ResourceType != "Bundle" {
 		return nil, &fieldError{Field: "context.draftOrders.resourceType", Msg: fmt.Sprintf("is %q; draftOrders must be a Bundle", b.ResourceType)}
 	}
+	meds := map[string]medicationResource{}
+	for _, e := range b.Entry {
+		var m medicationResource
+		if json.Unmarshal(e.Resource, &m) == nil && m.ResourceType == "Medication" && m.ID != "" {
+			meds["Medication/"+m.ID] = m
+		}
+	}
 	var out []draftOrder
 	for i, e := range b.Entry {
 		var r fhirResource
@@ -99,6 +143,9 @@ func parseDraftOrders(raw json.RawMessage) ([]draftOrder, error) {
 			cc = r.MedicationCodeableConcept
 			if cc == nil && r.Medication != nil {
 				cc = r.Medication.Concept
+			}
+			if cc == nil {
+				cc = referencedMedication(r, meds)
 			}
 		case "ServiceRequest":
 			cc = r.Code

@@ -372,13 +372,22 @@ func (s *Server) remember(sd *serviceDef, hookInstance string, cards []Card) {
 	}
 }
 
-// missingOf returns, per row, the conditions unknown for lack of data.
+// missingOf returns, per row, the data that would change the advice: the
+// conditions unknown for lack of data (from the trace), and the exceptions
+// that held only because the record does not state them.
 func missingOf(res *engine.Result) map[string][]string {
 	out := map[string][]string{}
 	if res.Trace != nil {
 		for _, rt := range res.Trace.Rules {
 			if len(rt.Missing) > 0 {
 				out[rt.RowID] = append(out[rt.RowID], rt.Missing...)
+			}
+		}
+	}
+	for _, rec := range res.Recommendations {
+		for _, fc := range rec.FiredBy {
+			if fc.Operator == "UNLESS" && len(fc.Evidence) == 0 {
+				out[rec.RowID] = append(out[rec.RowID], fc.Concept+": not stated; if present, the row would not apply")
 			}
 		}
 	}

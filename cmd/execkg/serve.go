@@ -9,8 +9,10 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -30,6 +32,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	feedback := fl.String("feedback-log", "cds-feedback.jsonl", "JSON-lines file CDS Hooks feedback is appended to (\"\" keeps none)")
 	maxBody := fl.Int64("max-body", 8<<20, "largest request body in bytes")
 	timeout := fl.Duration("timeout", 30*time.Second, "time allowed to answer one request (evaluation and FHIR fetches)")
+	fhirServers := fl.String("fhir-servers", "", "comma-separated FHIR base URLs the service may fetch missing prefetch from (default: any the client names)")
 	if code, ok := parseFlags(fl, args, stdout, stderr, `usage: execkg serve [flags]
 
 Serves GET /cds-services (discovery), POST /cds-services/{id} (patient-view,
@@ -56,7 +59,8 @@ SIGINT or SIGTERM.`); !ok {
 	srv, err := cdshooks.New(cdshooks.Config{
 		Packs:       []cdshooks.Pack{cdshooks.NewPack(prog)},
 		FeedbackLog: *feedback, MaxBody: *maxBody, EvalTimeout: *timeout,
-		Logger: log.New(stderr, "execkg serve: ", log.LstdFlags),
+		Logger:          log.New(stderr, "execkg serve: ", log.LstdFlags),
+		AllowFHIRServer: allowFHIRServers(*fhirServers),
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "execkg serve:", err)
@@ -97,4 +101,28 @@ SIGINT or SIGTERM.`); !ok {
 		return 1
 	}
 	return 0
+}
+
+// allowFHIRServers vets a request's fhirServer against the allowed base
+// URLs, so that the service sends a client's token only where it was told
+// to; an empty list allows any.
+func allowFHIRServers(list string) func(*url.URL) error {
+	var allowed []string
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimRight(strings.TrimSpace(s), "/"); s != "" {
+			allowed = append(allowed, s)
+		}
+	}
+	if len(allowed) == 0 {
+		return nil
+	}
+	return func(u *url.URL) error {
+		got := strings.TrimRight(u.String(), "/")
+		for _, a := range allowed {
+			if got == a || strings.HasPrefix(got, a+"/") {
+				return nil
+			}
+		}
+		return fmt.Errorf("%s is not a FHIR server this service fetches from (--fhir-servers %s)", got, strings.Join(allowed, ","))
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,5 +90,29 @@ func TestServe(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not stop within 20 s of SIGTERM")
+	}
+}
+
+func TestAllowFHIRServers(t *testing.T) {
+	if allowFHIRServers(" , ") != nil {
+		t.Error("an empty --fhir-servers should allow any server")
+	}
+	allow := allowFHIRServers("https://ehr.example/fhir/, https://other.example/r4")
+	for u, ok := range map[string]bool{
+		"https://ehr.example/fhir":        true,
+		"https://ehr.example/fhir/":       true,
+		"https://ehr.example/fhir/tenant": true,
+		"https://ehr.example/fhirx":       false,
+		"https://ehr.example.evil/fhir":   false,
+		"http://ehr.example/fhir":         false,
+		"https://other.example/r4":        true,
+	} {
+		pu, err := url.Parse(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := allow(pu) == nil; got != ok {
+			t.Errorf("%s allowed %v, want %v", u, got, ok)
+		}
 	}
 }
