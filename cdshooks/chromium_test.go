@@ -82,6 +82,20 @@ func TestPageInChromium(t *testing.T) {
 	if !regexp.MustCompile(`<article class="card warning`).MatchString(dom) {
 		t.Errorf("no warning card for the class III rows")
 	}
+	// A FHIR bundle in the fragment: the cards cite the resources.
+	bundle, err := os.ReadFile("testdata/patients/pci_ckd.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := url.Values{}
+	v.Set("bundle", string(bundle))
+	v.Set("date", "2026-06-01")
+	dom = string(runChromium(t, bin, "--dump-dom", ts.URL+"/#"+v.Encode()))
+	for _, want := range []string{`<article class="card warning`, `<code>Observation/egfr-2</code>`, `Recommendation Table 8 row 2`} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the page with a FHIR bundle lacks %q", want)
+		}
+	}
 	if path := os.Getenv("SCREENSHOT"); path != "" {
 		runChromium(t, bin, "--hide-scrollbars", "--window-size=1100,1500", "--screenshot="+path, u)
 		if st, err := os.Stat(path); err != nil || st.Size() == 0 {
