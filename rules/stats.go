@@ -34,6 +34,11 @@ type Stats struct {
 	UncodedOccurrences   int              `json:"uncoded_condition_occurrences"`
 	CodedActions         int              `json:"coded_actions"`
 	DistinctCodes        int              `json:"distinct_codes"`
+	// CodeSystems counts the value sets' codes per code system
+	// (meta/valuesets.json); CodedConcepts counts the concepts rules test
+	// that have a code of any system there.
+	CodeSystems   map[string]CodeSystemCoverage `json:"code_systems,omitempty"`
+	CodedConcepts int                           `json:"value_set_coded_concepts"`
 }
 
 // DefinitionCounts are the kinds of definition of a pack.
@@ -161,6 +166,9 @@ func ComputeStats(p *Pack) Stats {
 	s.UniqueOutputNodes = len(outputs)
 	s.UniqueConcepts = len(concepts)
 	s.DistinctCodes = len(codes)
+	if p.ValueSets != nil {
+		s.CodeSystems, s.CodedConcepts = p.ValueSets.Coverage(p)
+	}
 	return s
 }
 

@@ -408,7 +408,7 @@ func (v *ValueSets) Check(p *Pack) Diagnostics {
 		sort.Strings(ucum)
 		for _, u := range ucum {
 			spelt := set.Units[u]
-			up := ptr + "/units/" + u
+			up := ptr + "/units/" + pointerToken(u)
 			if !units.Known(spelt) {
 				add(up, fmt.Sprintf("unit %q (for UCUM %q) is not known to rules/units", spelt, u), "write the spelling rules/units knows, or add the spelling there")
 				continue
@@ -433,6 +433,12 @@ func (v *ValueSets) Check(p *Pack) Diagnostics {
 	}
 	ds.Sort()
 	return ds
+}
+
+// pointerToken escapes a key for a JSON pointer (RFC 6901): "mg/dL" is
+// "mg~1dL".
+func pointerToken(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 func containsString(xs []string, s string) bool {

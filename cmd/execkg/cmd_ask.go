@@ -6,8 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
+
+	"github.com/executablekg/execkg/engine"
 )
 
 func init() {
@@ -22,14 +25,24 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 	var explain explainMode
 	fl.Var(&explain, "explain", "print a readable tree instead of JSON; blocked evidence is listed only where it changed a rule's outcome, --explain=all lists all of it")
 	id := fl.String("id", "case", "case id in the output record")
+	fhirPath := fl.String("fhir", "", "answer a FHIR R4 Bundle (JSON file) instead of a text")
 	date := fl.String("date", "", "case date YYYY-MM-DD that time windows and relative dates count from (default today)")
-	if code, ok := parseFlags(fl, args, stdout, stderr, `usage: execkg ask [flags] "Patient with …"`); !ok {
+	if code, ok := parseFlags(fl, args, stdout, stderr, `usage: execkg ask [flags] "Patient with …" | execkg ask [flags] --fhir BUNDLE.json`); !ok {
 		return code
 	}
 	text := strings.TrimSpace(strings.Join(fl.Args(), " "))
-	if text == "" {
+	if (text == "") == (*fhirPath == "") {
 		fl.Usage()
 		return 2
+	}
+	var bundle []byte
+	if *fhirPath != "" {
+		b, err := os.ReadFile(*fhirPath)
+		if err != nil {
+			fmt.Fprintln(stderr, "execkg ask:", err)
+			return 2
+		}
+		bundle = b
 	}
 	var caseDate time.Time
 	if *date != "" {
@@ -51,7 +64,12 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 	}
 	defer prog.Close()
 	defer ef.close()
-	res, err := prog.AskOn(ctx, *id, text, caseDate)
+	var res *engine.Result
+	if bundle != nil {
+		res, err = prog.AskFHIR(ctx, *id, bundle, engine.EvalDate(caseDate))
+	} else {
+		res, err = prog.AskOn(ctx, *id, text, caseDate)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "execkg ask:", err)
 		return 1

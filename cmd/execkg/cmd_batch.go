@@ -34,6 +34,9 @@ type batchCase struct {
 	// Date (YYYY-MM-DD, optional) is the case date time windows count
 	// from; default today.
 	Date string `json:"date,omitempty"`
+	// Bundle is a FHIR R4 Bundle case (--fhir-dir), answered instead of
+	// the question.
+	Bundle []byte `json:"-"`
 }
 
 func validDate(c batchCase) bool { _, err := c.caseDate(); return err == nil }
@@ -57,15 +60,17 @@ func runBatch(args []string, stdout, stderr io.Writer) int {
 	strict := fl.Bool("strict", false, "refuse input lines with fields other than case_id and question")
 	prune := fl.Bool("prune", false, "remove records of cases no longer in the input from the output (else they are kept and listed on stderr)")
 	maxBytes := fl.Int("max-bytes", defaultMaxBytes, "longest question answered, in bytes; a longer one is written as an error record (0: no limit)")
+	fhirDir := fl.String("fhir-dir", "", "answer every *.json FHIR R4 Bundle of this folder instead of --cases (case id: the file name)")
+	fhirDate := fl.String("date", "", "with --fhir-dir: the case date YYYY-MM-DD ages and time windows count from (default today)")
 	caseTimeout := fl.Duration("case-timeout", time.Minute, "time one case may take; a slower one is written as an error record (0: no limit; with --llm the default is none, the LLM's own --llm-timeout and --llm-retries bound a case)")
-	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg batch --cases IN.jsonl --out OUT.jsonl [flags]\n\n"+
+	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg batch --cases IN.jsonl --out OUT.jsonl [flags]\n       execkg batch --fhir-dir DIR --out OUT.jsonl [--date YYYY-MM-DD] [flags]\n\n"+
 		"Answers every case of IN and writes one JSON record per case to OUT, in input order.\n"+
 		"A rerun resumes: a record is kept when its resume_key (case id, question hash,\n"+
 		"settings, pack id, version and hash) is the case's key now; others are redone."); !ok {
 		return code
 	}
-	if *in == "" || *out == "" || *conc < 1 || *maxBytes < 0 || *caseTimeout < 0 {
-		fmt.Fprintln(stderr, "execkg batch: --cases and --out are required; --concurrency must be at least 1, --max-bytes and --case-timeout not negative")
+	if (*in == "") == (*fhirDir == "") || *out == "" || *conc < 1 || *maxBytes < 0 || *caseTimeout < 0 {
+		fmt.Fprintln(stderr, "execkg batch: --out and one of --cases or --fhir-dir are required; --concurrency must be at least 1, --max-bytes and --case-timeout not negative")
 		fl.Usage()
 		return 2
 	}
@@ -74,6 +79,10 @@ func runBatch(args []string, stdout, stderr io.Writer) int {
 	}
 	// Preflight: read and check every input line before any work.
 	cases, err := readBatchCases(*in, *strict)
+	if *fhirDir != "" {
+		*in = *fhirDir
+		cases, err = readFHIRDir(*fhirDir, *fhirDate)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "execkg batch:", err)
 		return 2
@@ -185,7 +194,13 @@ func (b *batcher) answer(ctx context.Context, cancel context.CancelFunc, c batch
 			cctx, done = context.WithTimeout(ctx, b.timeout)
 		}
 		date, _ := c.caseDate() // checked when the input was read
-		res, err := b.prog.AskOn(cctx, c.CaseID, c.Question, date)
+		var res *engine.Result
+		var err error
+		if c.Bundle != nil {
+			res, err = b.prog.AskFHIR(cctx, c.CaseID, c.Bundle, engine.EvalDate(date))
+		} else {
+			res, err = b.prog.AskOn(cctx, c.CaseID, c.Question, date)
+		}
 		done()
 		if err == nil {
 			return res
@@ -376,7 +391,11 @@ func (k keyer) key(c batchCase) *resumeKey {
 	if date == "" {
 		date = time.Now().UTC().Format("2006-01-02") + " (today)"
 	}
-	r := &resumeKey{QuestionSHA256: shortHash([]byte(c.Question)), Date: date, Settings: k.settings, Pack: k.pack, PackVersion: k.version, PackSHA256: k.packHash}
+	input := []byte(c.Question)
+	if c.Bundle != nil {
+		input = c.Bundle
+	}
+	r := &resumeKey{QuestionSHA256: shortHash(input), Date: date, Settings: k.settings, Pack: k.pack, PackVersion: k.version, PackSHA256: k.packHash}
 	r.Key = shortHash([]byte(strings.Join([]string{c.CaseID, r.QuestionSHA256, r.Date, r.Settings, r.Pack, r.PackVersion, r.PackSHA256}, "\x00")))
 	return r
 }

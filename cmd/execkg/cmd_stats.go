@@ -100,5 +100,17 @@ func printStats(w io.Writer, label string, s rules.Stats) {
 	line("uncoded condition occurrences", s.UncodedOccurrences, "")
 	line("coded actions", s.CodedActions, "")
 	line("distinct SNOMED CT codes", s.DistinctCodes, "")
+	if len(s.CodeSystems) > 0 {
+		line(fmt.Sprintf("value sets: concepts rules test with a code (of %d)", s.UniqueConcepts), s.CodedConcepts, "")
+		systems := make([]string, 0, len(s.CodeSystems))
+		for k := range s.CodeSystems {
+			systems = append(systems, k)
+		}
+		sort.Strings(systems)
+		for _, k := range systems {
+			c := s.CodeSystems[k]
+			fmt.Fprintf(tw, "  %s: codes (class prefixes) / concepts (tested by rules)\t%d (%d) / %d (%d)\t–\t\n", c.Name, c.Codes, c.Prefixes, c.Concepts, c.InputConcepts)
+		}
+	}
 	tw.Flush()
 }

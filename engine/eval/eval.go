@@ -385,7 +385,7 @@ func EvaluateCond(c Cond, ev []Evidence, opt Options) ConditionResult {
 }
 
 // evaluate combines the verdicts of all matching evidence: any true wins,
-// else any false, else unknown. Several items match when a case mentions
+// else any false, else unknown (for an exception, any false wins). Several items match when a case mentions
 // a finding twice or when several of an entity's candidate concepts map to
 // this one; all passed step (v), so one that satisfies the condition is a
 // statement of the case that makes it hold, as "matching evidence exists"
@@ -396,9 +396,18 @@ func evaluate(c Cond, ev []Evidence, keys []string, opt Options) ConditionResult
 	r := ConditionResult{DecisionID: c.DecisionID, GroupKey: c.GroupKey, ConceptKey: c.ConceptKey, Concept: c.Concept,
 		Wording: c.Wording, Operator: op, Threshold: c.Threshold, Unit: c.Unit}
 	ck := c.key()
-	var falseWhy string
+	// wins is the verdict one item settles the condition with: true for
+	// a finding, false for an exception ("unless X is known"), which is
+	// known as soon as one statement makes it hold — a dated event inside
+	// the window blocks though an undated is-a copy of it cannot be
+	// placed in time.
+	wins, loses := True, False
+	if op == rules.OpUnless {
+		wins, loses = False, True
+	}
+	var loseWhy string
 	var unknowns []string
-	decided, hasFalse := false, false
+	decided, hasLose := false, false
 	for i := range ev {
 		if keys[i] != ck {
 			continue
@@ -412,11 +421,11 @@ func evaluate(c Cond, ev []Evidence, keys []string, opt Options) ConditionResult
 		}
 		t, why := judge(c, op, ev[i], opt)
 		switch t {
-		case True:
-			r.Truth, r.Reason, decided = True, why, true
-		case False:
-			if !hasFalse {
-				falseWhy, hasFalse = why, true
+		case wins:
+			r.Truth, r.Reason, decided = wins, why, true
+		case loses:
+			if !hasLose {
+				loseWhy, hasLose = why, true
 			}
 		default:
 			unknowns = append(unknowns, why)
@@ -426,8 +435,8 @@ func evaluate(c Cond, ev []Evidence, keys []string, opt Options) ConditionResult
 		return r
 	}
 	switch {
-	case hasFalse:
-		r.Truth, r.Reason = False, falseWhy
+	case hasLose:
+		r.Truth, r.Reason = loses, loseWhy
 	case len(unknowns) > 0:
 		r.Truth, r.Reason = Unknown, strings.Join(unknowns, "; ")
 	default:

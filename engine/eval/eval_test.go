@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/executablekg/execkg/rules"
 )
@@ -45,6 +46,27 @@ const (
 	hbr  = "high bleeding risk"
 )
 
+const pci = "percutaneous coronary intervention"
+
+var day = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+var dayOpt = Options{CaseDate: day}
+
+// withinYear is "unless PCI within the last 12 months".
+func withinYear() Cond {
+	c := cond(pci, "UNLESS", "", "")
+	max := 12.0
+	c.Window = &rules.Window{Max: &max, Unit: "months"}
+	return c
+}
+
+// dated is affirmed evidence of an event daysAgo days before day.
+func dated(concept, text string, daysAgo int) Evidence {
+	e := has(concept, text)
+	d := day.AddDate(0, 0, -daysAgo)
+	e.When = &When{From: d, To: d}
+	return e
+}
+
 func TestEvaluateCond(t *testing.T) {
 	closed := Options{ClosedWorld: true}
 	cases := []struct {
@@ -61,6 +83,13 @@ func TestEvaluateCond(t *testing.T) {
 		{"unless stated absent", cond(hbr, "UNLESS", "", ""), []Evidence{absent(hbr, "no HBR")}, Options{}, True, "stated absent: 'no HBR'"},
 		{"unless stated present", cond(hbr, "UNLESS", "", ""), []Evidence{has(hbr, "HBR")}, Options{}, False, "=exception applies: 'HBR' is known"},
 		{"unless value", cond(lvef, "UNLESS", "", ""), []Evidence{val(lvef, "LVEF 30%", 30, "%", "")}, Options{}, False, "is known"},
+		// One statement that makes the exception hold blocks, whatever
+		// the order of the others: an undated copy of a dated event (an
+		// is-a derivation) and a stated absence do not lift it.
+		{"unless dated in window then undated", withinYear(), []Evidence{dated(pci, "PCI 3 weeks ago", 21), has(pci, "PCI")}, dayOpt, False, "exception applies"},
+		{"unless undated then dated in window", withinYear(), []Evidence{has(pci, "PCI"), dated(pci, "PCI 3 weeks ago", 21)}, dayOpt, False, "exception applies"},
+		{"unless dated outside window", withinYear(), []Evidence{dated(pci, "PCI 2 years ago", 730)}, dayOpt, True, "exception does not apply"},
+		{"unless absent then present", cond(hbr, "UNLESS", "", ""), []Evidence{absent(hbr, "no HBR"), has(hbr, "HBR")}, Options{}, False, "=exception applies: 'HBR' is known"},
 		// PRESENT
 		{"present affirmed", cond(dm, "PRESENT", "", ""), []Evidence{has(dm, "diabetes")}, Options{}, True, "=matched 'diabetes'"},
 		{"present via value", cond(lvef, "PRESENT", "", ""), []Evidence{{ConceptKey: "name:" + lvef, Text: "LVEF 30%", Value: f(30), Unit: "%"}}, Options{}, True, "stated value counts as present"},

@@ -497,7 +497,9 @@ func (r *reader) unmatched(it item, cc *CodeableConcept) {
 func fact(it item, kind patient.Kind, m rules.Match, c Coding, text string) patient.Fact {
 	f := patient.Fact{Kind: kind, Resource: it.ref, Code: c.System + "|" + c.Code}
 	f.ConceptKey, f.Concept, f.Present, f.Text = m.Set.Key, m.Set.Concept, true, text
-	if m.Prefix {
+	if m.Prefix && kind == patient.KindMedication {
+		// A class code (a prefix of a hierarchical system) names the
+		// pack's class.
 		f.Class = m.Set.Concept
 	}
 	return f
@@ -597,23 +599,30 @@ func (r *reader) readObservation(it item) error {
 			return err
 		}
 	}
-	read := 0
+	// A panel's components are read one by one, each by its own code;
+	// codes no value set holds are dropped once, for the whole panel.
+	var unplaced []string
 	for i := range o.Component {
 		c := &o.Component[i]
-		n, err := r.observed(it, fmt.Sprintf("component[%d].", i), &c.Code, c.ValueQuantity, c.ValueCodeableConcept, c.DataAbsentReason, w, false)
-		if err != nil {
+		if _, _, ok := r.match(&c.Code); !ok {
+			for _, cd := range c.Code.Coding {
+				unplaced = append(unplaced, cd.System+"|"+cd.Code)
+			}
+			continue
+		}
+		if _, err := r.observed(it, fmt.Sprintf("component[%d].", i), &c.Code, c.ValueQuantity, c.ValueCodeableConcept, c.DataAbsentReason, w, false); err != nil {
 			return err
 		}
-		read += n
 	}
-	n, err := r.observed(it, "", &o.Code, o.ValueQuantity, o.ValueCodeableConcept, o.DataAbsentReason, w, len(o.Component) > 0)
-	if err != nil {
-		return err
+	panel := len(o.Component) > 0
+	if panel && o.ValueQuantity == nil && o.ValueCodeableConcept == nil && o.DataAbsentReason == nil {
+		if len(unplaced) > 0 {
+			r.drop(patient.Dropped{Resource: it.ref, Text: o.Code.label(), Reason: "no value set of the pack holds the component code(s) " + strings.Join(unplaced, ", ")})
+		}
+		return nil
 	}
-	if read+n == 0 && len(o.Component) > 0 && o.ValueQuantity == nil && o.ValueCodeableConcept == nil {
-		r.drop(patient.Dropped{Resource: it.ref, Text: o.Code.label(), Reason: "no value set of the pack holds the panel's code or its components' codes"})
-	}
-	return nil
+	_, err = r.observed(it, "", &o.Code, o.ValueQuantity, o.ValueCodeableConcept, o.DataAbsentReason, w, panel)
+	return err
 }
 
 // observed reads one observation (or one component): a quantity of a

@@ -1,0 +1,67 @@
+package rules_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/executablekg/execkg/rules"
+	"github.com/executablekg/execkg/rules/packs"
+)
+
+// The built-in pack's value sets load, resolve every concept to a pack key
+// and look codes up: an exact code wins over a class prefix, the longest
+// prefix wins among prefixes, a code of an undeclared system is no match.
+func TestBuiltinValueSets(t *testing.T) {
+	p, err := packs.Default()
+	require.NoError(t, err)
+	vs := p.ValueSets
+	require.NotNil(t, vs, "the built-in pack has %s", rules.ValueSetsFile)
+	for _, set := range vs.Concepts {
+		assert.NotEmpty(t, set.Key, "%q resolves to no pack concept", set.Concept)
+	}
+	cases := []struct {
+		system, code, concept string
+		prefix                bool
+	}{
+		{"http://loinc.org", "18262-6", "low-density lipoprotein cholesterol", false},
+		{"http://www.whocc.no/atc", "B01AC06", "aspirin", false},
+		{"http://www.whocc.no/atc", "B01AF02", "oral anticoagulant", true},
+		{"http://www.whocc.no/atc", "C07AB07", "beta-blocker", true},
+		{"http://hl7.org/fhir/sid/icd-10", "I25.2", "myocardial infarction", false},
+		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.10", "coronary artery disease", true},
+		{"http://hl7.org/fhir/sid/icd-10", "I21.4", "myocardial infarction", true},
+	}
+	for _, c := range cases {
+		m, ok := vs.Lookup(c.system, c.code)
+		if assert.True(t, ok, "%s|%s", c.system, c.code) {
+			assert.Equal(t, c.concept, m.Set.Concept, "%s|%s", c.system, c.code)
+			assert.Equal(t, c.prefix, m.Prefix, "%s|%s prefix", c.system, c.code)
+		}
+	}
+	for _, miss := range [][2]string{{"http://loinc.org", "18262"}, {"http://example.org/local", "18262-6"}, {"http://www.whocc.no/atc", "B01A"}} {
+		_, ok := vs.Lookup(miss[0], miss[1])
+		assert.False(t, ok, "%s|%s must not match", miss[0], miss[1])
+	}
+	s, ok := vs.Sex("male")
+	require.True(t, ok)
+	assert.Equal(t, "female sex", s.Concept)
+	assert.False(t, s.Present)
+}
+
+// Coverage counts codes and concepts per system; every system the file
+// declares for codes shows up.
+func TestValueSetCoverage(t *testing.T) {
+	p, err := packs.Default()
+	require.NoError(t, err)
+	cov, coded := p.ValueSets.Coverage(p)
+	for _, sys := range []string{"loinc", "snomed", "icd10", "icd10cm", "rxnorm", "atc"} {
+		assert.Positive(t, cov[sys].Codes, sys)
+		assert.Positive(t, cov[sys].Concepts, sys)
+	}
+	assert.Equal(t, 9, cov["loinc"].Codes)
+	assert.Positive(t, coded)
+	_, condKeys := p.ConditionIndex()
+	assert.LessOrEqual(t, coded, len(condKeys))
+}
