@@ -22,38 +22,50 @@ const (
 	hookOrderSign   = "order-sign"
 )
 
-// prefetchResources are the FHIR resource types the service reads, with
-// the prefetch key each is requested under. Patient is read by id.
-var prefetchResources = []struct{ key, resourceType string }{
-	{"conditions", "Condition"},
-	{"observations", "Observation"},
-	{"medications", "MedicationRequest"},
-	{"medicationStatements", "MedicationStatement"},
-	{"procedures", "Procedure"},
-	{"allergies", "AllergyIntolerance"},
-	{"familyHistory", "FamilyMemberHistory"},
+// prefetchResources are the FHIR searches the service asks for, with the
+// prefetch key of each; the Patient is read by id. A search narrowed by a
+// parameter gets the value sets' codes for it (Codes.SearchCodes).
+var prefetchResources = []struct{ key, resourceType, param, include string }{
+	{"conditions", "Condition", "", ""},
+	{"observations", "Observation", "code", ""},
+	// Findings recorded as an observation's coded value ("ECG
+	// interpretation" = left bundle branch block).
+	{"observationValues", "Observation", "value-concept", ""},
+	// A drug named by reference comes with its Medication resource.
+	{"medications", "MedicationRequest", "", "MedicationRequest:medication"},
+	{"medicationStatements", "MedicationStatement", "", "MedicationStatement:medication"},
+	{"procedures", "Procedure", "", ""},
+	{"allergies", "AllergyIntolerance", "", ""},
+	{"familyHistory", "FamilyMemberHistory", "", ""},
 }
 
 // prefetchTemplates are the pack's templates: the patient by id and a
-// search per resource type, narrowed to the codes the value sets record
-// for that type.
+// search per resource type, narrowed where the value sets give codes.
 func prefetchTemplates(p *packInfo) map[string]string {
 	t := map[string]string{"patient": "Patient/{{context.patientId}}"}
 	for _, pr := range prefetchResources {
 		q := pr.resourceType + "?patient={{context.patientId}}"
-		if p.codes != nil {
+		if pr.param != "" {
 			var codes []string
-			for _, c := range p.codes.SearchCodes(pr.resourceType) {
-				tok := c.Code
-				if c.System != "" {
-					tok = c.System + "|" + c.Code
+			if p.codes != nil {
+				for _, c := range p.codes.SearchCodes(pr.resourceType, pr.param) {
+					tok := c.Code
+					if c.System != "" {
+						tok = c.System + "|" + c.Code
+					}
+					codes = append(codes, url.QueryEscape(tok))
 				}
-				codes = append(codes, url.QueryEscape(tok))
 			}
-			if len(codes) > 0 {
+			switch {
+			case len(codes) > 0:
 				sort.Strings(codes)
-				q += "&code=" + strings.Join(codes, ",")
+				q += "&" + pr.param + "=" + strings.Join(codes, ",")
+			case pr.param != "code":
+				continue // nothing to narrow by: the search would repeat the unnarrowed one
 			}
+		}
+		if pr.include != "" {
+			q += "&_include=" + pr.include
 		}
 		t[pr.key] = q
 	}

@@ -24,6 +24,9 @@ import (
 // prefetch templates.
 type fhirStore struct {
 	resources []map[string]any
+	// base is the server's base URL in the entries' fullUrl and in
+	// absolute references.
+	base string
 	token     string
 	pageSize  int
 	mu        sync.Mutex
@@ -37,19 +40,61 @@ func loadStore(t *testing.T, file string) *fhirStore {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newStore(t, file, b)
+}
+
+func newStore(t *testing.T, name string, b []byte) *fhirStore {
+	t.Helper()
 	var bundle struct {
 		Entry []struct {
+			FullURL  string         `json:"fullUrl"`
 			Resource map[string]any `json:"resource"`
 		} `json:"entry"`
 	}
 	if err := json.Unmarshal(b, &bundle); err != nil {
-		t.Fatalf("%s: %v", file, err)
+		t.Fatalf("%s: %v", name, err)
 	}
-	s := &fhirStore{}
+	s := &fhirStore{base: "https://ehr.test/fhir"}
+	// A server gives every resource an id (a transaction's entries may
+	// have none) and resolves references to fullUrls into Type/id.
+	local := map[string]string{}
 	for _, e := range bundle.Entry {
+		if e.Resource == nil {
+			continue // a DELETE of a transaction
+		}
+		if e.Resource["id"] == nil && e.FullURL != "" {
+			e.Resource["id"] = e.FullURL[strings.LastIndexAny(e.FullURL, ":/")+1:]
+		}
+		ref := fmt.Sprint(e.Resource["resourceType"], "/", e.Resource["id"])
+		if strings.HasPrefix(e.FullURL, "urn:") {
+			local[e.FullURL] = ref
+		}
+		if e.Resource["resourceType"] == "Patient" && strings.HasSuffix(e.FullURL, "/"+ref) {
+			s.base = strings.TrimSuffix(e.FullURL, "/"+ref)
+		}
 		s.resources = append(s.resources, e.Resource)
 	}
+	for _, r := range s.resources {
+		rewriteRefs(r, local)
+	}
 	return s
+}
+
+func rewriteRefs(v any, local map[string]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if str, ok := e.(string); ok && k == "reference" && local[str] != "" {
+				x[k] = local[str]
+			} else {
+				rewriteRefs(e, local)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			rewriteRefs(e, local)
+		}
+	}
 }
 
 // query answers a relative FHIR URL: a resource, a searchset, or nil (not
@@ -62,23 +107,36 @@ func (s *fhirStore) query(rel string) (any, int) {
 	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
 	if len(parts) == 2 {
 		for _, r := range s.resources {
-			if r["resourceType"] == parts[0] && r["id"] == parts[1] {
+			if r["resourceType"] == parts[0] && fmt.Sprint(r["id"]) == parts[1] {
 				return r, http.StatusOK
 			}
 		}
 		return nil, http.StatusNotFound
 	}
 	q := u.Query()
-	var codes []string
+	var codes, values []string
 	if c := q.Get("code"); c != "" {
 		codes = strings.Split(c, ",")
 	}
+	if c := q.Get("value-concept"); c != "" {
+		values = strings.Split(c, ",")
+	}
 	var hits []any
 	for _, r := range s.resources {
-		if r["resourceType"] != parts[0] || !subjectIs(r, q.Get("patient")) || (codes != nil && !hasCode(r, codes)) {
+		if r["resourceType"] != parts[0] || !s.subjectIs(r, q.Get("patient")) ||
+			(codes != nil && !hasCode(r["code"], codes)) || (values != nil && !hasCode(r["valueCodeableConcept"], values)) {
 			continue
 		}
-		hits = append(hits, map[string]any{"resource": r})
+		hits = append(hits, map[string]any{"fullUrl": fmt.Sprint("BASE/", r["resourceType"], "/", r["id"]), "resource": r, "search": map[string]any{"mode": "match"}})
+	}
+	if inc := q.Get("_include"); strings.HasSuffix(inc, ":medication") {
+		for _, h := range hits {
+			mr, _ := h.(map[string]any)["resource"].(map[string]any)["medicationReference"].(map[string]any)
+			ref, _ := mr["reference"].(string)
+			if m, _ := s.query(ref); m != nil {
+				hits = append(hits, map[string]any{"fullUrl": "BASE/" + ref, "resource": m, "search": map[string]any{"mode": "include"}})
+			}
+		}
 	}
 	b := map[string]any{"resourceType": "Bundle", "type": "searchset", "total": len(hits)}
 	page, _ := strconv.Atoi(q.Get("_page"))
@@ -97,13 +155,21 @@ func (s *fhirStore) query(rel string) (any, int) {
 	return b, http.StatusOK
 }
 
-func subjectIs(r map[string]any, patientID string) bool {
-	s, _ := r["subject"].(map[string]any)
-	return s != nil && s["reference"] == "Patient/"+patientID
+// subjectIs: the resource's subject (or patient) is the patient, by a
+// relative or absolute reference.
+func (s *fhirStore) subjectIs(r map[string]any, patientID string) bool {
+	for _, k := range []string{"subject", "patient"} {
+		m, _ := r[k].(map[string]any)
+		ref, _ := m["reference"].(string)
+		if ref != "" && (ref == "Patient/"+patientID || strings.HasSuffix(ref, "/Patient/"+patientID)) {
+			return true
+		}
+	}
+	return false
 }
 
-func hasCode(r map[string]any, codes []string) bool {
-	cc, _ := r["code"].(map[string]any)
+func hasCode(v any, codes []string) bool {
+	cc, _ := v.(map[string]any)
 	cs, _ := cc["coding"].([]any)
 	for _, c := range cs {
 		m, _ := c.(map[string]any)
@@ -131,7 +197,7 @@ func (s *fhirStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(status)
 	if v != nil {
 		b, _ := json.Marshal(v)
-		b = []byte(strings.ReplaceAll(string(b), "BASE/", "http://"+r.Host+"/fhir/"))
+		b = []byte(strings.ReplaceAll(string(b), `"BASE/`, `"http://`+r.Host+"/fhir/"))
 		w.Write(b)
 	}
 }
@@ -146,7 +212,8 @@ func (s *fhirStore) prefetch(t *testing.T, templates map[string]string, patientI
 		if b, ok := v.(map[string]any); ok && b["type"] == "searchset" && b["entry"] == nil {
 			v = nil
 		}
-		out[k] = v
+		j, _ := json.Marshal(v)
+		out[k] = json.RawMessage(strings.ReplaceAll(string(j), `"BASE/`, `"`+s.base+"/"))
 	}
 	return out
 }
@@ -244,7 +311,7 @@ func hookRequest(fx hookFixture, patientID string, prefetch map[string]any, extr
 func patientIDOf(s *fhirStore) string {
 	for _, r := range s.resources {
 		if r["resourceType"] == "Patient" {
-			return r["id"].(string)
+			return fmt.Sprint(r["id"])
 		}
 	}
 	return ""
@@ -489,5 +556,58 @@ func TestFeedbackOnIssuedCard(t *testing.T) {
 	other := discover(t, ts.URL)["patient-view"].ID
 	if status, b := post(t, ts.URL+"/cds-services/"+other+"/feedback", []byte(fb)); status != 400 {
 		t.Errorf("feedback to another service: %d %s, want 400", status, b)
+	}
+}
+
+// TestFHIRFixtureCases: the reader's hand-built patients
+// (engine/fhir/testdata/cases.json) through patient-view, their data in
+// the prefetch a client fills from our templates, give a card for exactly
+// the rows the bundle itself fires: the templates lose nothing the
+// patient's rows depend on.
+func TestFHIRFixtureCases(t *testing.T) {
+	dir := filepath.Join("..", "engine", "fhir", "testdata")
+	b, err := os.ReadFile(filepath.Join(dir, "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases struct {
+		Cases []struct {
+			Name string   `json:"name"`
+			Date string   `json:"date"`
+			Rows []string `json:"rows"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(b, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases.Cases) == 0 {
+		t.Fatal("no cases in engine/fhir/testdata/cases.json")
+	}
+	for _, c := range cases.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			bundle, err := os.ReadFile(filepath.Join(dir, c.Name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fx := hookFixture{Name: c.Name, Today: c.Date, Hook: "patient-view"}
+			ts, _ := startServer(t, func(cfg *cdshooks.Config) { cfg.Today = fixtureDate(t, fx) })
+			svc := discover(t, ts.URL)[fx.Hook]
+			store := newStore(t, c.Name, bundle)
+			pid := patientIDOf(store)
+			status, body := post(t, ts.URL+"/cds-services/"+svc.ID, hookRequest(fx, pid, store.prefetch(t, svc.Prefetch, pid), nil))
+			if status != 200 {
+				t.Fatalf("status %d: %s", status, body)
+			}
+			var got []string
+			for _, card := range checkCards(t, c.Name, body) {
+				got = append(got, card.Extension.Recommendation.RowID)
+			}
+			sort.Strings(got)
+			want := append([]string(nil), c.Rows...)
+			sort.Strings(want)
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("cards for\n  %v\nwant the bundle's rows\n  %v", got, want)
+			}
+		})
 	}
 }

@@ -17,9 +17,10 @@ type Codes interface {
 	Concepts(system, code string) []string
 	// Codings returns the codes recorded for a concept.
 	Codings(concept string) []Coding
-	// SearchCodes returns the codes a prefetch of the resource type asks
-	// for ("Observation" → LOINC codes); nil asks for all.
-	SearchCodes(resourceType string) []Coding
+	// SearchCodes returns the codes a search of the resource type gives
+	// its token parameter ("Observation", "code" → the observation codes);
+	// nil leaves the search out.
+	SearchCodes(resourceType, param string) []Coding
 }
 
 // draftOrder is one order of context.draftOrders.

@@ -5,13 +5,13 @@ import (
 	"time"
 
 	"github.com/executablekg/execkg/engine"
-	"github.com/executablekg/execkg/engine/fhir"
 	"github.com/executablekg/execkg/engine/patient"
 	"github.com/executablekg/execkg/rules"
 )
 
 // NewPack wires a compiled program into a Pack: its value sets code the
-// orders and the prefetch, and the FHIR reader reads the hooks' data.
+// orders and the prefetch, and its FHIR reader (engine/fhir with the
+// pack's value sets) reads the hooks' data.
 func NewPack(prog *engine.Program) Pack {
 	vs := prog.Pack().ValueSets
 	p := Pack{Program: prog}
@@ -19,7 +19,7 @@ func NewPack(prog *engine.Program) Pack {
 		p.Codes = valueSetCodes{vs}
 	}
 	p.ReadFHIR = func(ctx context.Context, caseID string, bundle []byte, date time.Time) (*patient.Model, error) {
-		return fhir.Read(bundle, vs, fhir.Options{CaseID: caseID, Date: date})
+		return prog.ReadFHIR(caseID, bundle, date)
 	}
 	p.AskPatient = func(ctx context.Context, m *patient.Model) (*engine.Result, error) {
 		return prog.AskPatient(ctx, m)
@@ -59,18 +59,17 @@ func (v valueSetCodes) codings(s rules.ValueSet) []Coding {
 	return out
 }
 
-// SearchCodes narrows the observation search to the codes of the measured
-// concepts (those with a unit): a record holds many observations the pack
-// never reads. Conditions, procedures and medications are fetched whole: a
-// value set names some of their codes by class prefix or by a SNOMED CT
-// concept whose descendants a token search would miss.
-func (v valueSetCodes) SearchCodes(resourceType string) []Coding {
+// SearchCodes gives the observation searches their codes: by code, every
+// exact code of the value sets (a record holds many observations the pack
+// never reads); by coded value, the codes of the concepts that are not
+// measured (a finding recorded as an interpretation's value).
+func (v valueSetCodes) SearchCodes(resourceType, param string) []Coding {
 	if resourceType != "Observation" {
 		return nil
 	}
 	var out []Coding
 	for _, s := range v.vs.Concepts {
-		if s.Unit != "" {
+		if param == "code" || param == "value-concept" && s.Unit == "" {
 			out = append(out, v.codings(s)...)
 		}
 	}

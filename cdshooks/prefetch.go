@@ -58,18 +58,18 @@ func (s *Server) gather(ctx context.Context, sd *serviceDef, req *Request, hc *h
 	seen := map[string]bool{}
 	var out []entry
 	add := func(key string, raw json.RawMessage) error {
-		rs, err := resourcesOf(key, raw)
+		es, err := resourcesOf(key, raw)
 		if err != nil {
 			return err
 		}
-		for _, r := range rs {
-			if id := resourceRef(r); id != "" {
+		for _, e := range es {
+			if id := resourceRef(e.Resource); id != "" {
 				if seen[id] {
 					continue
 				}
 				seen[id] = true
 			}
-			out = append(out, entry{Resource: r})
+			out = append(out, e)
 		}
 		return nil
 	}
@@ -108,7 +108,36 @@ func (s *Server) gather(ctx context.Context, sd *serviceDef, req *Request, hc *h
 			}
 		}
 	}
+	setPatientURL(out, base, hc.PatientID)
 	return out, nil
+}
+
+// setPatientURL gives the patient's entry the absolute URL the record's
+// references may use ("https://ehr.example/fhir/Patient/123"): the FHIR
+// server's base, else the base the search entries were served from. A read
+// returns a bare resource; without its URL an absolute subject reference
+// would not be known as the patient's.
+func setPatientURL(es []entry, base *url.URL, patientID string) {
+	root := ""
+	if base != nil {
+		root = base.String()
+	}
+	for _, e := range es {
+		if root != "" {
+			break
+		}
+		if ref := resourceRef(e.Resource); ref != "" && strings.HasSuffix(e.FullURL, "/"+ref) {
+			root = strings.TrimSuffix(e.FullURL, "/"+ref)
+		}
+	}
+	if root == "" {
+		return
+	}
+	for i := range es {
+		if es[i].FullURL == "" && resourceRef(es[i].Resource) == "Patient/"+patientID {
+			es[i].FullURL = root + "/Patient/" + patientID
+		}
+	}
 }
 
 func quoteAll(xs []string) []string {
@@ -138,9 +167,9 @@ func checkPatient(raw json.RawMessage, patientID, where string) error {
 	return nil
 }
 
-// resourcesOf returns the resources a prefetch value holds: a Bundle's
-// entries, or the resource itself.
-func resourcesOf(key string, raw json.RawMessage) ([]json.RawMessage, error) {
+// resourcesOf returns the entries a prefetch value holds: a Bundle's
+// (with their fullUrl, which references may use), or the resource itself.
+func resourcesOf(key string, raw json.RawMessage) ([]entry, error) {
 	var head struct {
 		ResourceType string `json:"resourceType"`
 	}
@@ -153,17 +182,28 @@ func resourcesOf(key string, raw json.RawMessage) ([]json.RawMessage, error) {
 		if err := json.Unmarshal(raw, &b); err != nil {
 			return nil, &fieldError{Field: "prefetch." + key, Msg: "is not a readable Bundle: " + err.Error()}
 		}
-		var out []json.RawMessage
+		var out []entry
 		for _, e := range b.Entry {
 			if len(e.Resource) > 0 && string(e.Resource) != "null" {
-				out = append(out, e.Resource)
+				if resourceType(e.Resource) == "OperationOutcome" {
+					continue // a search's warnings, not data
+				}
+				out = append(out, entry{FullURL: e.FullURL, Resource: e.Resource})
 			}
 		}
 		return out, nil
 	case "OperationOutcome":
 		return nil, &fieldError{Field: "prefetch." + key, Msg: "is an OperationOutcome, not data; omit the key or send null"}
 	}
-	return []json.RawMessage{raw}, nil
+	return []entry{{Resource: raw}}, nil
+}
+
+func resourceType(raw json.RawMessage) string {
+	var r struct {
+		ResourceType string `json:"resourceType"`
+	}
+	_ = json.Unmarshal(raw, &r)
+	return r.ResourceType
 }
 
 // resourceRef is "Type/id" of a resource ("" without an id).
