@@ -26,12 +26,12 @@ type fhirStore struct {
 	resources []map[string]any
 	// base is the server's base URL in the entries' fullUrl and in
 	// absolute references.
-	base string
-	token     string
-	pageSize  int
-	mu        sync.Mutex
-	requests  []string
-	auth      []string
+	base     string
+	token    string
+	pageSize int
+	mu       sync.Mutex
+	requests []string
+	auth     []string
 }
 
 func loadStore(t *testing.T, file string) *fhirStore {
