@@ -59,18 +59,25 @@ func (v valueSetCodes) codings(s rules.ValueSet) []Coding {
 	return out
 }
 
-// SearchCodes gives the observation searches their codes: by code, every
-// exact code of the value sets (a record holds many observations the pack
-// never reads); by coded value, the codes of the concepts that are not
-// measured (a finding recorded as an interpretation's value).
+// SearchCodes gives the observation searches their codes: by code, the
+// exact codes of the value sets (a record holds many observations the pack
+// never reads); by coded value, those of the concepts that are not
+// measured (a finding recorded as an interpretation's value). Codes of the
+// classifications (systems whose codes may be class prefixes, ICD-10 and
+// ATC) code diagnoses and drugs, not observations, and are left out.
 func (v valueSetCodes) SearchCodes(resourceType, param string) []Coding {
 	if resourceType != "Observation" {
 		return nil
 	}
 	var out []Coding
 	for _, s := range v.vs.Concepts {
-		if param == "code" || param == "value-concept" && s.Unit == "" {
-			out = append(out, v.codings(s)...)
+		if param != "code" && (param != "value-concept" || s.Unit != "") {
+			continue
+		}
+		for _, c := range s.Codes {
+			if sys, ok := v.vs.Systems[c.System]; ok && !sys.Prefix && !c.Prefix && sys.URI != "" {
+				out = append(out, Coding{System: sys.URI, Code: c.Code, Display: c.Display})
+			}
 		}
 	}
 	return out
