@@ -91,7 +91,8 @@ func TestPageInChromium(t *testing.T) {
 	v.Set("bundle", string(bundle))
 	v.Set("date", "2026-06-01")
 	dom = string(runChromium(t, bin, "--dump-dom", ts.URL+"/#"+v.Encode()))
-	for _, want := range []string{`<article class="card warning`, `<code>Observation/egfr-2</code>`, `Recommendation Table 8 row 2`} {
+	for _, want := range []string{`<article class="card warning`, `<code>Observation/egfr-2</code>`, `Recommendation Table 8 row 2`,
+		`Patient model: `, `<td>estimated glomerular filtration rate</td>`} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("the page with a FHIR bundle lacks %q", want)
 		}

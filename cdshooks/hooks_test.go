@@ -506,6 +506,21 @@ func TestFetchFromFHIRServer(t *testing.T) {
 		t.Errorf("disallowed fhirServer: status %d %s, want 400 naming fhirServer", status, b)
 	}
 
+	// An open FHIR server (fhirServer without fhirAuthorization): fetched
+	// without an Authorization header.
+	store.token, store.requests, store.auth = "", nil, nil
+	status, b = post(t, ts.URL+"/cds-services/"+svc.ID, hookRequest(fx, pid, nil, map[string]any{"fhirServer": fhirSrv.URL + "/fhir"}))
+	if status != 200 {
+		t.Fatalf("open server: status %d: %s", status, b)
+	}
+	checkFixture(t, fx, checkCards(t, fx.Name+" (open server)", b))
+	for i, a := range store.auth {
+		if a != "" {
+			t.Errorf("request %s to an open server sent Authorization %q", store.requests[i], a)
+		}
+	}
+	store.token = "secret-token"
+
 	// A token the FHIR server refuses: the data cannot be had, 412.
 	auth["access_token"] = "wrong"
 	status, b = post(t, ts.URL+"/cds-services/"+svc.ID, hookRequest(fx, pid, nil, map[string]any{"fhirServer": fhirSrv.URL + "/fhir", "fhirAuthorization": auth}))

@@ -51,6 +51,34 @@ type AskResponse struct {
 	Text       string         `json:"text,omitempty"`
 	Cards      []Card         `json:"cards"`
 	NearMisses []NearMissView `json:"near_misses,omitempty"`
+	// Facts and Dropped are the patient model the case was read into:
+	// what was read, and what was read but not kept, with the reason.
+	Facts   []FactView    `json:"facts,omitempty"`
+	Dropped []DroppedView `json:"dropped,omitempty"`
+}
+
+// FactView is one fact of the patient model as the page lists it.
+type FactView struct {
+	ID          string   `json:"id"`
+	Text        string   `json:"text,omitempty"`
+	Concept     string   `json:"concept,omitempty"`
+	Kind        string   `json:"kind,omitempty"`
+	Status      string   `json:"status,omitempty"`
+	Certainty   string   `json:"certainty,omitempty"`
+	Experiencer string   `json:"experiencer,omitempty"`
+	Value       *float64 `json:"value,omitempty"`
+	Unit        string   `json:"unit,omitempty"`
+	Date        string   `json:"date,omitempty"`
+	Resource    string   `json:"resource,omitempty"`
+	Via         string   `json:"via,omitempty"`
+	Spans       []Span   `json:"spans,omitempty"`
+}
+
+// DroppedView is a reading the model did not keep, and why.
+type DroppedView struct {
+	Text     string `json:"text,omitempty"`
+	Resource string `json:"resource,omitempty"`
+	Reason   string `json:"reason"`
 }
 
 // NearMissView is a row that would apply if the missing data were known.
@@ -150,6 +178,20 @@ func (s *Server) ask(ctx context.Context, req AskRequest) (*AskResponse, error) 
 		data = newCaseData(res)
 	}
 	out.CaseDate = res.CaseDate
+	if m := res.Patient; m != nil {
+		for _, f := range m.Facts {
+			fv := FactView{ID: f.ID, Text: f.Text, Concept: f.Concept, Kind: string(f.Kind), Status: string(f.Status),
+				Certainty: string(f.Certainty), Experiencer: string(f.Experiencer), Value: f.Value, Unit: f.Unit,
+				Date: whenText(f.When), Resource: f.Resource, Via: f.Via}
+			for _, sp := range f.Spans {
+				fv.Spans = append(fv.Spans, Span{sp.Start, sp.End})
+			}
+			out.Facts = append(out.Facts, fv)
+		}
+		for _, d := range m.Dropped {
+			out.Dropped = append(out.Dropped, DroppedView{Text: d.Text, Resource: d.Resource, Reason: d.Reason})
+		}
+	}
 	sd := &serviceDef{pack: p, Service: Service{Hook: hookPatientView}}
 	out.Cards = s.cardsFor(sd, res, data, nil)
 	for _, nm := range res.NearMisses {

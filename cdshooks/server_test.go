@@ -384,6 +384,15 @@ func TestAskText(t *testing.T) {
 				}
 			}
 		}
+		spanned := 0
+		for _, f := range resp.Facts {
+			if len(f.Spans) > 0 {
+				spanned++
+			}
+		}
+		if len(resp.Facts) == 0 || spanned == 0 {
+			t.Errorf("%s: the patient model lists %d facts, %d with the patient's words", c.Name, len(resp.Facts), spanned)
+		}
 		if len(resp.NearMisses) == 0 {
 			t.Errorf("%s: no near misses", c.Name)
 		}

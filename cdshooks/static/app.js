@@ -160,6 +160,7 @@ function render(data) {
   });
   $("case-wrap").hidden = !data.text;
   $("case").replaceChildren(...(data.text ? highlight(data.text, marks) : []));
+  renderModel(data);
   $("cards-title").textContent = "Cards (" + data.cards.length + ")";
   $("cards").replaceChildren(...data.cards.map(cardView));
   if (!data.cards.length) $("cards").append(el("p", { class: "hint", textContent: "No recommendation row applies to this case." }));
@@ -171,6 +172,24 @@ function render(data) {
       badge("class", "Class " + n.class), " ", n.text, " ",
       el("span", { class: "would", textContent: "would apply if: " + n.missing.join("; ") }), " ",
       el("span", { class: "source" }, n.source.url ? el("a", { href: n.source.url, textContent: n.source.label, target: "_blank", rel: "noopener" }) : n.source.label))));
+}
+
+// The patient model: each fact read (with how sure, whose, from where),
+// then each reading dropped with its reason.
+function renderModel(data) {
+  const facts = data.facts || [], dropped = data.dropped || [];
+  $("model-wrap").hidden = !facts.length && !dropped.length;
+  $("model-title").textContent = "Patient model: " + facts.length + " fact(s) read, " + dropped.length + " reading(s) dropped";
+  $("facts").tBodies[0].replaceChildren(...facts.map((f) => {
+    const status = [f.status, f.certainty, f.experiencer && f.experiencer !== "patient" ? f.experiencer : ""].filter(Boolean).join(", ");
+    const from = f.resource ? el("code", { textContent: f.resource }) : (f.via ? "derived: " + f.via : (f.spans && f.spans.length ? "text" : ""));
+    return el("tr", {},
+      el("td", { textContent: f.text || "" }), el("td", { textContent: f.concept || "" }), el("td", { textContent: f.kind || "" }),
+      el("td", { textContent: status }), el("td", { textContent: f.value != null ? f.value + (f.unit ? " " + f.unit : "") : "" }),
+      el("td", { textContent: f.date || "" }), el("td", {}, from));
+  }));
+  $("dropped").replaceChildren(...dropped.map((d) =>
+    el("li", {}, el("span", { class: "dropped", textContent: "dropped: " }), d.resource ? el("code", { textContent: d.resource }) : null, " ", d.text || "", " — ", d.reason)));
 }
 
 function fromFragment() {
