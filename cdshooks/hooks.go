@@ -241,7 +241,11 @@ func (s *Server) answerHook(ctx context.Context, sd *serviceDef, req *Request, h
 	}
 	m, err := sd.pack.ReadFHIR(ctx, "Patient/"+hc.PatientID, b, s.cfg.Today())
 	if err != nil {
-		return nil, &statusError{Status: http.StatusUnprocessableEntity, Msg: "reading the prefetched FHIR data: " + err.Error()}
+		// The reader names the resource and field at fault.
+		if len(req.Prefetch) > 0 {
+			return nil, &fieldError{Field: "prefetch", Msg: "holds FHIR data the reader cannot read: " + err.Error()}
+		}
+		return nil, &statusError{Status: http.StatusPreconditionFailed, Msg: "the FHIR server's data cannot be read: " + err.Error()}
 	}
 	res, err := sd.pack.AskPatient(ctx, m)
 	if err != nil {
