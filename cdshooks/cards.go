@@ -72,10 +72,12 @@ func newCaseData(res *engine.Result) *caseData {
 	return cd
 }
 
-// orderMatch is a draft order one of the row's actions names.
+// orderMatch is a draft order a row concerns: one of its actions names
+// it, or (enables) the signed order is evidence the row fired on.
 type orderMatch struct {
-	order  draftOrder
-	action engine.Action
+	order   draftOrder
+	action  engine.Action
+	enables bool
 }
 
 // cardOptions is how one card is built.
@@ -298,7 +300,11 @@ func detail(rec engine.Recommendation, ext *RecommendationExt, matches []orderMa
 	if len(matches) > 0 {
 		b.WriteString("\n**Draft orders concerned**\n\n")
 		for _, m := range matches {
-			fmt.Fprintf(&b, "- `%s` %s: the row says %s %s\n", m.order.Ref(), md(m.order.Display), md(m.action.Intent), md(m.action.Concept))
+			if m.enables {
+				fmt.Fprintf(&b, "- `%s` %s: once signed, the row applies (%s %s)\n", m.order.Ref(), md(m.order.Display), md(m.action.Intent), md(m.action.Concept))
+			} else {
+				fmt.Fprintf(&b, "- `%s` %s: the row says %s %s\n", m.order.Ref(), md(m.order.Display), md(m.action.Intent), md(m.action.Concept))
+			}
 		}
 	}
 	if len(ext.Missing) > 0 {

@@ -232,6 +232,10 @@ func (s *Server) answerHook(ctx context.Context, sd *serviceDef, req *Request, h
 	if err != nil {
 		return nil, err
 	}
+	// The order hooks ask what signing would do: the record is read with
+	// the draft medication orders as if signed, in place of any draft copy
+	// the prefetch holds.
+	resources = withSigned(resources, orders)
 	if sd.pack.ReadFHIR == nil || sd.pack.AskPatient == nil {
 		return nil, &statusError{Status: http.StatusNotImplemented, Msg: "this server was built without a FHIR reader for pack " + sd.pack.id + "; only /api/ask with text works"}
 	}
@@ -254,6 +258,27 @@ func (s *Server) answerHook(ctx context.Context, sd *serviceDef, req *Request, h
 	data := newCaseData(res)
 	data.patientID = hc.PatientID
 	return s.cardsFor(sd, res, data, orders), nil
+}
+
+func withSigned(es []entry, orders []draftOrder) []entry {
+	replace := map[string]bool{}
+	var add []entry
+	for _, o := range orders {
+		for _, raw := range o.signed {
+			replace[resourceRef(raw)] = true
+			add = append(add, entry{Resource: raw})
+		}
+	}
+	if len(add) == 0 {
+		return es
+	}
+	var out []entry
+	for _, e := range es {
+		if !replace[resourceRef(e.Resource)] {
+			out = append(out, e)
+		}
+	}
+	return append(out, add...)
 }
 
 // addModel indexes the patient model's facts: their resource references
@@ -291,7 +316,7 @@ func (s *Server) cardsFor(sd *serviceDef, res *engine.Result, data *caseData, or
 	cards := []Card{}
 	for _, rec := range byRow(res.Recommendations) {
 		var matches []orderMatch
-		for _, m := range matchOrders(rec, orders) {
+		for _, m := range matchOrders(rec, orders, data) {
 			if orderConcern(rec, m) {
 				matches = append(matches, m)
 			}

@@ -32,6 +32,9 @@ type draftOrder struct {
 	Display string
 	// concepts are the pack concept names the order stands for.
 	concepts []string
+	// signed is the order as if signed (active), with the Medication it
+	// references, for the what-if evaluation; nil for a ServiceRequest.
+	signed []json.RawMessage
 }
 
 // Ref is the order's relative reference ("MedicationRequest/abc").
@@ -157,6 +160,9 @@ func parseDraftOrders(raw json.RawMessage) ([]draftOrder, error) {
 			return nil, &fieldError{Field: fmt.Sprintf("context.draftOrders.entry[%d].resource.id", i), Msg: "is missing; a draft order needs an id so a card can refer to it"}
 		}
 		o := draftOrder{Type: r.ResourceType, ID: r.ID, Status: r.Status}
+		if r.ResourceType == "MedicationRequest" {
+			o.signed = asSigned(e.Resource, r, meds)
+		}
 		if cc != nil {
 			o.Codings, o.Text = cc.Coding, cc.Text
 			o.Display = cc.Text
@@ -169,6 +175,30 @@ func parseDraftOrders(raw json.RawMessage) ([]draftOrder, error) {
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// asSigned is a draft medication order as the record would hold it once
+// signed: status active, intent order; a Medication it references in the
+// draft bundle comes along.
+func asSigned(raw json.RawMessage, r fhirResource, meds map[string]medicationResource) []json.RawMessage {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	m["status"], m["intent"] = "active", "order"
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	out := []json.RawMessage{b}
+	if ref := r.MedicationReference; ref != nil {
+		if med, ok := meds[ref.Reference]; ok {
+			if mb, err := json.Marshal(med); err == nil {
+				out = append(out, mb)
+			}
+		}
+	}
+	return out
 }
 
 // resolve finds the pack concepts of each order: by its codes through the
@@ -212,14 +242,30 @@ func (p *packInfo) resolve(orders []draftOrder) {
 	}
 }
 
-// matchOrders returns the draft orders the recommendation's actions name.
-func matchOrders(rec engine.Recommendation, orders []draftOrder) []orderMatch {
+// matchOrders returns the draft orders a recommendation concerns: those
+// its actions name, and those whose signed form is evidence the row fired
+// on (signing the order makes the row apply: an anticoagulant added to
+// aspirin and ticagrelor).
+func matchOrders(rec engine.Recommendation, orders []draftOrder, data *caseData) []orderMatch {
 	var out []orderMatch
 	for _, o := range orders {
+		matched := false
 		for _, a := range rec.Actions {
 			if containsStr(o.concepts, rules.NormalizeName(a.Concept)) {
 				out = append(out, orderMatch{order: o, action: a})
+				matched = true
 				break
+			}
+		}
+		if matched || len(rec.Actions) == 0 || data == nil {
+			continue
+		}
+		for _, fc := range rec.FiredBy {
+			for _, e := range fc.Evidence {
+				if data.sources[e.ID].Resource == o.Ref() && !matched {
+					out = append(out, orderMatch{order: o, action: rec.Actions[0], enables: true})
+					matched = true
+				}
 			}
 		}
 	}
