@@ -9,50 +9,6 @@ import (
 	"github.com/executablekg/execkg/engine/evidence"
 )
 
-// selfStating lists, per kind of derived evidence (by its Via prefix), the
-// step (v) checks whose point the derivation already makes in the patient's
-// own words, so the check must not block it for lacking the condition's
-// wording:
-//   - an antonym phrase carries its polarity ("not a surgical candidate")
-//     and names the concept in other words;
-//   - a stenosis report states anatomical significance in its numbers (not
-//     functional significance), a CKD stage its eGFR band;
-//   - symptoms persisting despite named therapy state refractoriness, drugs
-//     taken together the regimen they make;
-//   - a dated event states its recency; a value inside a numeric definition
-//     the defined concept's qualifiers ("LVEF 60%" is preserved LVEF).
-var selfStating = []struct {
-	via    string
-	checks []string
-	// unless, when set, keeps the check for some conditions.
-	unless func(c eval.Cond) bool
-}{
-	{ViaAntonym, []string{consistency.CheckNegation, consistency.CheckQualifier, consistency.CheckAbsence}, nil},
-	{ViaAnatomy, []string{consistency.CheckQualifier, consistency.CheckAbsence}, func(c eval.Cond) bool {
-		return strings.Contains(strings.ToLower(c.Context), "functional")
-	}},
-	{eval.ViaImplied, []string{consistency.CheckQualifier, consistency.CheckAbsence}, nil},
-	{ViaRefractory, []string{consistency.CheckQualifier, consistency.CheckAbsence}, nil},
-	{ViaRecency, []string{consistency.CheckQualifier}, nil},
-	{eval.ViaDefinition, []string{consistency.CheckQualifier}, nil},
-}
-
-// statedBy reports whether derived evidence makes the point of a failed
-// check itself.
-func statedBy(via, check string, c eval.Cond) bool {
-	for _, s := range selfStating {
-		if !strings.HasPrefix(via, s.via) || (s.unless != nil && s.unless(c)) {
-			continue
-		}
-		for _, ch := range s.checks {
-			if ch == check {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // admitter is step (v) for one case: whether a piece of evidence may
 // support a condition, judged against that condition's own wording and
 // context, with every refusal recorded in the trace.
@@ -75,7 +31,7 @@ type admitter struct {
 	seen     map[[2]string]bool
 }
 
-type verdictKey struct{ concept, wording, context, op, finding, via string }
+type verdictKey struct{ concept, wording, context, op, finding, via, by string }
 
 func (p *Program) newAdmitter(c *call, text *consistency.Text, mention, clause map[string]string, tr *Trace) *admitter {
 	return &admitter{p: p, checks: c.checks, text: text, mention: mention, clause: clause, tr: tr,
@@ -105,7 +61,7 @@ func (a *admitter) verdict(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	if a.checks == (consistency.Checks{}) {
 		return consistency.Verdict{Pass: true}
 	}
-	k := verdictKey{c.Concept, c.Wording, c.Context, c.Operator, e.ID, e.Via}
+	k := verdictKey{c.Concept, c.Wording, c.Context, c.Operator, e.ID, e.Via, e.DerivedBy}
 	a.mu.Lock()
 	v, ok := a.verdicts[k]
 	a.mu.Unlock()
@@ -155,7 +111,10 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 			return v
 		}
 	}
-	if statedBy(e.Via, v.Check, c) {
+	// Derived evidence whose reader declares that its derivation makes
+	// the point of the failed check in the patient's own words
+	// (read.Reader.Satisfies) is let through; Via says how, for the trace.
+	if a.p.readers.Satisfied(e, v.Check, c) {
 		v.Pass, v.Reason, v.Check = true, v.Check+": "+e.Via, ""
 	}
 	return v

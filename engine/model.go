@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/executablekg/execkg/engine/consistency"
@@ -28,8 +27,8 @@ func (p *Program) textModel(caseID, text string, date time.Time, findings []extr
 	}
 	for _, e := range ev {
 		reader := "text"
-		if i := strings.Index(e.Via, ":"); i > 0 {
-			reader = e.Via[:i]
+		if e.DerivedBy != "" {
+			reader = e.DerivedBy // the reader that made it (engine/read)
 		}
 		f := p.fact(e, reader, spans[e.ID])
 		if doubted[e.ID] {

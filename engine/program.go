@@ -16,6 +16,7 @@ import (
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/engine/graph"
 	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/engine/read"
 	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/grounding/embed"
 	"github.com/executablekg/execkg/grounding/lexicon"
@@ -51,6 +52,11 @@ type Program struct {
 	medications map[string]bool
 	// roles: the pack's role per concept key, which types a fact's kind.
 	roles map[string]string
+	// reading: the pack's reading vocabulary compiled; readers by name
+	// (step v asks them) and the case readers in rounds (readers.go).
+	reading *reading
+	readers read.Registry
+	rounds  [][]read.CaseReader
 }
 
 type rowInfo struct {
@@ -242,6 +248,9 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		}
 	}
 	p.antonyms = antonymsOf(cfg.lexicon, p.keys)
+	if err := p.initReaders(); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
 	p.cfg = cfg
 	return p, nil
 }
@@ -378,9 +387,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			anchors = withFirst(a, anchors)
 		}
 		anchors = p.withVerbatim(f.Text, clause[f.ID], anchors, p.cfg.topK)
-		if creatinineRE.MatchString(f.Text) {
-			// Creatinine is not a pack concept, and eGFR is never computed
-			// from it.
+		if p.ungrounded(f.Text) {
+			// A measurement the pack has no concept for (meta/reading.json
+			// ungrounded) grounds to nothing.
 			anchors = nil
 		}
 		if c.checks.Certainty && intended(text, f) {
@@ -463,7 +472,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	// formatter's own refusals are anchors the mention does not name: no
 	// evidence to let through.
 	var overridden []whatIf
-	cut := cutWhen(text, findings, date)
+	cut := p.cutWhen(text, findings, date)
 	byID := map[string]extract.Finding{}
 	for _, f := range findings {
 		byID[f.ID] = f
@@ -491,7 +500,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			continue
 		}
 		e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text,
-			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator, When: whenOf(it.Text, date)}
+			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator, When: p.whenOf(it.Text, date)}
 		if e.When == nil {
 			e.When = cut[it.FindingID]
 		}
@@ -499,14 +508,14 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		// a drug in a sentence that stops, plans or refuses it is not a
 		// known fact either (definitions and exceptions do not read it).
 		e.Secondary = rank[[2]string{it.FindingID, it.ConceptKey}] > 1
-		if f, ok := byID[it.FindingID]; ok && p.medications[e.ConceptKey] && f.Start >= 0 && sentenceAround(text, f.Start, notTakenRE) {
+		if f, ok := byID[it.FindingID]; ok && p.medications[e.ConceptKey] && f.Start >= 0 && p.notTaken(text, f.Start) {
 			e.Secondary = true
 		}
 		if e.When == nil {
 			// "PCI to the LAD (2019)": the date may sit in the clause.
-			e.When = whenOf(clause[it.FindingID], date)
+			e.When = p.whenOf(clause[it.FindingID], date)
 		}
-		if e.Present && p.medications[e.ConceptKey] && discontinued.MatchString(it.Text) {
+		if e.Present && p.medications[e.ConceptKey] && p.stopped(it.Text) {
 			// "aspirin stopped after 1 week": the drug was taken, and is
 			// not now; a stated stop is a stated absence of the therapy.
 			e.Present = false
@@ -522,16 +531,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		ev = append(ev, a)
 		res.Evidence = append(res.Evidence, evidenceItem(a))
 	}
-	extra := p.anatomyEvidence(text, findings, ev)
-	for _, r := range append(extra, p.refractoryEvidence(text, findings)...) {
-		ev = append(ev, r)
-		keys[r.ConceptKey] = true
-		res.Evidence = append(res.Evidence, evidenceItem(r))
-	}
-	for _, r := range append(p.recencyEvidence(ev), p.cutDateEvidence(text, findings)...) {
-		ev = append(ev, r)
-		keys[r.ConceptKey] = true
-		res.Evidence = append(res.Evidence, evidenceItem(r))
+	for _, f := range p.readRounds(&read.Case{Text: text, Findings: findings, Date: date}, ev) {
+		ev = append(ev, f.Evidence)
+		keys[f.ConceptKey] = true
+		res.Evidence = append(res.Evidence, evidenceItem(f.Evidence))
 	}
 	// The patient model is complete: later stages read it, not the text.
 	m := p.textModel(caseID, text, date, findings, ev, doubted, dropped)

@@ -285,6 +285,41 @@ func (v *ValueSets) Lookup(systemURI, code string) (Match, bool) {
 	return Match{}, false
 }
 
+// SearchTokens lists the exact codes of the given systems (short names;
+// all systems when none is given) as FHIR search tokens ("uri|code"),
+// sorted: a CDS Hooks prefetch template or a FHIR search can ask for
+// just the records the pack reads. Class prefixes are left out: a FHIR
+// token search matches whole codes only.
+func (v *ValueSets) SearchTokens(systems ...string) []string {
+	if v == nil {
+		return nil
+	}
+	want := map[string]bool{}
+	for _, s := range systems {
+		want[s] = true
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, set := range v.Concepts {
+		if set.Key == "" {
+			continue
+		}
+		for _, c := range set.Codes {
+			sys, ok := v.Systems[c.System]
+			if !ok || c.Prefix || len(want) > 0 && !want[c.System] {
+				continue
+			}
+			t := sys.URI + "|" + c.Code
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Sex returns the fact an administrative gender code states.
 func (v *ValueSets) Sex(code string) (SexCode, bool) {
 	if v == nil {

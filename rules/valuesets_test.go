@@ -65,3 +65,20 @@ func TestValueSetCoverage(t *testing.T) {
 	_, condKeys := p.ConditionIndex()
 	assert.LessOrEqual(t, coded, len(condKeys))
 }
+
+// SearchTokens lists exact codes as FHIR search tokens, by system, without
+// class prefixes.
+func TestValueSetSearchTokens(t *testing.T) {
+	p, err := packs.Default()
+	require.NoError(t, err)
+	loinc := p.ValueSets.SearchTokens("loinc")
+	assert.Contains(t, loinc, "http://loinc.org|10230-1")
+	assert.Len(t, loinc, 9)
+	for _, tok := range p.ValueSets.SearchTokens("atc") {
+		assert.NotEqual(t, "http://www.whocc.no/atc|C07", tok, "a class prefix is no search token")
+	}
+	all := p.ValueSets.SearchTokens()
+	assert.Greater(t, len(all), len(loinc))
+	var nilSets *rules.ValueSets
+	assert.Nil(t, nilSets.SearchTokens())
+}

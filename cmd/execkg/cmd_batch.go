@@ -74,6 +74,10 @@ func runBatch(args []string, stdout, stderr io.Writer) int {
 		fl.Usage()
 		return 2
 	}
+	if *fhirDate != "" && *fhirDir == "" {
+		fmt.Fprintln(stderr, "execkg batch: --date applies to --fhir-dir bundles; a --cases line carries its own \"date\"")
+		return 2
+	}
 	if ef.llm && !flagSet(fl, "case-timeout") {
 		*caseTimeout = 0 // one LLM attempt alone may take minutes
 	}

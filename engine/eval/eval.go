@@ -105,8 +105,13 @@ type Evidence struct {
 	// AnchorRank is the rank (from 1) of the finding's grounding anchor the
 	// item was read for; 0 for coded input.
 	AnchorRank int `json:"anchor_rank,omitempty"`
-	// Via says how a derived item follows from a stated one (see Derive).
+	// Via says how a derived item follows from a stated one (see Derive):
+	// trace text for people, never parsed.
 	Via string `json:"via,omitempty"`
+	// DerivedBy names the reader (engine/read) or derivation (Reader*
+	// below) that made the item; empty for an item grounded from a
+	// finding. Step (v) asks that reader which checks the item satisfies.
+	DerivedBy string `json:"derived_by,omitempty"`
 	// When dates the event, when the case says when it happened.
 	When *When `json:"when,omitempty"`
 	// Secondary marks an item of an alternative reading of its finding
@@ -114,6 +119,13 @@ type Evidence struct {
 	// but it is not a known fact for exceptions and definitions.
 	Secondary bool `json:"secondary,omitempty"`
 }
+
+// Names of Derive's derivations, for Evidence.DerivedBy.
+const (
+	ReaderIsA        = "is-a"
+	ReaderDefinition = "definition"
+	ReaderImplied    = "implied"
+)
 
 // UnmarshalJSON also accepts the short field names (id, text, concept) of
 // hand-written structured input and a value written as a string
@@ -133,6 +145,7 @@ func (e *Evidence) UnmarshalJSON(b []byte) error {
 		Comparator   string          `json:"comparator"`
 		AnchorRank   int             `json:"anchor_rank"`
 		Via          string          `json:"via"`
+		DerivedBy    string          `json:"derived_by"`
 		When         *When           `json:"when"`
 		Secondary    bool            `json:"secondary"`
 	}
@@ -141,7 +154,7 @@ func (e *Evidence) UnmarshalJSON(b []byte) error {
 	}
 	*e = Evidence{ID: raw.FindingID, ConceptKey: raw.ConceptKey, Concept: raw.Standardized, Text: raw.OriginalText,
 		Present: raw.Present, Unit: raw.Unit, Comparator: raw.Comparator, AnchorRank: raw.AnchorRank, Via: raw.Via,
-		When: raw.When, Secondary: raw.Secondary}
+		DerivedBy: raw.DerivedBy, When: raw.When, Secondary: raw.Secondary}
 	if e.ID == "" {
 		e.ID = raw.ID
 	}

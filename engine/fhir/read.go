@@ -95,6 +95,8 @@ func ReadParts(parts [][]byte, vs *rules.ValueSets, opt Options) (*patient.Model
 		r.date = time.Now().UTC()
 	}
 	r.date = time.Date(r.date.Year(), r.date.Month(), r.date.Day(), 0, 0, 0, 0, time.UTC)
+	m := &patient.Model{CaseID: opt.CaseID, Source: "fhir", Date: r.date.Format("2006-01-02"), Facts: []patient.Fact{}}
+	r.m = m
 	bundleID := ""
 	for p, part := range parts {
 		prefix := ""
@@ -138,14 +140,12 @@ func ReadParts(parts [][]byte, vs *rules.ValueSets, opt Options) (*patient.Model
 			r.items = append(r.items, item{where: where, raw: e.Resource, fullURL: e.FullURL})
 		}
 	}
-	m := &patient.Model{CaseID: opt.CaseID, Source: "fhir", Date: r.date.Format("2006-01-02"), Facts: []patient.Fact{}}
 	if m.CaseID == "" {
 		m.CaseID = bundleID
 	}
 	if m.CaseID == "" {
 		m.CaseID = "fhir"
 	}
-	r.m = m
 	if err := r.index(); err != nil {
 		return nil, err
 	}
@@ -355,6 +355,7 @@ func (r *reader) readPatient(it item) error {
 			f := patient.Fact{Kind: patient.KindDemographic, Resource: it.ref,
 				Code: r.vs.URI(r.vs.Demographics.SexSystem) + "|" + p.Gender}
 			f.ConceptKey, f.Concept, f.Present, f.Text = s.Key, s.Concept, s.Present, "gender "+p.Gender
+			f.Status = patient.StatusActive
 			if !s.Present {
 				f.Status = patient.StatusAbsent
 			}
@@ -763,7 +764,11 @@ func (r *reader) keepLatest() {
 			if k.When != nil {
 				date = k.When.Text
 			}
-			r.drop(patient.Dropped{Resource: f.Resource, Text: f.Text, Reason: fmt.Sprintf("an earlier result of %s; the latest, %s (%s), is used", f.Concept, k.Resource, date)})
+			what := "an earlier result"
+			if f.When == nil && k.When != nil {
+				what = "an undated result"
+			}
+			r.drop(patient.Dropped{Resource: f.Resource, Text: f.Text, Reason: fmt.Sprintf("%s of %s; the latest, %s (%s), is used", what, f.Concept, k.Resource, date)})
 			continue
 		}
 		kept = append(kept, f)
@@ -964,6 +969,12 @@ func (r *reader) readAllergy(it item) error {
 	}
 	f := fact(it, patient.KindMedication, m, coding, a.Code.label())
 	f.Status = patient.StatusNotTolerated
+	switch statusCode(a.VerificationStatus) {
+	case "confirmed":
+		f.Certainty = patient.Confirmed
+	case "unconfirmed", "presumed":
+		f.Certainty = patient.Suspected
+	}
 	if as(&f, m, "not-tolerated") {
 		f.Kind, f.Status = patient.KindProblem, patient.StatusActive
 	}

@@ -195,3 +195,34 @@ func TestReadParts(t *testing.T) {
 	assert.Contains(t, err.Error(), "part 1")
 	assert.Contains(t, err.Error(), "history")
 }
+
+// Reader mechanisms the pack's own value sets do not reach, over a test
+// pack whose value sets use a local code system: a panel's components
+// each by its code (one drop for the unplaced, one for an absent value),
+// the latest result winning over an undated one, a comparator kept, a unit
+// the value set does not list refused, a plan and a held order, a
+// statement of a drug not taken, a contained Medication found through a
+// class prefix, a missing reference, an unknown status, a resolved
+// allergy, a code-less condition, an empty entry.
+func TestMechanisms(t *testing.T) {
+	p, err := rules.LoadFS(os.DirFS("testdata/mechanism/pack"), ".")
+	require.NoError(t, err)
+	require.Empty(t, p.ValueSets.Check(p))
+	b, err := os.ReadFile("testdata/mechanism/bundle.json")
+	require.NoError(t, err)
+	m, err := fhir.Read(b, p.ValueSets, fhir.Options{Date: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)})
+	require.NoError(t, err)
+	got := project(m)
+	path := "testdata/mechanism/want.json"
+	if *update {
+		out, err := json.MarshalIndent(got, "", "  ")
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path, append(out, '\n'), 0o644))
+		return
+	}
+	wb, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var w want
+	require.NoError(t, json.Unmarshal(wb, &w))
+	assert.Equal(t, w, got)
+}
