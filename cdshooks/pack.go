@@ -71,8 +71,8 @@ func (v valueSetCodes) SearchCodes(resourceType, param string) []Coding {
 	}
 	var out []Coding
 	for _, s := range v.vs.Concepts {
-		if param != "code" && (param != "value-concept" || s.Unit != "") {
-			continue
+		if s.Key == "" || param != "code" && (param != "value-concept" || s.Unit != "") {
+			continue // a concept the pack does not test, or measured
 		}
 		for _, c := range s.Codes {
 			if sys, ok := v.vs.Systems[c.System]; ok && !sys.Prefix && !c.Prefix && sys.URI != "" {
