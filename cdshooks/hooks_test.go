@@ -26,12 +26,14 @@ type fhirStore struct {
 	resources []map[string]any
 	// base is the server's base URL in the entries' fullUrl and in
 	// absolute references.
-	base     string
-	token    string
-	pageSize int
-	mu       sync.Mutex
-	requests []string
-	auth     []string
+	base string
+	// noInclude ignores _include, as some servers do.
+	noInclude bool
+	token     string
+	pageSize  int
+	mu        sync.Mutex
+	requests  []string
+	auth      []string
 }
 
 func loadStore(t *testing.T, file string) *fhirStore {
@@ -129,7 +131,7 @@ func (s *fhirStore) query(rel string) (any, int) {
 		}
 		hits = append(hits, map[string]any{"fullUrl": fmt.Sprint("BASE/", r["resourceType"], "/", r["id"]), "resource": r, "search": map[string]any{"mode": "match"}})
 	}
-	if inc := q.Get("_include"); strings.HasSuffix(inc, ":medication") {
+	if inc := q.Get("_include"); strings.HasSuffix(inc, ":medication") && !s.noInclude {
 		for _, h := range hits {
 			mr, _ := h.(map[string]any)["resource"].(map[string]any)["medicationReference"].(map[string]any)
 			ref, _ := mr["reference"].(string)
@@ -624,5 +626,44 @@ func TestFHIRFixtureCases(t *testing.T) {
 				t.Errorf("cards for\n  %v\nwant the bundle's rows\n  %v", got, want)
 			}
 		})
+	}
+}
+
+// TestFetchReferencedMedication: a server that ignores _include leaves a
+// statement's Medication out; the service fetches it by reference, and the
+// drug is read.
+func TestFetchReferencedMedication(t *testing.T) {
+	dir := filepath.Join("..", "engine", "fhir", "testdata")
+	bundle, err := os.ReadFile(filepath.Join(dir, "af_doac_after_pci.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := newStore(t, "af_doac_after_pci", bundle)
+	store.noInclude = true
+	fhirSrv := httptest.NewServer(store)
+	defer fhirSrv.Close()
+	fx := hookFixture{Name: "medication by reference", Today: "2026-06-01", Hook: "patient-view"}
+	ts, _ := startServer(t, func(c *cdshooks.Config) { c.Today = fixtureDate(t, fx) })
+	svc := discover(t, ts.URL)[fx.Hook]
+	pid := patientIDOf(store)
+	status, b := post(t, ts.URL+"/cds-services/"+svc.ID, hookRequest(fx, pid, nil, map[string]any{"fhirServer": fhirSrv.URL + "/fhir"}))
+	if status != 200 {
+		t.Fatalf("status %d: %s", status, b)
+	}
+	fetched := false
+	for _, r := range store.requests {
+		fetched = fetched || strings.HasPrefix(r, "/fhir/Medication/")
+	}
+	if !fetched {
+		t.Errorf("the referenced Medication was not fetched; requests %v", store.requests)
+	}
+	cited := false
+	for _, c := range checkCards(t, fx.Name, b) {
+		for _, f := range c.Extension.Recommendation.FiredBy {
+			cited = cited || strings.Contains(f.Evidence, "apixaban")
+		}
+	}
+	if !cited {
+		t.Errorf("no card cites the apixaban statement whose drug is a referenced Medication (%d bytes of cards)", len(b))
 	}
 }

@@ -108,7 +108,48 @@ func (s *Server) gather(ctx context.Context, sd *serviceDef, req *Request, hc *h
 			}
 		}
 	}
+	if base != nil || req.FHIRServer != "" {
+		if base == nil {
+			base, _ = url.Parse(strings.TrimRight(req.FHIRServer, "/"))
+		}
+		more, err := s.referencedMedications(ctx, base, req.FHIRAuthorization, out)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
 	setPatientURL(out, base, hc.PatientID)
+	return out, nil
+}
+
+// referencedMedications fetches the Medication resources the orders and
+// statements name by reference that the data does not hold (a client that
+// did not honour _include): without them the drug is unknown.
+func (s *Server) referencedMedications(ctx context.Context, base *url.URL, auth *FHIRAuthorization, es []entry) ([]entry, error) {
+	have := map[string]bool{}
+	for _, e := range es {
+		have[resourceRef(e.Resource)] = true
+	}
+	var out []entry
+	for _, e := range es {
+		var r fhirResource
+		if json.Unmarshal(e.Resource, &r) != nil || r.MedicationReference == nil {
+			continue
+		}
+		ref := r.MedicationReference.Reference
+		id, ok := strings.CutPrefix(ref, "Medication/")
+		if !ok || have[ref] || !fhirID.MatchString(id) {
+			continue
+		}
+		have[ref] = true
+		pages, err := s.fetch(ctx, base, "Medication/"+id, auth)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range pages {
+			out = append(out, entry{Resource: p})
+		}
+	}
 	return out, nil
 }
 
