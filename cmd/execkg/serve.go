@@ -32,6 +32,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	feedback := fl.String("feedback-log", "cds-feedback.jsonl", "JSON-lines file CDS Hooks feedback is appended to (\"\" keeps none)")
 	maxBody := fl.Int64("max-body", 8<<20, "largest request body in bytes")
 	timeout := fl.Duration("timeout", 30*time.Second, "time allowed to answer one request (evaluation and FHIR fetches)")
+	quiet := fl.Bool("quiet", false, "do not log each request on standard error")
 	fhirServers := fl.String("fhir-servers", "", "comma-separated FHIR base URLs the service may fetch missing prefetch from (default: any the client names)")
 	if code, ok := parseFlags(fl, args, stdout, stderr, `usage: execkg serve [flags]
 
@@ -72,8 +73,12 @@ SIGINT or SIGTERM.`); !ok {
 		fmt.Fprintln(stderr, "execkg serve:", err)
 		return 1
 	}
+	var handler http.Handler = srv
+	if !*quiet {
+		handler = accessLog(srv, log.New(stderr, "execkg serve: ", log.LstdFlags))
+	}
 	hs := &http.Server{
-		Handler:           srv,
+		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      *timeout + 15*time.Second,
@@ -125,4 +130,31 @@ func allowFHIRServers(list string) func(*url.URL) error {
 		}
 		return fmt.Errorf("%s is not a FHIR server this service fetches from (--fhir-servers %s)", got, strings.Join(allowed, ","))
 	}
+}
+
+// accessLog logs one line per request: method, path, status, bytes, time.
+// The body is never logged (it holds patient data).
+func accessLog(h http.Handler, l *log.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(sw, r)
+		l.Printf("%s %s %d %dB %s", r.Method, r.URL.Path, sw.status, sw.n, time.Since(start).Round(time.Millisecond))
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status, n int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(b)
+	w.n += n
+	return n, err
 }

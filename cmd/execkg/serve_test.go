@@ -88,6 +88,9 @@ func TestServe(t *testing.T) {
 		if rc != 0 {
 			t.Errorf("serve exited %d after SIGTERM; stderr %s", rc, stderr.String())
 		}
+		if !strings.Contains(stderr.String(), "POST /cds-services/esc-ccs-2024-order-sign 200") {
+			t.Errorf("no access log line for the order-sign call; stderr %s", stderr.String())
+		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not stop within 20 s of SIGTERM")
 	}
