@@ -111,6 +111,14 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 			return v
 		}
 	}
+	// A definition whose concept is itself a doubt ("suspected X", made
+	// from a stated pre-test likelihood) states the doubt a doubtful
+	// condition asks for: the derivation, not the mention, is uncertain.
+	if v.Check == consistency.CheckCertainty && e.DerivedBy == eval.ReaderDefinition &&
+		strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") && a.doubtfulConcept(e.Concept) {
+		v.Pass, v.Check, v.Reason = true, "", "certainty: the definition of '"+e.Concept+"' states the doubt"
+		return v
+	}
 	// Derived evidence whose reader declares that its derivation makes
 	// the point of the failed check in the patient's own words
 	// (read.Reader.Satisfies) is let through; Via says how, for the trace.
@@ -118,4 +126,15 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 		v.Pass, v.Reason, v.Check = true, v.Check+": "+e.Via, ""
 	}
 	return v
+}
+
+// doubtfulConcept reports whether a concept's own name states a doubt
+// (read by the same cue data as the case), cached per Program.
+func (a *admitter) doubtfulConcept(name string) bool {
+	if v, ok := a.p.doubtful.Load(name); ok {
+		return v.(bool)
+	}
+	d := consistency.Analyze(name, name).Uncertain
+	a.p.doubtful.Store(name, d)
+	return d
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -38,6 +39,7 @@ type Program struct {
 	phrases   map[string][]string
 	verbatim  []verbatimPhrase    // phrases prepared once for verbatimAnchors
 	compiled  compiledConds       // conditions compiled for step (v), admit.go
+	doubtful  sync.Map            // concept name → its name states a doubt (admit.go)
 	synonyms  map[string][]string // lexicon synonyms alone, for step (v)
 	hierarchy *rules.Hierarchy
 	// anatomy reads per-vessel stenosis reports with the pack's words.
