@@ -138,6 +138,10 @@ func parseRequest(r *http.Request, sd *serviceDef) (*Request, *hookContext, erro
 			return nil, nil, &fieldError{Field: "fhirAuthorization.access_token", Msg: "is missing"}
 		case !strings.EqualFold(a.TokenType, "Bearer"):
 			return nil, nil, &fieldError{Field: "fhirAuthorization.token_type", Msg: fmt.Sprintf("is %q; the only token type is Bearer", a.TokenType)}
+		case a.Scope == "":
+			return nil, nil, &fieldError{Field: "fhirAuthorization.scope", Msg: "is missing; send the scopes the token grants"}
+		case a.Subject == "":
+			return nil, nil, &fieldError{Field: "fhirAuthorization.subject", Msg: "is missing; send the service's OAuth 2.0 client id"}
 		}
 	}
 	var hc hookContext
