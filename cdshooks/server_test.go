@@ -264,6 +264,19 @@ func TestFeedbackErrors(t *testing.T) {
 	}
 }
 
+// TestAskErrors: the page's API names the field at fault.
+func TestAskErrors(t *testing.T) {
+	ts, _ := startServer(t, nil)
+	for _, c := range loadCases(t, "ask_errors.json") {
+		body := []byte(c.Body)
+		if c.Raw != nil {
+			body = []byte(*c.Raw)
+		}
+		status, b := post(t, ts.URL+"/api/ask", body)
+		checkError(t, c, status, b)
+	}
+}
+
 func TestBodyLimit(t *testing.T) {
 	ts, _ := startServer(t, func(c *cdshooks.Config) { c.MaxBody = 1000 })
 	big := `{"text": "` + strings.Repeat("chest pain ", 200) + `"}`
