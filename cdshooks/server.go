@@ -53,6 +53,9 @@ type Config struct {
 	AllowFHIRServer func(*url.URL) error
 	// Logger receives one line per request error (default: log.Default()).
 	Logger *log.Logger
+	// ClientAuth, when set, requires every CDS Hooks call (discovery,
+	// services, feedback) to carry a trusted client's signed JWT.
+	ClientAuth *ClientAuth
 	// Today is the date hook calls are answered on: ages and time windows
 	// count from it (default: the current UTC date).
 	Today func() time.Time
@@ -219,6 +222,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Set("Access-Control-Allow-Origin", "*")
 		h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
 		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+		if s.cfg.ClientAuth != nil && r.Method != http.MethodOptions {
+			if err := s.cfg.ClientAuth.Check(r); err != nil {
+				w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+				writeJSON(w, http.StatusUnauthorized, ErrorBody{Error: err.Error(), Field: "Authorization"})
+				return
+			}
+		}
 	}
 	s.mux.ServeHTTP(w, r)
 }

@@ -33,6 +33,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	maxBody := fl.Int64("max-body", 8<<20, "largest request body in bytes")
 	timeout := fl.Duration("timeout", 30*time.Second, "time allowed to answer one request (evaluation and FHIR fetches)")
 	quiet := fl.Bool("quiet", false, "do not log each request on standard error")
+	clientKeys := fl.String("client-jwks", "", "JWK Set file of the trusted CDS clients' public keys: every CDS Hooks call must then carry a JWT signed by one of them (default: no client authentication)")
+	clientIss := fl.String("client-iss", "", "comma-separated JWT issuers allowed with --client-jwks (default: any whose key is in the set)")
+	publicURL := fl.String("public-url", "", "the service's base URL as clients call it (https://cds.example.org), the JWT audience's prefix; needed with --client-jwks")
 	fhirServers := fl.String("fhir-servers", "", "comma-separated FHIR base URLs the service may fetch missing prefetch from (default: any the client names)")
 	if code, ok := parseFlags(fl, args, stdout, stderr, `usage: execkg serve [flags]
 
@@ -49,6 +52,14 @@ SIGINT or SIGTERM.`); !ok {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	var auth *cdshooks.ClientAuth
+	if *clientKeys != "" {
+		var err error
+		if auth, err = cdshooks.LoadClientAuth(*clientKeys, strings.Split(*clientIss, ","), *publicURL); err != nil {
+			fmt.Fprintln(stderr, "execkg serve:", err)
+			return 2
+		}
+	}
 	ef.debug = true // the cards list the data that would change the advice, from the trace
 	prog, err := ef.program(ctx)
 	if err != nil {
@@ -62,6 +73,7 @@ SIGINT or SIGTERM.`); !ok {
 		FeedbackLog: *feedback, MaxBody: *maxBody, EvalTimeout: *timeout,
 		Logger:          log.New(stderr, "execkg serve: ", log.LstdFlags),
 		AllowFHIRServer: allowFHIRServers(*fhirServers),
+		ClientAuth:      auth,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "execkg serve:", err)
