@@ -102,12 +102,18 @@ func parseJWKS(b []byte) (map[string]any, error) {
 			if err1 != nil || err2 != nil {
 				return nil, fmt.Errorf("key %s: x or y is not base64url", k.Kid)
 			}
+			if !c.IsOnCurve(x, y) {
+				return nil, fmt.Errorf("key %s: the point is not on %s", k.Kid, k.Crv)
+			}
 			out[k.Kid] = &ecdsa.PublicKey{Curve: c, X: x, Y: y}
 		case "RSA":
 			n, err1 := b64int(k.N)
 			e, err2 := b64int(k.E)
 			if err1 != nil || err2 != nil || !e.IsInt64() {
 				return nil, fmt.Errorf("key %s: n or e is not base64url", k.Kid)
+			}
+			if n.BitLen() < 2048 {
+				return nil, fmt.Errorf("key %s: a %d-bit RSA key; use at least 2048 bits", k.Kid, n.BitLen())
 			}
 			out[k.Kid] = &rsa.PublicKey{N: n, E: int(e.Int64())}
 		default:
