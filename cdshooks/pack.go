@@ -15,9 +15,11 @@ import (
 func NewPack(prog *engine.Program) Pack {
 	vs := prog.Pack().ValueSets
 	p := Pack{Program: prog}
-	if vs != nil {
-		p.Codes = valueSetCodes{vs}
+	if vs == nil {
+		p.NoFHIR = "the pack has no value sets (" + rules.ValueSetsFile + "), so no code of a record can become a fact"
+		return p
 	}
+	p.Codes = valueSetCodes{vs}
 	p.ReadFHIR = func(ctx context.Context, caseID string, bundle []byte, date time.Time) (*patient.Model, error) {
 		return prog.ReadFHIR(caseID, bundle, date)
 	}

@@ -158,7 +158,7 @@ func (s *Server) ask(ctx context.Context, req AskRequest) (*AskResponse, error) 
 			return nil, &fieldError{Field: "bundle", Msg: "must be a FHIR Bundle (a JSON object with resourceType)"}
 		}
 		if p.ReadFHIR == nil || p.AskPatient == nil {
-			return nil, &statusError{Status: http.StatusNotImplemented, Msg: "this server was built without a FHIR reader; paste a case text"}
+			return nil, &fieldError{Field: "bundle", Msg: "pack " + p.id + " cannot read FHIR data: " + p.noFHIR() + "; paste a case text"}
 		}
 		m, err := p.ReadFHIR(ctx, out.CaseID, req.Bundle, date)
 		if err != nil {

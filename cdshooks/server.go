@@ -33,6 +33,15 @@ type Pack struct {
 	ReadFHIR func(ctx context.Context, caseID string, bundle []byte, date time.Time) (*patient.Model, error)
 	// AskPatient answers a patient model (nil: hooks answer 501).
 	AskPatient func(ctx context.Context, m *patient.Model) (*engine.Result, error)
+	// NoFHIR says why ReadFHIR is nil, for the log and the page.
+	NoFHIR string
+}
+
+func (p Pack) noFHIR() string {
+	if p.NoFHIR != "" {
+		return p.NoFHIR
+	}
+	return "no FHIR reader given"
 }
 
 // Config configures a Server.
@@ -126,6 +135,12 @@ func New(cfg Config) (*Server, error) {
 			}
 		}
 		s.packs = append(s.packs, pi)
+		if p.ReadFHIR == nil || p.AskPatient == nil {
+			// A pack that cannot read coded records (no value sets)
+			// offers no CDS service; the page still answers its text.
+			cfg.Logger.Printf("pack %s: no CDS Hooks services (%s); the page answers case texts", pi.id, p.noFHIR())
+			continue
+		}
 		for _, sd := range servicesFor(pi) {
 			s.services = append(s.services, sd)
 			s.byID[sd.ID] = sd

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +19,8 @@ import (
 
 	"github.com/executablekg/execkg/cdshooks"
 	"github.com/executablekg/execkg/engine"
+	"github.com/executablekg/execkg/grounding/lexicon"
+	"github.com/executablekg/execkg/rules/packs"
 )
 
 var (
@@ -488,5 +491,41 @@ func TestFeedbackConcurrent(t *testing.T) {
 	wg.Wait()
 	if recs := readLog(t, logPath); len(recs) != 2*n {
 		t.Errorf("%d log lines, want %d", len(recs), 2*n)
+	}
+}
+
+// TestPackWithoutValueSets: a pack that cannot read coded records offers
+// no CDS service, and its page refuses a bundle naming why, but answers
+// text.
+func TestPackWithoutValueSets(t *testing.T) {
+	p, err := packs.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.ValueSets = nil
+	lex, err := lexicon.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := engine.New(context.Background(), p, engine.WithLexicon(lex), engine.WithTrace(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prog.Close()
+	srv, err := cdshooks.New(cdshooks.Config{Packs: []cdshooks.Pack{cdshooks.NewPack(prog)}, Logger: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	if status, b := get(t, ts.URL+"/cds-services"); status != 200 || string(bytes.TrimSpace(b)) != `{"services":[]}` {
+		t.Errorf("discovery: %d %s, want no services", status, b)
+	}
+	status, b := post(t, ts.URL+"/api/ask", []byte(`{"bundle":{"resourceType":"Bundle","type":"collection","entry":[]}}`))
+	if status != 400 || !strings.Contains(string(b), "no value sets") {
+		t.Errorf("bundle: %d %s, want 400 naming the missing value sets", status, b)
+	}
+	if status, b := post(t, ts.URL+"/api/ask", []byte(`{"text":"Patient with CCS.","date":"2026-12-01"}`)); status != 200 {
+		t.Errorf("text: %d %s", status, b)
 	}
 }
