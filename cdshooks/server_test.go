@@ -45,7 +45,7 @@ func testProgram(t *testing.T) *engine.Program {
 func startServer(t *testing.T, edit func(*cdshooks.Config)) (*httptest.Server, string) {
 	t.Helper()
 	logPath := filepath.Join(t.TempDir(), "feedback.jsonl")
-	cfg := cdshooks.Config{Packs: []cdshooks.Pack{testPack(testProgram(t))}, FeedbackLog: logPath}
+	cfg := cdshooks.Config{Packs: []cdshooks.Pack{cdshooks.NewPack(testProgram(t))}, FeedbackLog: logPath}
 	if edit != nil {
 		edit(&cfg)
 	}
