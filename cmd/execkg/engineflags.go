@@ -158,6 +158,54 @@ func (f *engineFlags) answerer(ctx context.Context) (answerer, error) {
 	return engine.NewMulti(ctx, members, opts...)
 }
 
+// programs builds one Program per selected pack (--pack ID, --dir, or
+// every built-in pack for --pack all), each with its own lexicon and, with
+// Neo4j, its own view of the one graph: serve offers each pack as its own
+// CDS service.
+func (f *engineFlags) programs(ctx context.Context) ([]*engine.Program, error) {
+	if f.pack != allPacks {
+		p, err := f.program(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return []*engine.Program{p}, nil
+	}
+	if f.lexicon != "" {
+		return nil, fmt.Errorf("--lexicon %s names one lexicon, but --pack all reads every pack with its own (meta/lexicon.json): drop --lexicon or pick one pack", f.lexicon)
+	}
+	srcs, err := resolvePacks(f.pack, f.dir)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := f.options(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*engine.Program
+	f.packs = nil
+	for _, src := range srcs {
+		pack, lex, err := f.load(src)
+		if err != nil {
+			return nil, err
+		}
+		po := append([]engine.Option{engine.WithLexicon(lex)}, opts...)
+		if f.neo != nil {
+			f.neoShared = true
+			po = append(po, engine.WithStore(f.neo.View(pack.Guideline.ID, pack.Guideline.Version)))
+		}
+		p, err := engine.New(ctx, pack, po...)
+		if err != nil {
+			for _, q := range out {
+				q.Close()
+			}
+			return nil, err
+		}
+		out = append(out, p)
+		f.packs = append(f.packs, pack)
+	}
+	return out, nil
+}
+
 // load preflights one pack and loads its lexicon (--lexicon, else the
 // pack's own).
 func (f *engineFlags) load(src packSrc) (*rules.Pack, *lexicon.Lexicon, error) {

@@ -61,15 +61,19 @@ SIGINT or SIGTERM.`); !ok {
 		}
 	}
 	ef.debug = true // the cards list the data that would change the advice, from the trace
-	prog, err := ef.program(ctx)
+	progs, err := ef.programs(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "execkg serve:", err)
 		return 1
 	}
-	defer prog.Close()
 	defer ef.close()
+	var packs []cdshooks.Pack
+	for _, prog := range progs {
+		defer prog.Close()
+		packs = append(packs, cdshooks.NewPack(prog))
+	}
 	srv, err := cdshooks.New(cdshooks.Config{
-		Packs:       []cdshooks.Pack{cdshooks.NewPack(prog)},
+		Packs:       packs,
 		FeedbackLog: *feedback, MaxBody: *maxBody, EvalTimeout: *timeout,
 		Logger:          log.New(stderr, "execkg serve: ", log.LstdFlags),
 		AllowFHIRServer: allowFHIRServers(*fhirServers),
