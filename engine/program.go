@@ -48,6 +48,11 @@ type Program struct {
 	antonyms []antonym
 	// medication concept keys, for discontinuation ("aspirin stopped").
 	medications map[string]bool
+	// reading is the pack's sections data: headings, their meaning, status
+	// words (plan.go, intolerance.go).
+	reading *extract.Reading
+	// roles of the conditions per concept key (a plan keeps some roles).
+	roles map[string]map[string]bool
 }
 
 type rowInfo struct {
@@ -136,7 +141,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		return nil, fmt.Errorf("engine: top-k must be at least 1, got %d", cfg.topK)
 	}
 	if cfg.extractor == nil {
-		cfg.extractor = extract.Clauses{}
+		cfg.extractor = extract.Clauses{Sections: pack.Sections}
 	}
 	if cfg.formatter == nil {
 		cfg.formatter = evidence.Deterministic{}
@@ -210,7 +215,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 			}
 		}
 	}
-	p.medications = map[string]bool{}
+	p.medications, p.roles = map[string]bool{}, map[string]map[string]bool{}
 	for _, r := range pack.Rules() {
 		p.rows[r.RowID] = rowInfo{table: r.Table, row: r.Row}
 		// Drugs a definition reads but no rule tests (clopidogrel in
@@ -222,6 +227,10 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		}
 		for _, c := range r.Conditions() {
 			k := rules.ConceptKey(c.Entity)
+			if p.roles[k] == nil {
+				p.roles[k] = map[string]bool{}
+			}
+			p.roles[k][c.Entity.Role] = true
 			if c.Entity.Role == rules.RoleMedication {
 				p.medications[k] = true
 			}
@@ -234,6 +243,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		}
 	}
 	p.antonyms = antonymsOf(cfg.lexicon, p.keys)
+	p.reading = extract.NewReading(pack.Sections)
 	p.cfg = cfg
 	return p, nil
 }
@@ -341,6 +351,7 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 	if err != nil {
 		return nil, fmt.Errorf("case %s: step (i) extraction with %s: %w", caseID, p.cfg.extractor.Name(), err)
 	}
+	p.reading.Annotate(text, p.reading.Sections(text), findings)
 	tr := p.newTrace(p.cfg.checks.String())
 	tr.Repairs = repairs
 	ctext := consistency.NewText(text) // step (v) reads the case once
@@ -356,7 +367,7 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 		if err := ctx.Err(); err != nil {
 			return nil, deadlineError(caseID, "step (ii) grounding", err)
 		}
-		res.Findings = append(res.Findings, Finding{ID: f.ID, Text: f.Text, Start: f.Start, End: f.End})
+		res.Findings = append(res.Findings, Finding{ID: f.ID, Text: f.Text, Start: f.Start, End: f.End, Section: f.Section})
 		mention[f.ID] = f.Text
 		clause[f.ID] = commaClause(text, f.Start, f.End)
 		anchors, err := p.grounder.Ground(ctx, f.Text)
@@ -372,13 +383,13 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 			// from it.
 			anchors = nil
 		}
-		if p.cfg.checks.Certainty && intended(text, f) {
+		if p.cfg.checks.Certainty && f.Intended {
 			// Under a "Plan:" heading a finding is intended, not present:
 			// only concepts that are themselves intentions may use it.
 			kept := anchors[:0:0]
 			seen := map[string]bool{}
 			for _, a := range anchors {
-				if plannedConcept(a.Concept) {
+				if p.reading.PlannedConcept(a.Concept) {
 					if !seen[a.ConceptKey] {
 						seen[a.ConceptKey] = true
 						kept = append(kept, a)
@@ -389,17 +400,23 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 					seen[pa.ConceptKey] = true
 					planned[[2]string{f.ID, pa.ConceptKey}] = a
 					kept = append(kept, pa)
+				} else if !ok && p.keptInPlan(f, a) && !seen[a.ConceptKey] {
+					seen[a.ConceptKey] = true
+					kept = append(kept, a)
 				}
 			}
 			if len(kept) < len(anchors) {
 				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty, BeforeMatching: true,
-					Reason: "certainty: the finding is under a plan heading, so it is intended, not present"})
+					Reason: "certainty: " + p.intendedWhy(f)})
 			}
 			anchors = kept
 		}
 		negated := false
 		if p.cfg.checks.Negation {
 			fc := ctext.Analyze(f.Text)
+			if f.Relative {
+				fc.Other, fc.Cues = true, []string{"under a '" + f.Section + "' heading"}
+			}
 			if fc.Other {
 				// A relative's finding says nothing about the patient,
 				// neither present nor absent.
@@ -442,7 +459,7 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 		return nil, fmt.Errorf("case %s: step (iv) evidence with %s: %w", caseID, p.cfg.formatter.Name(), err)
 	}
 	ev := make([]eval.Evidence, 0, len(items))
-	intolerant := intoleranceDrops(text, findings, items, p.keys)
+	intolerant, listedIntolerant := p.intoleranceDrops(text, findings, items)
 	// overridden: items the formatter accepted and the engine then refused
 	// (not tolerated, an antonym phrase), for the trace's what-if. The
 	// formatter's own refusals are anchors the mention does not name: no
@@ -465,6 +482,12 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 			override("'" + by + "' states the drug is not tolerated, not taken")
 			continue
 		}
+		if f, ok := byID[it.FindingID]; ok && it.Rejected == "" && it.Present && p.medications[it.ConceptKey] && p.reading.IntolerantOf(it.Concept) == "" {
+			if c := p.notTaken(text, f, clause[f.ID]); c != "" {
+				override("'" + c + "' speaks of the drug without stating that it is taken")
+				continue
+			}
+		}
 		if byAntonym[[2]string{it.FindingID, it.ConceptKey}] {
 			// The finding names the concept only inside an antonym
 			// phrase ("sparing the proximal LAD"): read as the antonym.
@@ -484,14 +507,20 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 		// a drug in a sentence that stops, plans or refuses it is not a
 		// known fact either (definitions and exceptions do not read it).
 		e.Secondary = rank[[2]string{it.FindingID, it.ConceptKey}] > 1
-		if f, ok := byID[it.FindingID]; ok && p.medications[e.ConceptKey] && f.Start >= 0 && sentenceAround(text, f.Start, notTakenRE) {
-			e.Secondary = true
+		if f, ok := byID[it.FindingID]; ok && p.medications[e.ConceptKey] && f.Start >= 0 {
+			// A medication list states each item on its own: only the
+			// item's words count there.
+			if k := p.reading.Kind(f); k != nil && k.Medication == rules.SectionTaking {
+				e.Secondary = e.Secondary || notTakenRE.MatchString(clause[f.ID])
+			} else if sentenceAround(text, f.Start, notTakenRE) {
+				e.Secondary = true
+			}
 		}
 		if e.When == nil {
 			// "PCI to the LAD (2019)": the date may sit in the clause.
 			e.When = whenOf(clause[it.FindingID], date)
 		}
-		if e.Present && p.medications[e.ConceptKey] && discontinued.MatchString(it.Text) {
+		if e.Present && p.medications[e.ConceptKey] && p.stopped(byID[it.FindingID]) != "" {
 			// "aspirin stopped after 1 week": the drug was taken, and is
 			// not now; a stated stop is a stated absence of the therapy.
 			e.Present = false
@@ -503,7 +532,8 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 		ei.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
 		res.Evidence = append(res.Evidence, ei)
 	}
-	for _, a := range antonyms {
+	for _, a := range append(antonyms, listedIntolerant...) {
+		keys[a.ConceptKey] = true
 		ev = append(ev, a)
 		res.Evidence = append(res.Evidence, evidenceItem(a))
 	}

@@ -83,6 +83,9 @@ type Finding struct {
 	// the extractor reworded it).
 	Start int `json:"start"`
 	End   int `json:"end"`
+	// Section is the kind of the document section it lies in ("plan",
+	// "medications"), from the pack's headings; "" when unheaded.
+	Section string `json:"section,omitempty"`
 }
 
 // EvidenceItem is structured evidence for one finding–anchor pair (step iv).

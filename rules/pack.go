@@ -16,6 +16,10 @@ type Pack struct {
 	// Hierarchy holds the pack's is-a relations (meta/hierarchy.json), or
 	// nil when the pack has none.
 	Hierarchy *Hierarchy
+	// Sections is how the pack reads documents (meta/sections.json):
+	// section headings and their meaning, status words; nil when the pack
+	// has none.
+	Sections *Sections
 }
 
 // HierarchyFile is where a pack keeps its is-a relations, relative to its
@@ -198,5 +202,8 @@ func LoadFS(fsys fs.FS, dir string) (*Pack, error) {
 		return nil, err
 	}
 	p.Hierarchy = h
+	if p.Sections, err = LoadSectionsFS(fsys, dir); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
