@@ -19,6 +19,9 @@ func TestWhenOfReadsTimePhrases(t *testing.T) {
 		{"DES today", day(2026, 3, 15), day(2026, 3, 15)},
 		{"stented March 2021", day(2021, 3, 1), day(2021, 3, 31)},
 		{"MI on 2026-02-20", day(2026, 2, 20), day(2026, 2, 20)},
+		{"12/02/2025 PCI pLAD", day(2025, 2, 12), day(2025, 2, 12)},
+		{"d/c 05/06/25 (elective PCI)", day(2025, 6, 5), day(2025, 6, 5)},
+		{"Echo 03/2025", day(2025, 3, 1), day(2025, 3, 31)},
 	} {
 		w := whenOf(c.text, now)
 		if w == nil {
@@ -30,7 +33,7 @@ func TestWhenOfReadsTimePhrases(t *testing.T) {
 				c.from.Format(time.DateOnly), c.to.Format(time.DateOnly))
 		}
 	}
-	for _, text := range []string{"prior PCI", "LVEF 35%", "eGFR 45 mL/min/1.73 m2"} {
+	for _, text := range []string{"prior PCI", "LVEF 35%", "eGFR 45 mL/min/1.73 m2", "BP 148/86", "OPD r/v 2/52", "6/12 exertional tightness", "31/02/2025"} {
 		if w := whenOf(text, now); w != nil {
 			t.Errorf("%q: read a date %+v from no time phrase", text, w)
 		}
