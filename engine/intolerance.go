@@ -117,9 +117,25 @@ func (p *Program) notTaken(text string, f extract.Finding, clause string) string
 }
 
 // stopped returns the pack's words by which a medication finding says the
-// drug was stopped ("aspirin stopped after 1 week"), or "".
-func (p *Program) stopped(f extract.Finding) string {
-	return p.reading.Cue(rules.CueStopped, f.Text)
+// drug was stopped ("aspirin stopped after 1 week"), or "". A list item
+// states its drug's status after a dash ("Sitagliptin - STOPPED ->
+// semaglutide"), which the splitter made a fragment of its own: the item
+// runs on to the next arrow, comma, semicolon or line end.
+func (p *Program) stopped(text string, f extract.Finding) string {
+	if c := p.reading.Cue(rules.CueStopped, f.Text); c != "" || f.End < 0 || f.End > len(text) {
+		return c
+	}
+	rest := text[f.End:]
+	if !strings.HasPrefix(rest, " - ") && !strings.HasPrefix(rest, " – ") {
+		return ""
+	}
+	end := len(rest)
+	for _, stop := range []string{"\n", ",", ";", " -> ", " → ", ". "} {
+		if i := strings.Index(rest, stop); i >= 0 && i < end {
+			end = i
+		}
+	}
+	return p.reading.Cue(rules.CueStopped, rest[:end])
 }
 
 // sentenceBefore returns the sentence text on the line of pos up to pos.

@@ -108,3 +108,20 @@ func TestNotTaken(t *testing.T) {
 		}
 	}
 }
+
+// A list item's status after a dash belongs to its drug, up to the arrow
+// that starts the next one.
+func TestStoppedItem(t *testing.T) {
+	p := readingProgram(t, nil)
+	text := "- Sitagliptin - STOPPED -> semaglutide 0.25 mg weekly - NEW\n- aspirin stopped"
+	for _, c := range []struct {
+		finding string
+		want    bool
+	}{{"Sitagliptin", true}, {"semaglutide 0.25 mg weekly", false}, {"aspirin stopped", true}} {
+		i := strings.Index(text, c.finding)
+		f := extract.Finding{Text: c.finding, Start: i, End: i + len(c.finding)}
+		if got := p.stopped(text, f) != ""; got != c.want {
+			t.Errorf("stopped(%q) = %v, want %v", c.finding, got, c.want)
+		}
+	}
+}

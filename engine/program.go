@@ -520,7 +520,7 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 			// "PCI to the LAD (2019)": the date may sit in the clause.
 			e.When = whenOf(clause[it.FindingID], date)
 		}
-		if e.Present && p.medications[e.ConceptKey] && p.stopped(byID[it.FindingID]) != "" {
+		if e.Present && p.medications[e.ConceptKey] && p.stopped(text, byID[it.FindingID]) != "" {
 			// "aspirin stopped after 1 week": the drug was taken, and is
 			// not now; a stated stop is a stated absence of the therapy.
 			e.Present = false

@@ -57,9 +57,11 @@ func (Clauses) Name() string { return "clauses-v1" }
 // "documented or suspected ANOCA" is one finding.
 var joiners = []string{" and ", " with ", " w/ ", " but ", " plus ", " + ", " then ", " who ", " whose ", " which ", " whereas ", " while ", " as well as ", " in addition to ", " along with ", " together with "}
 
-// arrows chain findings ("NSTEMI 2018 -> PCI pLAD"), unless a value
-// follows: "atorva 40 -> 80" is one dose change.
-var arrows = []string{" -> ", " → ", " => "}
+// arrows and spaced dashes chain findings ("NSTEMI 2018 -> PCI pLAD",
+// "IHD - PCI 2018"), unless a value follows: "atorva 40 -> 80" is one dose
+// change. A status after a dash ("Sitagliptin - STOPPED") is read back
+// onto its item by the engine.
+var arrows = []string{" -> ", " → ", " => ", " - ", " – ", " — "}
 
 // lead-ins dropped from the first finding of a sentence.
 var leadIn = regexp.MustCompile(`(?i)^(?:the\s+|this\s+)?(?:patient|pt|individual|person|subject|case)s?\b\s*(?:is\s+|was\s+|has\s+|had\s+|presents\s+|presenting\s+)?(?:with\b|w/|having\b|who has\b|who had\b)?\s*`)
