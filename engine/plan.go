@@ -18,7 +18,7 @@ import (
 // not intended, not negated, not a relative's. The evidence readers (CKD
 // stage, refractory symptoms, regimen) only read asserted findings.
 func asserted(text string, f extract.Finding) bool {
-	if f.Intended || f.Relative {
+	if f.Intended || f.Experiencer != "" {
 		return false
 	}
 	fc := consistency.Analyze(text, f.Text)

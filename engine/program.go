@@ -414,7 +414,7 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 		negated := false
 		if p.cfg.checks.Negation {
 			fc := ctext.Analyze(f.Text)
-			if f.Relative {
+			if f.Experiencer != "" {
 				fc.Other, fc.Cues = true, []string{"under a '" + f.Section + "' heading"}
 			}
 			if fc.Other {

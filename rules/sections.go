@@ -44,6 +44,17 @@ type Sections struct {
 	// heading only these are read.
 	PlannedForms    []string `json:"planned_forms"`
 	PlannedConcepts []string `json:"planned_concepts"`
+	// Frame holds the words of a letter's frame, which states nothing
+	// about the patient: the titles before a person's name ("Dr", "Mrs")
+	// and the salutations and closings ("Dear", "Yours sincerely"). A
+	// finding that is only a name or a salutation is not read.
+	Frame Frame `json:"frame"`
+}
+
+// Frame is the words of a document's frame (see Sections.Frame).
+type Frame struct {
+	NameTitles  []string `json:"name_titles"`
+	Salutations []string `json:"salutations"`
 }
 
 // SectionKind is one kind of document section.
@@ -60,8 +71,9 @@ type SectionKind struct {
 	// still read: a test in the plan is one the patient is to undergo,
 	// which conditions on the test ("when ICA is indicated") read.
 	KeepsRoles []string `json:"keeps_roles,omitempty"`
-	// Experiencer: "" (the patient) or "relative" (family history: the
-	// findings are a relative's, not the patient's).
+	// Experiencer: "" (the patient), "relative" (family history: the
+	// findings are a relative's) or "other" (someone else's: a meeting's
+	// attendees, a letter's addressee).
 	Experiencer string `json:"experiencer,omitempty"`
 	// Medication is how a drug named in the section stands: "" (as
 	// stated), "taking" (a medication list: taken unless the item says it
@@ -73,6 +85,7 @@ type SectionKind struct {
 const (
 	SectionIntended        = "intended"
 	SectionRelative        = "relative"
+	SectionOther           = "other"
 	SectionTaking          = "taking"
 	SectionNotTolerated    = "not-tolerated"
 	CueIntention           = "intention"
@@ -157,8 +170,8 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 				return nil, fmt.Errorf("%s: keeps_roles[%d] %q is no condition role; use %s, %s, %s or %s", at, j, r, RoleClinicalCondition, RoleClinicalParameter, RoleMedication, RoleProcedure)
 			}
 		}
-		if k.Experiencer != "" && k.Experiencer != SectionRelative {
-			return nil, fmt.Errorf("%s: experiencer %q: use \"\" or %q", at, k.Experiencer, SectionRelative)
+		if k.Experiencer != "" && k.Experiencer != SectionRelative && k.Experiencer != SectionOther {
+			return nil, fmt.Errorf("%s: experiencer %q: use \"\", %q or %q", at, k.Experiencer, SectionRelative, SectionOther)
 		}
 		if k.Medication != "" && k.Medication != SectionTaking && k.Medication != SectionNotTolerated {
 			return nil, fmt.Errorf("%s: medication %q: use \"\", %q or %q", at, k.Medication, SectionTaking, SectionNotTolerated)
@@ -172,6 +185,11 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 			if len(CueWords(strings.TrimPrefix(w, "^"))) == 0 {
 				return nil, fmt.Errorf("%s: cues.%s[%d] %q has no word", name, c, j, w)
 			}
+		}
+	}
+	for j, w := range append(append([]string{}, s.Frame.NameTitles...), s.Frame.Salutations...) {
+		if len(CueWords(w)) == 0 {
+			return nil, fmt.Errorf("%s: frame: %q (entry %d) has no word", name, w, j)
 		}
 	}
 	for j, f := range s.IntoleranceForms {

@@ -25,11 +25,12 @@ type Finding struct {
 	// ("plan", "medications"; "" when unheaded), from the pack's headings.
 	Section string `json:"section,omitempty"`
 	// Intended: the finding is intended, not present (under a plan
-	// heading, or its own words schedule it); Relative: it is a
-	// relative's (under a family history heading). Set by
-	// Reading.Annotate from the pack's sections data.
-	Intended bool `json:"intended,omitempty"`
-	Relative bool `json:"relative,omitempty"`
+	// heading, or its own words schedule it); Experiencer: whose it is
+	// when not the patient's ("relative" under a family history heading,
+	// "other" under an attendees heading). Set by Reading.Annotate from
+	// the pack's sections data.
+	Intended    bool   `json:"intended,omitempty"`
+	Experiencer string `json:"experiencer,omitempty"`
 }
 
 // Extractor turns a case into findings.
@@ -137,10 +138,22 @@ func (c Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 		}
 		out = append(out, Finding{Text: text[s:e], Start: s, End: e})
 	}
+	r := NewReading(c.Sections)
+	kept := out[:0]
+	for _, f := range out {
+		skip, drop := r.Frame(f.Text)
+		if drop {
+			continue
+		}
+		f.Start += skip
+		f.Text = text[f.Start:f.End]
+		kept = append(kept, f)
+	}
+	out = kept
 	for i := range out {
 		out[i].ID = findingID(i)
 	}
-	NewReading(c.Sections).Annotate(text, secs, out)
+	r.Annotate(text, secs, out)
 	return out, nil
 }
 
@@ -356,6 +369,16 @@ func isAbbrevEnd(text string, i int) bool {
 	switch w {
 	case "e.g.", "i.e.", "vs.", "approx.", "dr.", "pt.", "b.i.d.", "t.i.d.", "o.d.", "etc.", "cf.", "no.", "hx.", "h/o.":
 		return true
+	}
+	// An initial between capitalised names: "Dr R. Iqbal", "Mrs K.
+	// Tanaka" (not a Roman numeral: "class I. No angina").
+	if i-start == 1 && text[start] >= 'A' && text[start] <= 'Z' && !strings.ContainsRune("IVX", rune(text[start])) &&
+		i+2 < len(text) && text[i+1] == ' ' && text[i+2] >= 'A' && text[i+2] <= 'Z' && start >= 2 && text[start-1] == ' ' {
+		p := start - 1
+		for p > 0 && text[p-1] != ' ' && text[p-1] != '\n' {
+			p--
+		}
+		return text[p] >= 'A' && text[p] <= 'Z'
 	}
 	return false
 }

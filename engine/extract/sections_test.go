@@ -39,7 +39,7 @@ func TestClausesSections(t *testing.T) {
 		var texts []Finding
 		for i, g := range got {
 			require.Equal(t, g.Text, c.Text[g.Start:g.End], "line %d (%s): finding %d not located", n, c.Name, i)
-			texts = append(texts, Finding{Text: g.Text, Section: g.Section, Intended: g.Intended, Relative: g.Relative})
+			texts = append(texts, Finding{Text: g.Text, Section: g.Section, Intended: g.Intended, Experiencer: g.Experiencer})
 		}
 		assert.Equal(t, c.Want, texts, "line %d: %s", n, c.Name)
 	}
