@@ -57,13 +57,23 @@ func (p *Program) intendedWhy(f extract.Finding) string {
 	return "its words '" + p.reading.Cue(rules.CueIntention, f.Text) + "' schedule it, so it is intended, not present"
 }
 
-// keptInPlan: under an intended section, a concept of a role the section
-// keeps (a test the patient is to undergo) is read as stated, unless a
-// broader concept has an intended form ("recent PCI" is a PCI, which a
-// plan states as planned PCI).
+// keptInPlan: a concept of a role an intended section keeps (a test the
+// patient is to undergo) is read as stated from an intended finding,
+// unless a broader concept has an intended form ("recent PCI" is a PCI,
+// which a plan states as planned PCI). A finding whose own words intend it
+// ("referred for ICA") keeps what the pack's intended sections keep.
 func (p *Program) keptInPlan(f extract.Finding, a grounding.Anchor) bool {
-	k := p.reading.Kind(f)
-	if k == nil || k.Status != rules.SectionIntended {
+	var roles []string
+	if k := p.reading.Kind(f); k != nil && k.Status == rules.SectionIntended {
+		roles = k.KeepsRoles
+	} else if p.pack.Sections != nil {
+		for _, k := range p.pack.Sections.Kinds {
+			if k.Status == rules.SectionIntended {
+				roles = append(roles, k.KeepsRoles...)
+			}
+		}
+	}
+	if len(roles) == 0 {
 		return false
 	}
 	for _, b := range p.hierarchy.Broader(a.Concept) {
@@ -71,9 +81,8 @@ func (p *Program) keptInPlan(f extract.Finding, a grounding.Anchor) bool {
 			return false
 		}
 	}
-	key := a.ConceptKey
-	for _, r := range k.KeepsRoles {
-		if p.roles[key][r] {
+	for _, r := range roles {
+		if p.roles[a.ConceptKey][r] {
 			return true
 		}
 	}
