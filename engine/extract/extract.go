@@ -273,7 +273,8 @@ func splitSpans(text string, layout [][2]int) [][2]int {
 			}
 			k += from
 			from = k + len(a)
-			if r, _ := utf8.DecodeRuneInString(text[from:]); unicode.IsLetter(r) {
+			// "?" is a query: "trop neg - ?vasospastic angina".
+			if r, _ := utf8.DecodeRuneInString(text[from:]); unicode.IsLetter(r) || r == '?' {
 				cuts = append(cuts, [2]int{k, from})
 			}
 		}
