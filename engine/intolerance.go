@@ -39,11 +39,27 @@ func (p *Program) intoleranceDrops(text string, findings []extract.Finding, item
 	}
 	drugs := map[string][]string{} // finding → drug keys it is intolerant of
 	var adds []eval.Evidence
+	seenAdd := map[[2]string]bool{}
 	byID := map[string]extract.Finding{}
 	for _, f := range findings {
 		byID[f.ID] = f
 	}
 	for _, it := range items {
+		if it.Rejected != "" && listed[it.FindingID] {
+			// Under an allergies heading the heading says "not
+			// tolerated": the intolerance concept of a drug the item
+			// names ("statin (myalgia)") stands without the word.
+			if d := p.reading.IntolerantOf(it.Concept); d != "" && !seenAdd[[2]string{it.FindingID, it.ConceptKey}] {
+				f := byID[it.FindingID]
+				phrases := append([]string{d}, p.phrases[p.keys[rules.NormalizeName(d)]]...)
+				if ok, _ := evidence.CoversAll(f.Text, phrases); ok {
+					seenAdd[[2]string{it.FindingID, it.ConceptKey}] = true
+					adds = append(adds, eval.Evidence{ID: f.ID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: f.Text, Present: true,
+						Via: ViaSection + f.Section + ": '" + f.Text + "' is listed as not tolerated"})
+				}
+			}
+			continue
+		}
 		if it.Rejected != "" || !it.Present || said[it.FindingID] == "" {
 			continue
 		}
@@ -56,7 +72,8 @@ func (p *Program) intoleranceDrops(text string, findings []extract.Finding, item
 		if listed[it.FindingID] && p.medications[it.ConceptKey] {
 			drugs[it.FindingID] = append(drugs[it.FindingID], it.ConceptKey)
 			for _, n := range p.reading.IntoleranceForms(it.Concept) {
-				if k, ok := p.keys[rules.NormalizeName(n)]; ok {
+				if k, ok := p.keys[rules.NormalizeName(n)]; ok && !seenAdd[[2]string{it.FindingID, k}] {
+					seenAdd[[2]string{it.FindingID, k}] = true
 					f := byID[it.FindingID]
 					adds = append(adds, eval.Evidence{ID: f.ID, ConceptKey: k, Concept: p.names[k], Text: f.Text, Present: true,
 						Via: ViaSection + f.Section + ": '" + f.Text + "' is listed as not tolerated"})
