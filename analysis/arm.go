@@ -20,7 +20,7 @@ type Arm interface {
 
 // Asker is what the query pipeline offers (engine.Program satisfies it).
 type Asker interface {
-	Ask(ctx context.Context, caseID, text string) (*engine.Result, error)
+	Ask(ctx context.Context, caseID, text string, opts ...engine.EvalOption) (*engine.Result, error)
 }
 
 // AskerArm runs a pipeline on the vignette texts. A case whose Ask fails
@@ -62,7 +62,7 @@ type Case struct {
 
 // DatedAsker answers a case as of its date (engine.Program.AskOn).
 type DatedAsker interface {
-	AskOn(ctx context.Context, caseID, text string, date time.Time) (*engine.Result, error)
+	AskOn(ctx context.Context, caseID, text string, date time.Time, opts ...engine.EvalOption) (*engine.Result, error)
 }
 
 // AskAll answers cases on workers goroutines, results in case order; a

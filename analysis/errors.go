@@ -66,11 +66,21 @@ type Analyzer struct {
 	// Checks is the step (v) configuration used to decide whether a false
 	// positive would have been blocked (default: consistency.DefaultChecks).
 	Checks consistency.Checks
+	// StepV is the engine's own step (v) for a stored result
+	// (engine.Program.StepV), so the analysis judges as a run does.
+	StepV StepVer
 }
 
-// NewAnalyzer returns an analyzer with the default step (v) checks.
-func NewAnalyzer(ix *PackIndex) *Analyzer {
-	return &Analyzer{Index: ix, Checks: consistency.DefaultChecks}
+// StepVer gives step (v) as a run applies it to a stored result
+// (engine.Program satisfies it).
+type StepVer interface {
+	StepV(res *engine.Result, checks consistency.Checks) func(eval.Cond, eval.Evidence) consistency.Verdict
+}
+
+// NewAnalyzer returns an analyzer with the default step (v) checks,
+// judging with the engine's step (v).
+func NewAnalyzer(ix *PackIndex, sv StepVer) *Analyzer {
+	return &Analyzer{Index: ix, Checks: consistency.DefaultChecks, StepV: sv}
 }
 
 // Analyze lists every FP and FN pair of one arm with its category, in
@@ -216,16 +226,16 @@ func (a *Analyzer) falsePositive(v *vignettes.Vignette, res *engine.Result, row 
 		var bad *verdict
 		good := false
 		for _, e := range c.Evidence {
-			f, known := cv.findings[e.FindingID]
+			f, known := cv.findings[e.ID]
 			switch {
 			case known && !inQuestion(v.Question, f):
 				bad = pick(bad, verdict{CatExtraction, fmt.Sprintf("finding %q (supports %s) is not in the question", f.Text, c.Concept)})
 			case !stated:
 				bad = pick(bad, verdict{CatGrounding, fmt.Sprintf("finding %q grounded to %s (rank %d), which the vignette does not state",
-					f.Text, c.Concept, cv.rank(e.FindingID, e.ConceptKey))})
+					f.Text, c.Concept, cv.rank(e.ID, e.ConceptKey))})
 			case !covers(v.Question, f, n.Text, strings.Index(v.Question, n.Text)):
 				bad = pick(bad, verdict{CatGrounding, fmt.Sprintf("finding %q grounded to %s (rank %d), which the vignette states elsewhere (%q)",
-					f.Text, c.Concept, cv.rank(e.FindingID, e.ConceptKey), n.Text)})
+					f.Text, c.Concept, cv.rank(e.ID, e.ConceptKey), n.Text)})
 			case n.Value != nil && valueDiffers(n, e, c.Concept) != "":
 				bad = pick(bad, verdict{CatNormalisation, valueDiffers(n, e, c.Concept)})
 			case n.Value == nil && e.Present != n.Present:
@@ -288,13 +298,14 @@ func polarity(present bool) string {
 // it no longer fires.
 func (a *Analyzer) wouldBlock(cv *caseView, rt *engine.RuleTrace) (string, bool) {
 	rule := a.Index.RuleByID[rt.RuleID]
-	if rule == nil || cv.res.Trace == nil {
+	if rule == nil || cv.res.Trace == nil || a.StepV == nil {
 		return "", false
 	}
 	mention := map[string]string{}
 	for _, f := range cv.res.Findings {
 		mention[f.ID] = f.Text
 	}
+	judge := a.StepV.StepV(cv.res, a.Checks)
 	var ev []eval.Evidence
 	for _, it := range cv.res.Evidence {
 		ev = append(ev, EvalEvidence(it))
@@ -304,7 +315,7 @@ func (a *Analyzer) wouldBlock(cv *caseView, rt *engine.RuleTrace) (string, bool)
 		if _, rej := cv.rejected[[2]string{c.DecisionID, e.ID}]; rej {
 			return false
 		}
-		vd := consistency.Check(cv.v.Question, mention[e.ID], consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}, a.Checks)
+		vd := judge(c, e)
 		if !vd.Pass && first == "" {
 			first = fmt.Sprintf("step (v) %s check blocks %q for %s: %s", vd.Check, mention[e.ID], c.Concept, vd.Reason)
 		}
@@ -467,21 +478,21 @@ func orUnknown(s string) string {
 // the intended unit; "" when they agree.
 func valueDiffers(n vignettes.Node, it engine.EvidenceItem, concept string) string {
 	if it.Value == nil {
-		return fmt.Sprintf("%q: evidence for %s has no value (vignette states %g %s)", it.OriginalText, concept, *n.Value, n.Unit)
+		return fmt.Sprintf("%q: evidence for %s has no value (vignette states %g %s)", it.Text, concept, *n.Value, n.Unit)
 	}
 	v, err := units.Convert(*it.Value, it.Unit, n.Unit, concept)
 	if err != nil {
-		return fmt.Sprintf("%q: unit %q of the evidence does not convert to the stated %q", it.OriginalText, it.Unit, n.Unit)
+		return fmt.Sprintf("%q: unit %q of the evidence does not convert to the stated %q", it.Text, it.Unit, n.Unit)
 	}
 	if d := v - *n.Value; d > 1e-6*max(1, abs(*n.Value)) || -d > 1e-6*max(1, abs(*n.Value)) {
-		return fmt.Sprintf("%q read as %g %s, vignette states %g %s", it.OriginalText, *it.Value, it.Unit, *n.Value, n.Unit)
+		return fmt.Sprintf("%q read as %g %s, vignette states %g %s", it.Text, *it.Value, it.Unit, *n.Value, n.Unit)
 	}
 	cmp := it.Comparator
 	if cmp == "" {
 		cmp = rules.OpEQ
 	}
 	if rules.NormalizeOperator(cmp) != rules.NormalizeOperator(n.Operator) {
-		return fmt.Sprintf("%q read with comparator %s, vignette states %s", it.OriginalText, cmp, n.Operator)
+		return fmt.Sprintf("%q read with comparator %s, vignette states %s", it.Text, cmp, n.Operator)
 	}
 	return ""
 }

@@ -81,7 +81,7 @@ func Rescore(ix *PackIndex, res engine.Result, k int) (engine.Result, int, error
 		if it.Via != "" {
 			continue // derived from a stated item: derived again below
 		}
-		r, ok := rank[[2]string{it.FindingID, it.ConceptKey}]
+		r, ok := rank[[2]string{it.ID, it.ConceptKey}]
 		if !ok {
 			unattributed++
 		} else if r > k {
@@ -106,7 +106,7 @@ func Rescore(ix *PackIndex, res engine.Result, k int) (engine.Result, int, error
 	for _, d := range eval.DeriveOpt(ev, ix.Pack.Hierarchy, ix.NameOfKey, ix.KeyOfName, eval.Options{Admit: member, Member: best, CaseDate: date}) {
 		ev = append(ev, d)
 		kept[d.ConceptKey] = true
-		it := engine.EvidenceItem{FindingID: d.ID, OriginalText: d.Text, StandardizedConcept: d.Concept, ConceptKey: d.ConceptKey, Present: d.Present, Via: d.Via}
+		it := engine.EvidenceItem{ID: d.ID, Text: d.Text, Concept: d.Concept, ConceptKey: d.ConceptKey, Present: d.Present, Via: d.Via}
 		out.Evidence = append(out.Evidence, it)
 	}
 	opt := eval.Options{ClosedWorld: tr.ClosedWorld, Admit: func(c eval.Cond, e eval.Evidence) bool {
@@ -210,7 +210,7 @@ func sameRows(a, b []string) bool {
 // its ID is the finding id, as in the pipeline, so step (v) rejections
 // (decision id, finding id) apply.
 func EvalEvidence(it engine.EvidenceItem) eval.Evidence {
-	e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.StandardizedConcept, Text: it.OriginalText,
+	e := eval.Evidence{ID: it.ID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text,
 		Present: it.Present, Unit: it.Unit, Comparator: it.Comparator, When: it.When, Secondary: it.Secondary}
 	if it.Value != nil {
 		v := *it.Value
@@ -226,7 +226,7 @@ func RuleTraceOf(rr eval.RuleResult) engine.RuleTrace {
 		fc := engine.FiredCond{DecisionID: c.DecisionID, Concept: c.Concept, Operator: c.Operator, Threshold: c.Threshold,
 			Unit: c.Unit, Truth: c.Truth.String(), Reason: c.Reason}
 		for _, e := range c.Evidence {
-			fc.Evidence = append(fc.Evidence, engine.EvidenceItem{FindingID: e.ID, OriginalText: e.Text, StandardizedConcept: e.Concept,
+			fc.Evidence = append(fc.Evidence, engine.EvidenceItem{ID: e.ID, Text: e.Text, Concept: e.Concept,
 				ConceptKey: e.ConceptKey, Present: e.Present, Value: e.Value, Unit: e.Unit, Comparator: e.Comparator})
 		}
 		t.Conditions = append(t.Conditions, fc)

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"os"
 	"reflect"
 	"strings"
@@ -44,7 +45,7 @@ type sim struct {
 }
 
 func ev(finding int, concept string, present bool, value *float64, unit string) engine.EvidenceItem {
-	return engine.EvidenceItem{FindingID: fid(finding), StandardizedConcept: concept, ConceptKey: key(concept), Present: present, Value: value, Unit: unit}
+	return engine.EvidenceItem{ID: fid(finding), Concept: concept, ConceptKey: key(concept), Present: present, Value: value, Unit: unit}
 }
 
 func fid(i int) string { return "f" + string(rune('0'+i)) }
@@ -279,7 +280,12 @@ func TestErrorCategories(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			rows := NewAnalyzer(ix).Analyze([]vignettes.Vignette{v}, gold(t, ix, v), []engine.Result{res})
+			prog, err := engine.New(context.Background(), ix.Pack)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer prog.Close()
+			rows := NewAnalyzer(ix, prog).Analyze([]vignettes.Vignette{v}, gold(t, ix, v), []engine.Result{res})
 			if len(rows) != len(c.want) {
 				t.Fatalf("errors %+v, want %+v", rows, c.want)
 			}

@@ -9,59 +9,19 @@ import (
 	"github.com/executablekg/execkg/engine/evidence"
 )
 
-// selfStating lists, per kind of derived evidence (by its Via prefix), the
-// step (v) checks whose point the derivation already makes in the patient's
-// own words, so the check must not block it for lacking the condition's
-// wording:
-//   - an antonym phrase carries its polarity ("not a surgical candidate")
-//     and names the concept in other words;
-//   - a stenosis report states anatomical significance in its numbers (not
-//     functional significance), a CKD stage its eGFR band;
-//   - symptoms persisting despite named therapy state refractoriness, drugs
-//     taken together the regimen they make;
-//   - a dated event states its recency; a value inside a numeric definition
-//     the defined concept's qualifiers ("LVEF 60%" is preserved LVEF).
-var selfStating = []struct {
-	via    string
-	checks []string
-	// unless, when set, keeps the check for some conditions.
-	unless func(c eval.Cond) bool
-}{
-	{ViaAntonym, []string{consistency.CheckNegation, consistency.CheckQualifier, consistency.CheckAbsence}, nil},
-	{ViaAnatomy, []string{consistency.CheckQualifier, consistency.CheckAbsence}, func(c eval.Cond) bool {
-		return strings.Contains(strings.ToLower(c.Context), "functional")
-	}},
-	{eval.ViaImplied, []string{consistency.CheckQualifier, consistency.CheckAbsence}, nil},
-	{ViaRefractory, []string{consistency.CheckQualifier, consistency.CheckAbsence}, nil},
-	{ViaRecency, []string{consistency.CheckQualifier}, nil},
-	{eval.ViaDefinition, []string{consistency.CheckQualifier}, nil},
-}
-
-// statedBy reports whether derived evidence makes the point of a failed
-// check itself.
-func statedBy(via, check string, c eval.Cond) bool {
-	for _, s := range selfStating {
-		if !strings.HasPrefix(via, s.via) || (s.unless != nil && s.unless(c)) {
-			continue
-		}
-		for _, ch := range s.checks {
-			if ch == check {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // admitter is step (v) for one case: whether a piece of evidence may
 // support a condition, judged against that condition's own wording and
 // context, with every refusal recorded in the trace.
 type admitter struct {
 	p       *Program
-	text    *consistency.Text // the case, read once for every verdict
-	mention map[string]string // finding id → finding text
-	clause  map[string]string // finding id → its comma clause
-	tr      *Trace
+	checks  consistency.Checks // this call's checks
+	text    *consistency.Text  // the case, read once for every verdict
+	mention map[string]string  // finding id → finding text
+	clause  map[string]string  // finding id → its comma clause
+	// coded holds the facts with no words (coded data), judged by their
+	// record's statuses instead of the text.
+	coded map[string]consistency.Coded
+	tr    *Trace
 
 	mu sync.Mutex
 	// Many DecisionNodes share wording, context and operator (chronic
@@ -71,10 +31,10 @@ type admitter struct {
 	seen     map[[2]string]bool
 }
 
-type verdictKey struct{ concept, wording, context, op, finding, via string }
+type verdictKey struct{ concept, wording, context, op, finding, via, by string }
 
-func (p *Program) newAdmitter(text *consistency.Text, mention, clause map[string]string, tr *Trace) *admitter {
-	return &admitter{p: p, text: text, mention: mention, clause: clause, tr: tr,
+func (p *Program) newAdmitter(c *call, text *consistency.Text, mention, clause map[string]string, tr *Trace) *admitter {
+	return &admitter{p: p, checks: c.checks, text: text, mention: mention, clause: clause, tr: tr,
 		verdicts: map[verdictKey]consistency.Verdict{}, seen: map[[2]string]bool{}}
 }
 
@@ -98,10 +58,10 @@ func (a *admitter) admit(c eval.Cond, e eval.Evidence) bool {
 func (a *admitter) passes(c eval.Cond, e eval.Evidence) bool { return a.verdict(c, e).Pass }
 
 func (a *admitter) verdict(c eval.Cond, e eval.Evidence) consistency.Verdict {
-	if a.p.cfg.checks == (consistency.Checks{}) {
+	if a.checks == (consistency.Checks{}) {
 		return consistency.Verdict{Pass: true}
 	}
-	k := verdictKey{c.Concept, c.Wording, c.Context, c.Operator, e.ID, e.Via}
+	k := verdictKey{c.Concept, c.Wording, c.Context, c.Operator, e.ID, e.Via, e.DerivedBy}
 	a.mu.Lock()
 	v, ok := a.verdicts[k]
 	a.mu.Unlock()
@@ -130,7 +90,10 @@ func (p *Program) compile(cond consistency.Condition) *consistency.Compiled {
 
 func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	cond := consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}
-	v := a.text.CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.p.cfg.checks)
+	if cf, ok := a.coded[e.ID]; ok {
+		return a.p.compile(cond).CheckCoded(cf, a.checks)
+	}
+	v := a.text.CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.checks)
 	if v.Pass {
 		return v
 	}
@@ -143,13 +106,35 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	if v.Check == consistency.CheckQualifier ||
 		v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") {
 		cl := a.clause[e.ID]
-		if ok, syn := evidence.CoversAll(cl, a.p.synonyms[c.ConceptKey]); ok && !doubtfulSynonym(cl, syn, cond, a.p.cfg.checks) {
+		if ok, syn := evidence.CoversAll(cl, a.p.synonyms[c.ConceptKey]); ok && !doubtfulSynonym(cl, syn, cond, a.checks) {
 			v.Pass, v.Check, v.Reason = true, "", "qualifier: the clause states the synonym '"+syn+"' of '"+c.Concept+"'"
 			return v
 		}
 	}
-	if statedBy(e.Via, v.Check, c) {
+	// A definition whose concept is itself a doubt ("suspected X", made
+	// from a stated pre-test likelihood) states the doubt a doubtful
+	// condition asks for: the derivation, not the mention, is uncertain.
+	if v.Check == consistency.CheckCertainty && e.DerivedBy == eval.ReaderDefinition &&
+		strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") && a.doubtfulConcept(e.Concept) {
+		v.Pass, v.Check, v.Reason = true, "", "certainty: the definition of '"+e.Concept+"' states the doubt"
+		return v
+	}
+	// Derived evidence whose reader declares that its derivation makes
+	// the point of the failed check in the patient's own words
+	// (read.Reader.Satisfies) is let through; Via says how, for the trace.
+	if a.p.readers.Satisfied(e, v.Check, c) {
 		v.Pass, v.Reason, v.Check = true, v.Check+": "+e.Via, ""
 	}
 	return v
+}
+
+// doubtfulConcept reports whether a concept's own name states a doubt
+// (read by the same cue data as the case), cached per Program.
+func (a *admitter) doubtfulConcept(name string) bool {
+	if v, ok := a.p.doubtful.Load(name); ok {
+		return v.(bool)
+	}
+	d := consistency.Analyze(name, name).Uncertain
+	a.p.doubtful.Store(name, d)
+	return d
 }

@@ -7,14 +7,49 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/extract"
+	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/engine/read"
 	"github.com/executablekg/execkg/rules"
 )
 
-// ViaAnatomy starts the Via of an item derived from per-vessel stenosis
-// reports (two reports over the cut-off → the pack's two-vessel count).
+// ViaAnatomy starts the Via (trace text) of an item derived from
+// per-vessel stenosis reports (two reports over the cut-off → the pack's
+// two-vessel count).
 const ViaAnatomy = "anatomy: "
+
+// anatomyStage is the stenosis reader as a pluggable reader: it reads the
+// case text with the pack's anatomy words (meta/hierarchy.json) and emits
+// report findings (stenosis values, significant stenoses) and the derived
+// vessel-count problems.
+type anatomyStage struct{ p *Program }
+
+func (anatomyStage) Name() string      { return "anatomy" }
+func (anatomyStage) Reads() read.Input { return read.Text }
+func (anatomyStage) Emits() []patient.Kind {
+	return []patient.Kind{patient.KindFinding, patient.KindProblem}
+}
+
+// Satisfies: a stenosis report states anatomical significance in its
+// numbers, which is the qualifier the condition's wording asks for, and a
+// derived item needs no stated absence; it states nothing of a context the
+// pack keeps the checks for (meta/reading.json anatomy_checks: functional
+// significance).
+func (r anatomyStage) Satisfies(c eval.Cond) consistency.Checks {
+	ctx := strings.ToLower(c.Context)
+	for _, w := range r.p.reading.anatomyKept {
+		if strings.Contains(ctx, w) {
+			return consistency.Checks{}
+		}
+	}
+	return consistency.Checks{Qualifier: true, Absence: true}
+}
+
+func (r anatomyStage) Read(c *read.Case) []patient.Fact {
+	return r.p.anatomyEvidence(r, c.Text, c.Findings, c.Evidence)
+}
 
 // anatomyReader reads per-vessel stenosis statements with the pack's
 // vocabulary (meta/hierarchy.json "anatomy"): "<vessel> <percent>",
@@ -49,6 +84,7 @@ type stenosis struct {
 	Percent float64       // diameter stenosis; 100 for an occlusion
 	Below   bool          // stated as an upper bound ("<50%")
 	Start   int           // offset in the text
+	End     int           // end of the matched words
 	Text    string        // the matched words
 }
 
@@ -222,7 +258,7 @@ func (r *anatomyReader) stenoses(text string) []stenosis {
 			if r.notNative != nil && r.notNative.MatchString(text[a:b]) {
 				continue
 			}
-			s := stenosis{Vessel: w.vessel, Name: v, Start: m[0], Text: strings.TrimSpace(text[m[0]:m[1]])}
+			s := stenosis{Vessel: w.vessel, Name: v, Start: m[0], End: m[1], Text: strings.TrimSpace(text[m[0]:m[1]])}
 			if !w.branch {
 				s.Segment = r.segments[strings.ToLower(pos)]
 			}
@@ -277,7 +313,7 @@ func contradicts(counts []rules.VesselCount, n int, concept string, present bool
 // significantly diseased counted vessels. A stenosis below its cut-off
 // derives nothing but its value. Each item keeps the finding the report
 // lies in; nothing is derived against a stated item.
-func (p *Program) anatomyEvidence(text string, findings []extract.Finding, ev []eval.Evidence) []eval.Evidence {
+func (p *Program) anatomyEvidence(r read.Reader, text string, findings []extract.Finding, ev []eval.Evidence) []patient.Fact {
 	ss := p.anatomy.stenoses(text)
 	if len(ss) == 0 {
 		return nil
@@ -298,8 +334,8 @@ func (p *Program) anatomyEvidence(text string, findings []extract.Finding, ev []
 			stated[n] = append(stated[n], e.Present)
 		}
 	}
-	var out []eval.Evidence
-	emit := func(f extract.Finding, concept string, present bool, value *float64, via string) {
+	var out []patient.Fact
+	emit := func(kind patient.Kind, f extract.Finding, concept string, present bool, value *float64, via string, span patient.Span) {
 		key, ok := p.keys[rules.NormalizeName(concept)]
 		if !ok {
 			return
@@ -315,11 +351,12 @@ func (p *Program) anatomyEvidence(text string, findings []extract.Finding, ev []
 		if value != nil {
 			e.Value, e.Unit = value, "%"
 		}
-		out = append(out, e)
+		out = append(out, read.Fact(r, kind, e, span))
 	}
 	diseased := map[string]bool{}
 	var sig []stenosis
 	var first extract.Finding
+	var firstSpan patient.Span
 	haveFirst := false
 	for _, s := range ss {
 		f, ok := findingAt(s.Start)
@@ -328,10 +365,11 @@ func (p *Program) anatomyEvidence(text string, findings []extract.Finding, ev []
 		}
 		v := s.Percent
 		desc := fmt.Sprintf("%s %g%%", s.Name, s.Percent)
+		span := patient.Span{Start: s.Start, End: s.End}
 		if !s.Below {
 			for _, ft := range a.Facts {
 				if ft.Value && applies(ft, s) {
-					emit(f, ft.Concept, true, &v, desc)
+					emit(patient.KindFinding, f, ft.Concept, true, &v, desc, span)
 				}
 			}
 		}
@@ -340,7 +378,7 @@ func (p *Program) anatomyEvidence(text string, findings []extract.Finding, ev []
 		}
 		for _, ft := range a.Facts {
 			if !ft.Value && applies(ft, s) {
-				emit(f, ft.Concept, true, nil, fmt.Sprintf("%s (>= %g%% in %s)", desc, s.Vessel.SignificantAt, s.Vessel.Name))
+				emit(patient.KindFinding, f, ft.Concept, true, nil, fmt.Sprintf("%s (>= %g%% in %s)", desc, s.Vessel.SignificantAt, s.Vessel.Name), span)
 			}
 		}
 		if !s.Vessel.Counted {
@@ -349,7 +387,7 @@ func (p *Program) anatomyEvidence(text string, findings []extract.Finding, ev []
 		diseased[s.Vessel.Name] = true
 		sig = append(sig, s)
 		if !haveFirst {
-			first, haveFirst = f, true
+			first, firstSpan, haveFirst = f, span, true
 		}
 	}
 	n := len(diseased)
@@ -371,7 +409,7 @@ func (p *Program) anatomyEvidence(text string, findings []extract.Finding, ev []
 		for _, s := range sig {
 			names = append(names, fmt.Sprintf("%s %g%%", s.Name, s.Percent))
 		}
-		emit(first, c.Concept, true, nil, strings.Join(names, ", ")+" → "+c.Label)
+		emit(patient.KindProblem, first, c.Concept, true, nil, strings.Join(names, ", ")+" → "+c.Label, firstSpan)
 		break
 	}
 	return out

@@ -4,16 +4,36 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/engine/read"
 	"github.com/executablekg/execkg/grounding/lexicon"
 	"github.com/executablekg/execkg/grounding/textnorm"
 	"github.com/executablekg/execkg/rules"
 )
 
-// ViaAntonym starts the Via of an evidence item read from an antonym
-// phrase of the lexicon ("surgical candidate" states that ineligibility
-// for cardiac surgery is absent).
+// ViaAntonym starts the Via (trace text) of an evidence item read from an
+// antonym phrase of the lexicon ("surgical candidate" states that
+// ineligibility for cardiac surgery is absent).
 const ViaAntonym = "antonym: "
+
+// antonymStage reads, in one finding, an antonym phrase of a concept (the
+// lexicon's "antonyms"): the concept stated absent, or present when the
+// finding is negated.
+type antonymStage struct{}
+
+func (antonymStage) Name() string          { return "antonym" }
+func (antonymStage) Reads() read.Input     { return read.Finding }
+func (antonymStage) Emits() []patient.Kind { return []patient.Kind{patient.KindOther} }
+
+// Satisfies: an antonym phrase carries its own polarity ("not a surgical
+// candidate") and names the concept in other words, so the negation,
+// qualifier and absence checks have nothing to find in the condition's
+// wording.
+func (antonymStage) Satisfies(eval.Cond) consistency.Checks {
+	return consistency.Checks{Negation: true, Qualifier: true, Absence: true}
+}
 
 type antonym struct {
 	key, phrase, norm string
@@ -58,7 +78,7 @@ func (p *Program) antonymEvidence(id, finding string, negated bool) []eval.Evide
 		}
 		seen[a.key] = true
 		out = append(out, eval.Evidence{ID: id, ConceptKey: a.key, Concept: p.names[a.key], Text: finding, Present: negated,
-			Via: ViaAntonym + "'" + a.phrase + "'"})
+			Via: ViaAntonym + "'" + a.phrase + "'", DerivedBy: antonymStage{}.Name()})
 	}
 	return out
 }

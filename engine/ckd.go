@@ -1,11 +1,56 @@
 package engine
 
-import "regexp"
+import (
+	"regexp"
 
-// CKD stages are pack data now: meta/hierarchy.json "values" say what eGFR
+	"github.com/executablekg/execkg/engine/consistency"
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/engine/read"
+	"github.com/executablekg/execkg/rules"
+)
+
+// CKD stages are pack data: meta/hierarchy.json "values" say what eGFR
 // band a stated stage implies (KDIGO G categories), and the lexicon names
 // the stages ("CKD 3b", "on dialysis"); eval.Derive reads them.
 
-// creatinineRE: a serum creatinine finding ("Cr 180 µmol/L", "creatinine
-// 2.1 mg/dL") grounds to nothing: eGFR is never computed from it.
-var creatinineRE = regexp.MustCompile(`(?i)^(?:serum\s+)?(?:s-?)?(?:Cr|creat|creatinine)\b[\s:=]*(?:of\s+)?\d`)
+// ungroundedStage keeps a measurement the pack has no concept for from
+// grounding to a neighbouring one (meta/reading.json ungrounded: a serum
+// creatinine value is not an eGFR, and eGFR is never computed from it).
+type ungroundedStage struct{}
+
+func (ungroundedStage) Name() string          { return "ungrounded" }
+func (ungroundedStage) Reads() read.Input     { return read.Finding }
+func (ungroundedStage) Emits() []patient.Kind { return nil }
+
+// Satisfies nothing: the reader only takes anchors away.
+func (ungroundedStage) Satisfies(eval.Cond) consistency.Checks { return consistency.Checks{} }
+
+// compileUngrounded: "[qualifier ]<glued><word>" then a number, at the
+// start of the finding ("serum creatinine 150", "s-Cr: 180").
+func compileUngrounded(us []rules.UngroundedValue) []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, u := range us {
+		src := `(?i)^`
+		if len(u.Qualifiers) > 0 {
+			src += `(?:(?:` + rules.WordsPattern(u.Qualifiers) + `)\s+)?`
+		}
+		if len(u.Glued) > 0 {
+			src += `(?:` + rules.WordsPattern(u.Glued) + `)?`
+		}
+		src += `(?:` + rules.WordsPattern(u.Words) + `)\b[\s:=]*(?:of\s+)?\d`
+		out = append(out, regexp.MustCompile(src)) // literal words only: always compiles
+	}
+	return out
+}
+
+// ungrounded reports whether a finding is a measurement that grounds to
+// nothing.
+func (p *Program) ungrounded(finding string) bool {
+	for _, re := range p.reading.ungrounded {
+		if re.MatchString(finding) {
+			return true
+		}
+	}
+	return false
+}

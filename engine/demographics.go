@@ -3,26 +3,59 @@ package engine
 import (
 	"regexp"
 
+	"github.com/executablekg/execkg/engine/consistency"
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/engine/read"
 	"github.com/executablekg/execkg/grounding"
+	"github.com/executablekg/execkg/rules"
 )
 
 // Demographic findings are written in a handful of fixed shapes ("67yo",
 // "78-year-old", "F") that carry little text for full-text or vector search
-// to work with. When a finding has one of these shapes and the pack tests
-// the concept, the concept becomes the finding's first anchor.
-var demographicAnchors = []struct {
+// to work with. When a whole finding has one of the pack's shapes
+// (meta/reading.json demographics) and the pack tests the concept, the
+// concept becomes the finding's first anchor.
+type demographicShape struct {
 	re      *regexp.Regexp
-	concept string // concept name in the pack
-}{
-	{regexp.MustCompile(`(?i)^(?:aged?\s+)?\d{1,3}\s*(?:-?\s*(?:years?|yrs?)(?:[\s-]*old|\s+of\s+age)?|\s*-?\s*(?:yo|y/o|y\.o\.)|-year-old)$|^aged?\s+\d{1,3}$|^\d{1,3}$`), "age"},
-	{regexp.MustCompile(`(?i)^(?:woman|female|lady|girl|f)$`), "female sex"},
+	concept string // concept name as the pack data writes it
+	norm    string // normalised, to look its key up
 }
+
+// compileDemographics compiles the pack's shapes: a pattern as written, a
+// word list as the whole finding.
+func compileDemographics(ds []rules.Demographic) ([]demographicShape, error) {
+	var out []demographicShape
+	for i, d := range ds {
+		src := d.Pattern
+		if src == "" {
+			src = `^(?:` + rules.WordsPattern(d.Words) + `)$`
+		}
+		re, err := regexp.Compile(`(?i)` + src)
+		if err != nil {
+			return nil, locatedf("demographics[%d] (%s): not a valid pattern: %v", i, d.Concept, err)
+		}
+		out = append(out, demographicShape{re, d.Concept, rules.NormalizeName(d.Concept)})
+	}
+	return out, nil
+}
+
+// demographicStage names the demographic concept of a finding by its shape.
+type demographicStage struct{}
+
+func (demographicStage) Name() string          { return "demographics" }
+func (demographicStage) Reads() read.Input     { return read.Finding }
+func (demographicStage) Emits() []patient.Kind { return []patient.Kind{patient.KindDemographic} }
+
+// Satisfies nothing: the reader only puts an anchor first; the evidence is
+// the formatter's, judged by step (v) as any other.
+func (demographicStage) Satisfies(eval.Cond) consistency.Checks { return consistency.Checks{} }
 
 // demographicAnchor returns the anchor a demographic finding must have
 // first, if any.
 func (p *Program) demographicAnchor(finding string) (grounding.Anchor, bool) {
-	for _, d := range demographicAnchors {
-		if key, ok := p.keys[d.concept]; ok && d.re.MatchString(finding) {
+	for _, d := range p.reading.demographics {
+		if key, ok := p.keys[d.norm]; ok && d.re.MatchString(finding) {
 			return grounding.Anchor{Rank: 1, ConceptKey: key, Concept: d.concept, Score: 1, Channels: []string{"pattern"}}, true
 		}
 	}

@@ -35,9 +35,9 @@ func TestDocumentReading(t *testing.T) {
 		present, absent := map[string]bool{}, map[string]bool{}
 		for _, e := range res.Evidence {
 			if e.Present {
-				present[e.StandardizedConcept] = true
+				present[e.Concept] = true
 			} else {
-				absent[e.StandardizedConcept] = true
+				absent[e.Concept] = true
 			}
 		}
 		for _, k := range c.Present {
@@ -51,4 +51,23 @@ func TestDocumentReading(t *testing.T) {
 		}
 	}
 	require.Greater(t, n, 5)
+}
+
+// The patient model carries the document's sections and each fact the
+// section it was read under.
+func TestModelSections(t *testing.T) {
+	res, err := program(t).Ask(context.Background(), "sections", "Suspected CCS.\nPMH: T2DM\nPlan:\n- ICA via radial")
+	require.NoError(t, err)
+	require.NotNil(t, res.Patient)
+	var kinds []string
+	for _, s := range res.Patient.Sections {
+		kinds = append(kinds, s.Kind)
+	}
+	require.Equal(t, []string{"history", "plan"}, kinds)
+	sec := map[string]string{}
+	for _, f := range res.Patient.Facts {
+		sec[f.Concept] = f.Section
+	}
+	require.Equal(t, "plan", sec["invasive coronary angiography"])
+	require.Equal(t, "history", sec["type 2 diabetes mellitus"])
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/executablekg/execkg/rules"
 )
 
-// The words that state a drug is not tolerated, stopped or not taken, the
+// The words that state a drug is not tolerated or not taken, the
 // pack's names of intolerance concepts ("{drug} intolerance") and which
 // sections list allergies or medications are pack data
 // (meta/sections.json), read through extract.Reading.
@@ -30,10 +30,10 @@ func (p *Program) intoleranceDrops(text string, findings []extract.Finding, item
 	said := map[string]string{} // finding → the words stating intolerance
 	listed := map[string]bool{} // findings under an allergies heading
 	for _, f := range findings {
-		if k := p.reading.Kind(f); k != nil && k.Medication == rules.SectionNotTolerated {
+		if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionNotTolerated {
 			listed[f.ID] = true
 			said[f.ID] = "under a '" + k.Kind + "' heading"
-		} else if c := p.reading.Cue(rules.CueNotTolerated, f.Text); c != "" {
+		} else if c := p.doc.Cue(rules.CueNotTolerated, f.Text); c != "" {
 			said[f.ID] = "'" + f.Text + "'"
 		}
 	}
@@ -49,7 +49,7 @@ func (p *Program) intoleranceDrops(text string, findings []extract.Finding, item
 			// Under an allergies heading the heading says "not
 			// tolerated": the intolerance concept of a drug the item
 			// names ("statin (myalgia)") stands without the word.
-			if d := p.reading.IntolerantOf(it.Concept); d != "" && !seenAdd[[2]string{it.FindingID, it.ConceptKey}] {
+			if d := p.doc.IntolerantOf(it.Concept); d != "" && !seenAdd[[2]string{it.FindingID, it.ConceptKey}] {
 				f := byID[it.FindingID]
 				phrases := append([]string{d}, p.phrases[p.keys[rules.NormalizeName(d)]]...)
 				if ok, _ := evidence.CoversAll(f.Text, phrases); ok {
@@ -63,7 +63,7 @@ func (p *Program) intoleranceDrops(text string, findings []extract.Finding, item
 		if it.Rejected != "" || !it.Present || said[it.FindingID] == "" {
 			continue
 		}
-		if d := p.reading.IntolerantOf(it.Concept); d != "" {
+		if d := p.doc.IntolerantOf(it.Concept); d != "" {
 			if k, ok := p.keys[rules.NormalizeName(d)]; ok {
 				drugs[it.FindingID] = append(drugs[it.FindingID], k)
 			}
@@ -71,7 +71,7 @@ func (p *Program) intoleranceDrops(text string, findings []extract.Finding, item
 		}
 		if listed[it.FindingID] && p.medications[it.ConceptKey] {
 			drugs[it.FindingID] = append(drugs[it.FindingID], it.ConceptKey)
-			for _, n := range p.reading.IntoleranceForms(it.Concept) {
+			for _, n := range p.doc.IntoleranceForms(it.Concept) {
 				if k, ok := p.keys[rules.NormalizeName(n)]; ok && !seenAdd[[2]string{it.FindingID, k}] {
 					seenAdd[[2]string{it.FindingID, k}] = true
 					f := byID[it.FindingID]
@@ -108,24 +108,24 @@ func (p *Program) intoleranceDrops(text string, findings []extract.Finding, item
 	return out, adds
 }
 
-// notTaken returns the words by which a finding's clause speaks of a drug
+// drugStatement returns the words by which a finding's clause speaks of a drug
 // without saying the patient takes it ("aspirin is contraindicated",
 // "consider starting ranolazine", "Avoid colchicine, ivabradine"), or "".
 // A medication list states what is taken: there only the item's own words
 // count. The cue words are the pack's (cues "not-taken", "not-tolerated").
-func (p *Program) notTaken(text string, f extract.Finding, clause string) string {
+func (p *Program) drugStatement(text string, f extract.Finding, clause string) string {
 	for _, kind := range []string{rules.CueNotTaken, rules.CueNotTolerated} {
-		if c := p.reading.Cue(kind, clause); c != "" {
+		if c := p.doc.Cue(kind, clause); c != "" {
 			return c
 		}
 	}
-	if k := p.reading.Kind(f); k != nil && k.Medication == rules.SectionTaking || f.Start < 0 {
+	if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionTaking || f.Start < 0 {
 		return ""
 	}
 	// An imperative heads a list: "Avoid colchicine, ivabradine".
 	if s := sentenceBefore(text, f.Start); s != "" {
 		for _, kind := range []string{rules.CueNotTaken, rules.CueNotTolerated} {
-			if c := p.reading.Cue(kind, s); c != "" && firstWord(s) == firstWord(c) {
+			if c := p.doc.Cue(kind, s); c != "" && firstWord(s) == firstWord(c) {
 				return c
 			}
 		}
@@ -133,18 +133,21 @@ func (p *Program) notTaken(text string, f extract.Finding, clause string) string
 	return ""
 }
 
-// stopped returns the pack's words by which a medication finding says the
-// drug was stopped ("aspirin stopped after 1 week"), or "". A list item
-// states its drug's status after a dash ("Sitagliptin - STOPPED ->
-// semaglutide"), which the splitter made a fragment of its own: the item
-// runs on to the next arrow, comma, semicolon or line end.
-func (p *Program) stopped(text string, f extract.Finding) string {
-	if c := p.reading.Cue(rules.CueStopped, f.Text); c != "" || f.End < 0 || f.End > len(text) {
-		return c
+// stoppedItem: a medication finding says the drug was stopped ("aspirin
+// stopped after 1 week"; the pack's stopped cues, meta/reading.json). A
+// list item states its drug's status after a dash ("Sitagliptin - STOPPED
+// -> semaglutide"), which the splitter made a fragment of its own: the
+// item runs on to the next arrow, comma, semicolon or line end.
+func (p *Program) stoppedItem(text string, f extract.Finding) bool {
+	if p.stopped(f.Text) {
+		return true
+	}
+	if f.End < 0 || f.End > len(text) {
+		return false
 	}
 	rest := text[f.End:]
 	if !strings.HasPrefix(rest, " - ") && !strings.HasPrefix(rest, " – ") {
-		return ""
+		return false
 	}
 	end := len(rest)
 	for _, stop := range []string{"\n", ",", ";", " -> ", " → ", ". "} {
@@ -152,7 +155,7 @@ func (p *Program) stopped(text string, f extract.Finding) string {
 			end = i
 		}
 	}
-	return p.reading.Cue(rules.CueStopped, rest[:end])
+	return p.stopped(rest[:end])
 }
 
 // sentenceBefore returns the sentence text on the line of pos up to pos.

@@ -6,19 +6,22 @@ import (
 
 	"github.com/executablekg/execkg/engine/evidence"
 	"github.com/executablekg/execkg/engine/extract"
-	"github.com/executablekg/execkg/rules"
 	"github.com/executablekg/execkg/rules/packs"
 )
 
 // reading returns a Program holding only the built-in pack's sections
-// data and the given concept keys: what intoleranceDrops and notTaken read.
+// data and the given concept keys: what intoleranceDrops and drugStatement read.
 func readingProgram(t *testing.T, keys map[string]string, meds ...string) *Program {
 	t.Helper()
-	sec, err := rules.LoadSectionsFS(packs.FS(), packs.DefaultDir)
-	if err != nil || sec == nil {
+	pack, err := packs.Default()
+	if err != nil || pack.Sections == nil {
 		t.Fatalf("built-in pack sections: %v", err)
 	}
-	p := &Program{reading: extract.NewReading(sec), keys: keys, names: map[string]string{}, medications: map[string]bool{}}
+	rd, err := compileReading(pack.Reading)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Program{pack: pack, doc: extract.NewReading(pack.Sections), reading: rd, keys: keys, names: map[string]string{}, medications: map[string]bool{}}
 	for n, k := range keys {
 		p.names[k] = n
 	}
@@ -80,7 +83,7 @@ func TestIntoleranceDrops(t *testing.T) {
 	if len(adds) != 1 || adds[0].ConceptKey != si || !strings.HasPrefix(adds[0].Via, ViaSection) {
 		t.Errorf("a drug under an allergies heading should read as its intolerance concept, got %+v", adds)
 	}
-	if p.reading.IntolerantOf("contraindication to beta-blocker") != "beta-blocker" || p.reading.IntolerantOf("statin") != "" {
+	if p.doc.IntolerantOf("contraindication to beta-blocker") != "beta-blocker" || p.doc.IntolerantOf("statin") != "" {
 		t.Errorf("IntolerantOf")
 	}
 }
@@ -103,8 +106,8 @@ func TestNotTaken(t *testing.T) {
 	} {
 		i := strings.Index(c.text, c.finding)
 		f := extract.Finding{ID: "f0", Text: c.finding, Start: i, End: i + len(c.finding), Section: c.section}
-		if got := p.notTaken(c.text, f, commaClause(c.text, f.Start, f.End)) != ""; got != c.want {
-			t.Errorf("notTaken(%q in %q) = %v, want %v", c.finding, c.text, got, c.want)
+		if got := p.drugStatement(c.text, f, commaClause(c.text, f.Start, f.End)) != ""; got != c.want {
+			t.Errorf("drugStatement(%q in %q) = %v, want %v", c.finding, c.text, got, c.want)
 		}
 	}
 }
@@ -120,7 +123,7 @@ func TestStoppedItem(t *testing.T) {
 	}{{"Sitagliptin", true}, {"semaglutide 0.25 mg weekly", false}, {"aspirin stopped", true}} {
 		i := strings.Index(text, c.finding)
 		f := extract.Finding{Text: c.finding, Start: i, End: i + len(c.finding)}
-		if got := p.stopped(text, f) != ""; got != c.want {
+		if got := p.stoppedItem(text, f); got != c.want {
 			t.Errorf("stopped(%q) = %v, want %v", c.finding, got, c.want)
 		}
 	}

@@ -23,7 +23,7 @@ func TestOrListDistributesNegatedHead(t *testing.T) {
 		require.NoError(t, err)
 		found, absent := false, false
 		for _, e := range res.Evidence {
-			if e.StandardizedConcept == dhp {
+			if e.Concept == dhp {
 				found = true
 				absent = absent || !e.Present
 			}

@@ -40,7 +40,7 @@ func findingAt(findings []extract.Finding, pos int) *extract.Finding {
 // intervention, with the pack's form "planned {concept}"), when the pack
 // has that concept.
 func (p *Program) plannedForm(a grounding.Anchor) (grounding.Anchor, bool) {
-	for _, n := range p.reading.PlannedForms(a.Concept) {
+	for _, n := range p.doc.PlannedForms(a.Concept) {
 		if key, ok := p.keys[rules.NormalizeName(n)]; ok {
 			a.ConceptKey, a.Concept = key, p.names[key]
 			return a, true
@@ -51,10 +51,10 @@ func (p *Program) plannedForm(a grounding.Anchor) (grounding.Anchor, bool) {
 
 // intendedWhy says why a finding reads as intended, for the trace.
 func (p *Program) intendedWhy(f extract.Finding) string {
-	if k := p.reading.Kind(f); k != nil && k.Status == rules.SectionIntended {
+	if k := p.doc.Kind(f); k != nil && k.Status == rules.SectionIntended {
 		return "it is under a '" + k.Kind + "' heading, so it is intended, not present"
 	}
-	return "its words '" + p.reading.Cue(rules.CueIntention, f.Text) + "' schedule it, so it is intended, not present"
+	return "its words '" + p.doc.Cue(rules.CueIntention, f.Text) + "' schedule it, so it is intended, not present"
 }
 
 // keptInPlan: a concept of a role an intended section keeps (a test the
@@ -64,7 +64,7 @@ func (p *Program) intendedWhy(f extract.Finding) string {
 // ("referred for ICA") keeps what the pack's intended sections keep.
 func (p *Program) keptInPlan(f extract.Finding, a grounding.Anchor) bool {
 	var roles []string
-	if k := p.reading.Kind(f); k != nil && k.Status == rules.SectionIntended {
+	if k := p.doc.Kind(f); k != nil && k.Status == rules.SectionIntended {
 		roles = k.KeepsRoles
 	} else if p.pack.Sections != nil {
 		for _, k := range p.pack.Sections.Kinds {
@@ -82,7 +82,7 @@ func (p *Program) keptInPlan(f extract.Finding, a grounding.Anchor) bool {
 		}
 	}
 	for _, r := range roles {
-		if p.roles[a.ConceptKey][r] {
+		if p.roles[a.ConceptKey] == r {
 			return true
 		}
 	}

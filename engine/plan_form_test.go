@@ -39,7 +39,7 @@ func TestPlanHeadingGivesPlannedForm(t *testing.T) {
 		require.NoError(t, err)
 		got := false
 		for _, e := range res.Evidence {
-			if e.StandardizedConcept == tc.concept && e.Present {
+			if e.Concept == tc.concept && e.Present {
 				got = true
 			}
 		}

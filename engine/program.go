@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -15,6 +16,8 @@ import (
 	"github.com/executablekg/execkg/engine/evidence"
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/engine/graph"
+	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/engine/read"
 	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/grounding/embed"
 	"github.com/executablekg/execkg/grounding/lexicon"
@@ -36,6 +39,7 @@ type Program struct {
 	phrases   map[string][]string
 	verbatim  []verbatimPhrase    // phrases prepared once for verbatimAnchors
 	compiled  compiledConds       // conditions compiled for step (v), admit.go
+	doubtful  sync.Map            // concept name → its name states a doubt (admit.go)
 	synonyms  map[string][]string // lexicon synonyms alone, for step (v)
 	hierarchy *rules.Hierarchy
 	// anatomy reads per-vessel stenosis reports with the pack's words.
@@ -48,11 +52,16 @@ type Program struct {
 	antonyms []antonym
 	// medication concept keys, for discontinuation ("aspirin stopped").
 	medications map[string]bool
-	// reading is the pack's sections data: headings, their meaning, status
-	// words (plan.go, intolerance.go).
-	reading *extract.Reading
-	// roles of the conditions per concept key (a plan keeps some roles).
-	roles map[string]map[string]bool
+	// roles: the pack's role per concept key, which types a fact's kind.
+	roles map[string]string
+	// reading: the pack's reading vocabulary compiled; readers by name
+	// (step v asks them) and the case readers in rounds (readers.go).
+	reading *reading
+	readers read.Registry
+	rounds  [][]read.CaseReader
+	// doc is the pack's document reading data (meta/sections.json):
+	// headings, their meaning, status words (plan.go, intolerance.go).
+	doc *extract.Reading
 }
 
 type rowInfo struct {
@@ -215,7 +224,8 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 			}
 		}
 	}
-	p.medications, p.roles = map[string]bool{}, map[string]map[string]bool{}
+	p.medications = map[string]bool{}
+	p.roles = map[string]string{}
 	for _, r := range pack.Rules() {
 		p.rows[r.RowID] = rowInfo{table: r.Table, row: r.Row}
 		// Drugs a definition reads but no rule tests (clopidogrel in
@@ -223,14 +233,14 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		for _, a := range r.Actions {
 			if a.Role == rules.RoleMedication {
 				p.medications["name:"+rules.NormalizeName(a.Concept())] = true
+				p.roles["name:"+rules.NormalizeName(a.Concept())] = a.Role
 			}
 		}
 		for _, c := range r.Conditions() {
 			k := rules.ConceptKey(c.Entity)
-			if p.roles[k] == nil {
-				p.roles[k] = map[string]bool{}
+			if p.roles[k] == "" {
+				p.roles[k] = c.Entity.Role
 			}
-			p.roles[k][c.Entity.Role] = true
 			if c.Entity.Role == rules.RoleMedication {
 				p.medications[k] = true
 			}
@@ -243,7 +253,10 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		}
 	}
 	p.antonyms = antonymsOf(cfg.lexicon, p.keys)
-	p.reading = extract.NewReading(pack.Sections)
+	if err := p.initReaders(); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	p.doc = extract.NewReading(pack.Sections)
 	p.cfg = cfg
 	return p, nil
 }
@@ -306,15 +319,19 @@ func (e *LimitError) Unwrap() error { return e.Cause }
 // case date. Invalid UTF-8 is replaced by U+FFFD before step (i), and the
 // repair is traced. Ask stops with a *LimitError (wrapping ctx.Err()) once
 // ctx is done.
-func (p *Program) Ask(ctx context.Context, caseID, text string) (*Result, error) {
-	return p.AskOn(ctx, caseID, text, time.Time{})
+func (p *Program) Ask(ctx context.Context, caseID, text string, opts ...EvalOption) (*Result, error) {
+	return p.AskOn(ctx, caseID, text, time.Time{}, opts...)
 }
 
 // AskOn answers a case written on the given date: time windows ("PCI
 // within the last 7 days") and relative dates in the text ("6 weeks ago")
 // count from it. A zero date is today.
-func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time) (*Result, error) {
-	res, err := p.ask(ctx, caseID, text, date)
+func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time, opts ...EvalOption) (*Result, error) {
+	c := p.newCall(caseID, opts)
+	if !date.IsZero() {
+		c.date = date
+	}
+	res, err := p.ask(ctx, c, text)
 	var le *LimitError
 	if err != nil && ctx.Err() != nil && !errors.As(err, &le) {
 		// A step that watches ctx itself (an embedder, the store) stopped.
@@ -323,7 +340,8 @@ func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time
 	return res, err
 }
 
-func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) (*Result, error) {
+func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error) {
+	caseID := c.caseID
 	if p.cfg.maxBytes > 0 && len(text) > p.cfg.maxBytes {
 		return nil, &LimitError{CaseID: caseID, Limit: "max-bytes",
 			Detail: fmt.Sprintf("the question is %d bytes, the limit is %d; shorten it or raise the limit", len(text), p.cfg.maxBytes)}
@@ -341,18 +359,14 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 		text = strings.ToValidUTF8(text, "\uFFFD")
 		repairs = append(repairs, fmt.Sprintf("invalid UTF-8: %d byte(s) that encode no character were replaced by U+FFFD before extraction", n))
 	}
-	if date.IsZero() {
-		date = time.Now().UTC()
-	}
-	// Noon of the case day: a window edge never depends on the hour.
-	date = time.Date(date.Year(), date.Month(), date.Day(), 12, 0, 0, 0, time.UTC)
+	date := noon(c.date)
 	res := &Result{CaseID: caseID, Question: text, CaseDate: date.Format("2006-01-02")}
 	findings, err := p.cfg.extractor.Extract(ctx, text)
 	if err != nil {
-		return nil, fmt.Errorf("case %s: step (i) extraction with %s: %w", caseID, p.cfg.extractor.Name(), err)
+		return nil, stageErr(caseID, StageRead, err, "extraction with %s", p.cfg.extractor.Name())
 	}
-	p.reading.Annotate(text, p.reading.Sections(text), findings)
-	tr := p.newTrace(p.cfg.checks.String())
+	p.doc.Annotate(text, p.doc.Sections(text), findings)
+	tr := p.newTrace(c)
 	tr.Repairs = repairs
 	ctext := consistency.NewText(text) // step (v) reads the case once
 	var pairs []evidence.Pair
@@ -363,6 +377,8 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 	var antonyms []eval.Evidence
 	byAntonym := map[[2]string]bool{}
 	planned := map[[2]string]grounding.Anchor{} // (finding, planned key) → the procedure's own anchor
+	doubted := map[string]bool{}                // finding ids the case states with doubt
+	var dropped []patient.Dropped
 	for _, f := range findings {
 		if err := ctx.Err(); err != nil {
 			return nil, deadlineError(caseID, "step (ii) grounding", err)
@@ -372,24 +388,24 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 		clause[f.ID] = commaClause(text, f.Start, f.End)
 		anchors, err := p.grounder.Ground(ctx, f.Text)
 		if err != nil {
-			return nil, fmt.Errorf("case %s: step (ii) grounding %q: %w", caseID, f.Text, err)
+			return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
 		}
 		if a, ok := p.demographicAnchor(f.Text); ok {
 			anchors = withFirst(a, anchors)
 		}
 		anchors = p.withVerbatim(f.Text, clause[f.ID], anchors, p.cfg.topK)
-		if creatinineRE.MatchString(f.Text) {
-			// Creatinine is not a pack concept, and eGFR is never computed
-			// from it.
+		if p.ungrounded(f.Text) {
+			// A measurement the pack has no concept for (meta/reading.json
+			// ungrounded) grounds to nothing.
 			anchors = nil
 		}
-		if p.cfg.checks.Certainty && f.Intended {
+		if c.checks.Certainty && f.Intended {
 			// Under a "Plan:" heading a finding is intended, not present:
 			// only concepts that are themselves intentions may use it.
 			kept := anchors[:0:0]
 			seen := map[string]bool{}
 			for _, a := range anchors {
-				if p.reading.PlannedConcept(a.Concept) {
+				if p.doc.PlannedConcept(a.Concept) {
 					if !seen[a.ConceptKey] {
 						seen[a.ConceptKey] = true
 						kept = append(kept, a)
@@ -412,10 +428,13 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 			anchors = kept
 		}
 		negated := false
-		if p.cfg.checks.Negation {
+		if c.checks.Negation {
 			fc := ctext.Analyze(f.Text)
 			if f.Experiencer != "" {
 				fc.Other, fc.Cues = true, []string{"under a '" + f.Section + "' heading"}
+			}
+			if fc.Uncertain {
+				doubted[f.ID] = true
 			}
 			if fc.Other {
 				// A relative's finding says nothing about the patient,
@@ -423,13 +442,14 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckNegation, BeforeMatching: true,
 					Reason: "negation: '" + strings.Join(fc.Cues, ", ") + "' makes this a relative's finding, not the patient's"})
 				tr.Anchors = append(tr.Anchors, FindingAnchors{FindingID: f.ID, Query: f.Text})
+				dropped = append(dropped, patient.Dropped{Text: f.Text, Reader: "text", Reason: "a relative's finding ('" + strings.Join(fc.Cues, ", ") + "'), not the patient's"})
 				continue
 			}
 			negated = fc.Negated
 		}
 		if negated {
 			if anchors, err = p.orAnchors(ctx, f.Text, anchors); err != nil {
-				return nil, fmt.Errorf("case %s: step (ii) grounding %q: %w", caseID, f.Text, err)
+				return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
 			}
 		}
 		for _, a := range p.antonymEvidence(f.ID, f.Text, negated) {
@@ -456,7 +476,7 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 	}
 	items, err := p.cfg.formatter.FormatCase(ctx, text, pairs)
 	if err != nil {
-		return nil, fmt.Errorf("case %s: step (iv) evidence with %s: %w", caseID, p.cfg.formatter.Name(), err)
+		return nil, stageErr(caseID, StageFormat, err, "evidence with %s", p.cfg.formatter.Name())
 	}
 	ev := make([]eval.Evidence, 0, len(items))
 	intolerant, listedIntolerant := p.intoleranceDrops(text, findings, items)
@@ -465,14 +485,14 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 	// formatter's own refusals are anchors the mention does not name: no
 	// evidence to let through.
 	var overridden []whatIf
-	cut := cutWhen(text, findings, date)
+	cut := p.cutWhen(text, findings, date)
 	byID := map[string]extract.Finding{}
 	for _, f := range findings {
 		byID[f.ID] = f
 	}
 	for _, it := range items {
 		override := func(reason string) {
-			if p.cfg.trace && it.Rejected == "" {
+			if c.trace && it.Rejected == "" {
 				overridden = append(overridden, whatIf{len(tr.Rejected), eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept,
 					Text: it.Text, Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator}})
 			}
@@ -482,8 +502,8 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 			override("'" + by + "' states the drug is not tolerated, not taken")
 			continue
 		}
-		if f, ok := byID[it.FindingID]; ok && it.Rejected == "" && it.Present && p.medications[it.ConceptKey] && p.reading.IntolerantOf(it.Concept) == "" {
-			if c := p.notTaken(text, f, clause[f.ID]); c != "" {
+		if f, ok := byID[it.FindingID]; ok && it.Rejected == "" && it.Present && p.medications[it.ConceptKey] && p.doc.IntolerantOf(it.Concept) == "" {
+			if c := p.drugStatement(text, f, clause[f.ID]); c != "" {
 				override("'" + c + "' speaks of the drug without stating that it is taken")
 				continue
 			}
@@ -499,7 +519,7 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 			continue
 		}
 		e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text,
-			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator, When: whenOf(it.Text, date)}
+			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator, When: p.whenOf(it.Text, date)}
 		if e.When == nil {
 			e.When = cut[it.FindingID]
 		}
@@ -510,17 +530,17 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 		if f, ok := byID[it.FindingID]; ok && p.medications[e.ConceptKey] && f.Start >= 0 {
 			// A medication list states each item on its own: only the
 			// item's words count there.
-			if k := p.reading.Kind(f); k != nil && k.Medication == rules.SectionTaking {
-				e.Secondary = e.Secondary || notTakenRE.MatchString(clause[f.ID])
-			} else if sentenceAround(text, f.Start, notTakenRE) {
+			if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionTaking {
+				e.Secondary = e.Secondary || p.reading.notTaken != nil && p.reading.notTaken.MatchString(clause[f.ID])
+			} else if p.notTaken(text, f.Start) {
 				e.Secondary = true
 			}
 		}
 		if e.When == nil {
 			// "PCI to the LAD (2019)": the date may sit in the clause.
-			e.When = whenOf(clause[it.FindingID], date)
+			e.When = p.whenOf(clause[it.FindingID], date)
 		}
-		if e.Present && p.medications[e.ConceptKey] && p.stopped(text, byID[it.FindingID]) != "" {
+		if e.Present && p.medications[e.ConceptKey] && p.stoppedItem(text, byID[it.FindingID]) {
 			// "aspirin stopped after 1 week": the drug was taken, and is
 			// not now; a stated stop is a stated absence of the therapy.
 			e.Present = false
@@ -537,49 +557,88 @@ func (p *Program) ask(ctx context.Context, caseID, text string, date time.Time) 
 		ev = append(ev, a)
 		res.Evidence = append(res.Evidence, evidenceItem(a))
 	}
-	extra := p.anatomyEvidence(text, findings, ev)
-	for _, r := range append(extra, p.refractoryEvidence(text, findings)...) {
-		ev = append(ev, r)
-		keys[r.ConceptKey] = true
-		res.Evidence = append(res.Evidence, evidenceItem(r))
+	for _, f := range p.readRounds(&read.Case{Text: text, Findings: findings, Date: date}, ev) {
+		ev = append(ev, f.Evidence)
+		keys[f.ConceptKey] = true
+		res.Evidence = append(res.Evidence, evidenceItem(f.Evidence))
 	}
-	for _, r := range append(p.recencyEvidence(ev), p.cutDateEvidence(text, findings)...) {
-		ev = append(ev, r)
-		keys[r.ConceptKey] = true
-		res.Evidence = append(res.Evidence, evidenceItem(r))
-	}
+	// The patient model is complete: later stages read it, not the text.
+	m := p.textModel(caseID, text, date, findings, ev, doubted, dropped)
+	res.Patient = m
 	// Step (v) runs inside evaluation, per condition: a mention is judged
 	// against each condition's own wording and context; a composite
 	// definition judges its members the same way.
-	adm := p.newAdmitter(ctext, mention, clause, tr)
+	adm := p.newAdmitter(c, ctext, mention, clause, tr)
+	if err := p.decide(ctx, c, res, tr, m, adm.admit, adm.passes, overridden); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// decide is the stages after reading, shared by text and coded input:
+// derive (the pack's definitions, facts added to the model), expand, check
+// and evaluate over the model's evidence. admit is step (v) with its
+// refusals traced, passes the same without the trace (for what-ifs).
+func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m *patient.Model, admit, passes func(eval.Cond, eval.Evidence) bool, overridden []whatIf) error {
+	date := noon(c.date)
+	ev := m.Evidence()
+	keys := map[string]bool{}
+	for _, e := range ev {
+		keys[e.ConceptKey] = true
+	}
+	if c.tracing() {
+		for _, f := range m.Facts {
+			c.emit(Event{Stage: StageRead, Kind: EventRead, FactID: f.ID, Concept: f.ConceptKey, Detail: string(f.Kind) + " " + string(f.Status) + " by " + f.Reader})
+		}
+		for _, d := range m.Dropped {
+			c.emit(Event{Stage: StageRead, Kind: EventDropped, Detail: d.Reason})
+		}
+	}
 	// A definition infers a new fact from a finding's best reading: an
 	// alternative anchor ("obstructive CAD" for "non-obstructive CAD") is
 	// left to the conditions, which judge it against their own wording.
 	best := func(e eval.Evidence) bool { return !e.Secondary }
-	for _, d := range eval.DeriveOpt(ev, p.hierarchy, p.names, p.keys, eval.Options{Admit: adm.admit, Member: best, CaseDate: date}) {
+	for _, d := range eval.DeriveOpt(ev, p.hierarchy, p.names, p.keys, eval.Options{Admit: admit, Member: best, CaseDate: date}) {
 		ev = append(ev, d)
 		keys[d.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(d))
+		m.Facts = append(m.Facts, p.fact(d, "derive", nil))
+		c.emit(Event{Stage: StageDerive, Kind: EventDerived, FactID: d.ID, Concept: d.ConceptKey, Detail: d.Via})
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, deadlineError(caseID, "step (iii) expansion", err)
+		return deadlineError(c.caseID, "step (iii) expansion", err)
 	}
 	// An exception blocks only what is known: a finding's alternative
 	// anchor ("contraindication to beta-blocker" for "on a beta-blocker")
 	// is not.
-	judged := func(c eval.Cond, e eval.Evidence) bool {
-		if c.Operator == rules.OpUnless && !best(e) {
-			return false
+	var judged func(eval.Cond, eval.Evidence) bool
+	if admit != nil {
+		judged = func(cd eval.Cond, e eval.Evidence) bool {
+			if cd.Operator == rules.OpUnless && !best(e) {
+				return false
+			}
+			return admit(cd, e)
 		}
-		return adm.admit(c, e)
 	}
-	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, adm, judged, overridden, date); err != nil {
-		return nil, fmt.Errorf("case %s: %w", caseID, err)
+	if err := p.evaluate(ctx, c, res, tr, sortedKeys(keys), ev, passes, judged, overridden, date); err != nil {
+		return err
 	}
-	if p.cfg.trace {
+	if c.tracing() {
+		for _, r := range tr.Rejected {
+			c.emit(Event{Stage: StageCheck, Kind: EventRejected, FactID: r.FindingID, DecisionID: r.DecisionID, Detail: r.Reason})
+		}
+		for _, r := range res.Recommendations {
+			c.emit(Event{Stage: StageEvaluate, Kind: EventFired, RowID: r.RowID, RuleID: r.RuleID})
+		}
+		for _, n := range res.NearMisses {
+			c.emit(Event{Stage: StageEvaluate, Kind: EventNearMiss, RowID: n.RowID, RuleID: n.RuleID, Detail: "missing " + strings.Join(n.Missing, ", ")})
+		}
+	}
+	if c.trace {
+		tr.Events = c.events
 		res.Trace = tr
 	}
-	return res, nil
+	return nil
 }
 
 // deadlineError names the step at which ctx ended the case.
@@ -599,41 +658,9 @@ func doubtfulSynonym(clause, syn string, cond consistency.Condition, checks cons
 		v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the case is uncertain"))
 }
 
-func (p *Program) newTrace(checks string) *Trace {
-	return &Trace{Checks: checks, ClosedWorld: p.cfg.closedWorld, TopK: p.cfg.topK, Fractions: p.cfg.fraction,
+func (p *Program) newTrace(c *call) *Trace {
+	return &Trace{Checks: c.checks.String(), ClosedWorld: c.closedWorld, TopK: p.cfg.topK, Fractions: p.cfg.fraction,
 		Pack: p.pack.Guideline.ID, PackVersion: p.pack.Guideline.Version, Settings: p.Settings()}
-}
-
-// Evaluate answers a case given as structured findings (coded data, no
-// text): steps (iii) and (vi) only. Evidence is matched by ConceptKey
-// ("sct:<id>" or "name:<concept name>"; a bare Concept name works too).
-func (p *Program) Evaluate(ctx context.Context, caseID string, ev []eval.Evidence) (*Result, error) {
-	res := &Result{CaseID: caseID}
-	tr := p.newTrace("none (structured input)")
-	keys := map[string]bool{}
-	for i := range ev {
-		k := ev[i].Key()
-		if k == "" {
-			return nil, fmt.Errorf("case %s: evidence %d (%q) names no concept; set ConceptKey or Concept", caseID, i, ev[i].Text)
-		}
-		if ev[i].ConceptKey == "" {
-			ev[i].ConceptKey = k
-		}
-		keys[k] = true
-		res.Evidence = append(res.Evidence, evidenceItem(ev[i]))
-	}
-	for _, d := range eval.Derive(ev, p.hierarchy, p.names, p.keys) {
-		ev = append(ev, d)
-		keys[d.ConceptKey] = true
-		res.Evidence = append(res.Evidence, evidenceItem(d))
-	}
-	if err := p.evaluate(ctx, res, tr, sortedKeys(keys), ev, nil, nil, nil, time.Time{}); err != nil {
-		return nil, fmt.Errorf("case %s: %w", caseID, err)
-	}
-	if p.cfg.trace {
-		res.Trace = tr
-	}
-	return res, nil
 }
 
 // evaluate is steps (iii) and (vi): expand concept keys to rule bundles and
@@ -646,12 +673,12 @@ type whatIf struct {
 	e   eval.Evidence
 }
 
-func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []string, ev []eval.Evidence, adm *admitter, admit func(eval.Cond, eval.Evidence) bool, refused []whatIf, date time.Time) error {
+func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace, keys []string, ev []eval.Evidence, passes, admit func(eval.Cond, eval.Evidence) bool, refused []whatIf, date time.Time) error {
 	bundles, err := p.store.Bundles(ctx, keys)
 	if err != nil {
-		return fmt.Errorf("step (iii) expansion: %w", err)
+		return stageErr(c.caseID, StageExpand, err, "rule bundles of %d concept(s)", len(keys))
 	}
-	opt := eval.Options{ClosedWorld: p.cfg.closedWorld, AllowFraction: p.cfg.fraction, CaseDate: date}
+	opt := eval.Options{ClosedWorld: c.closedWorld, AllowFraction: p.cfg.fraction, CaseDate: date}
 	var blocked [][2]string // (decision, finding) refused by step (v) in the current rule
 	if admit != nil {
 		opt.Admit = func(c eval.Cond, e eval.Evidence) bool {
@@ -679,7 +706,7 @@ func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []s
 		rule := ruleOf(b)
 		blocked = blocked[:0]
 		rr := eval.EvaluateRule(rule, ev, opt)
-		if p.cfg.trace {
+		if c.trace {
 			// What-if, for the trace only: would the rule's truth differ
 			// had the blocked evidence been let through?
 			if len(blocked) > 0 {
@@ -696,7 +723,7 @@ func (p *Program) evaluate(ctx context.Context, res *Result, tr *Trace, keys []s
 					continue
 				}
 				with := opt
-				with.Admit = adm.passes
+				with.Admit = passes
 				if eval.EvaluateRule(rule, append(ev[:len(ev):len(ev)], w.e), with).Truth != rr.Truth {
 					changedRefusal[w.rej] = true
 				}
@@ -799,10 +826,7 @@ func condTrace(c eval.ConditionResult) FiredCond {
 	return fc
 }
 
-func evidenceItem(e eval.Evidence) EvidenceItem {
-	return EvidenceItem{FindingID: e.ID, OriginalText: e.Text, StandardizedConcept: e.Concept, ConceptKey: e.ConceptKey,
-		Present: e.Present, Value: e.Value, Unit: e.Unit, Comparator: e.Comparator, Via: e.Via, When: e.When, Secondary: e.Secondary}
-}
+func evidenceItem(e eval.Evidence) EvidenceItem { return e }
 
 func anchorInfo(a grounding.Anchor) AnchorInfo {
 	ai := AnchorInfo{Rank: a.Rank, ConceptKey: a.ConceptKey, Concept: a.Concept, Score: a.Score, Channels: a.Channels}

@@ -5,22 +5,42 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/extract"
+	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/engine/read"
 	"github.com/executablekg/execkg/rules"
 )
 
-// ViaRecency starts the Via of an item read as the "recent" form of a
-// stated event ("DES 1 week ago" → recent percutaneous coronary
+// ViaRecency starts the Via (trace text) of an item read as the "recent"
+// form of a stated event ("DES 1 week ago" → recent percutaneous coronary
 // intervention).
 const ViaRecency = "recency: "
 
-// RecentWindowDays is how far back an event still counts as recent: three
-// months. The guideline gives no number; this stays inside the default
-// six-month DAPT period after PCI, so "PCI last month" is recent and "PCI
-// in 2019" or "4 years ago" is not. A year alone never counts (the case
-// has no date).
-const RecentWindowDays = 92
+// recencyStage reads a dated event as the pack's recent form of it: how
+// far back is recent and how the recent form is named are pack data
+// (meta/reading.json recency); a year alone never counts (the case has no
+// date).
+type recencyStage struct{ p *Program }
+
+func (recencyStage) Name() string          { return "recency" }
+func (recencyStage) Reads() read.Input     { return read.Evidence }
+func (recencyStage) Emits() []patient.Kind { return []patient.Kind{patient.KindProcedure} }
+
+// Satisfies: a dated event states its recency, the qualifier of the
+// recent form.
+func (recencyStage) Satisfies(eval.Cond) consistency.Checks {
+	return consistency.Checks{Qualifier: true}
+}
+
+func (r recencyStage) Read(c *read.Case) []patient.Fact {
+	var out []patient.Fact
+	for _, e := range append(r.p.recencyEvidence(c.Evidence), r.p.cutDateEvidence(c.Text, c.Findings)...) {
+		out = append(out, read.Fact(r, patient.KindProcedure, e))
+	}
+	return out
+}
 
 var recencyRE = regexp.MustCompile(`(?i)\b(?:(today|yesterday|tonight|this morning|this afternoon|this week|this admission|last night|last week|last month|earlier this (?:week|month)|recently|just now)|(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s+(day|days|week|weeks|wk|wks|month|months|mo)\s+(?:ago|earlier|previously|before|prior))\b`)
 
@@ -28,8 +48,8 @@ var numberWords = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3
 	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "few": 3, "several": 5}
 
 // recentPhrase returns the first time phrase of text that dates an event
-// within RecentWindowDays, or "".
-func recentPhrase(text string) string {
+// within windowDays, or "".
+func recentPhrase(text string, windowDays int) string {
 	for _, m := range recencyRE.FindAllStringSubmatch(text, -1) {
 		if m[1] != "" {
 			return m[0]
@@ -45,7 +65,7 @@ func recentPhrase(text string) string {
 		case strings.HasPrefix(u, "mo"):
 			days = 30 * n
 		}
-		if n > 0 && days <= RecentWindowDays {
+		if n > 0 && days <= windowDays {
 			return m[0]
 		}
 	}
@@ -55,21 +75,24 @@ func recentPhrase(text string) string {
 // recencyEvidence reads an affirmed event the finding dates within the
 // window as the pack's "recent <event>" concept, when the pack has one.
 func (p *Program) recencyEvidence(ev []eval.Evidence) []eval.Evidence {
+	if p.reading.recentPrefix == "" {
+		return nil
+	}
 	var out []eval.Evidence
 	seen := map[[2]string]bool{}
 	for _, e := range ev {
-		if !e.Present || e.Via != "" {
+		if !e.Present || e.DerivedBy != "" {
 			continue
 		}
 		name := p.names[e.ConceptKey]
 		if name == "" {
 			continue
 		}
-		key, ok := p.keys[rules.NormalizeName("recent "+name)]
+		key, ok := p.keys[rules.NormalizeName(p.reading.recentPrefix+name)]
 		if !ok || seen[[2]string{e.ID, key}] {
 			continue
 		}
-		ph := recentPhrase(e.Text)
+		ph := recentPhrase(e.Text, p.reading.recentDays)
 		if ph == "" {
 			continue
 		}
@@ -88,6 +111,9 @@ func (p *Program) recencyEvidence(ev []eval.Evidence) []eval.Evidence {
 // exactly one event with a recent form (word for word), be asserted and
 // carry no date of its own.
 func (p *Program) cutDateEvidence(text string, findings []extract.Finding) []eval.Evidence {
+	if p.reading.recentPrefix == "" {
+		return nil
+	}
 	var out []eval.Evidence
 	seen := map[[2]string]bool{}
 	for i := 1; i < len(findings); i++ {
@@ -95,17 +121,17 @@ func (p *Program) cutDateEvidence(text string, findings []extract.Finding) []eva
 		if f.Start < 0 || g.Start < f.End || g.Start > len(text) || !cutJoin.MatchString(text[f.End:g.Start]) {
 			continue
 		}
-		ph := recentPhrase(g.Text)
+		ph := recentPhrase(g.Text, p.reading.recentDays)
 		if ph == "" || !strings.HasSuffix(strings.TrimRight(g.Text, " )."), ph) {
 			continue
 		}
-		if recentPhrase(f.Text) != "" || datedElse.MatchString(f.Text) || !asserted(text, f) {
+		if recentPhrase(f.Text, p.reading.recentDays) != "" || datedElse.MatchString(f.Text) || !asserted(text, f) {
 			continue
 		}
 		var recent []string // keys of the recent forms
 		var names []string
 		for _, a := range p.verbatimAnchors(f.Text) {
-			if k, ok := p.keys[rules.NormalizeName("recent "+a.Concept)]; ok {
+			if k, ok := p.keys[rules.NormalizeName(p.reading.recentPrefix+a.Concept)]; ok {
 				recent = append(recent, k)
 				names = append(names, a.Concept)
 			}

@@ -1,65 +1,109 @@
 package engine
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
+	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/extract"
+	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/engine/read"
 	"github.com/executablekg/execkg/rules"
 )
 
-// ViaRefractory starts the Via of an item read from symptoms stated to
-// persist despite antianginal or medical therapy ("angina despite
-// bisoprolol and amlodipine" → symptoms refractory to GDMT).
+// ViaRefractory starts the Via (trace text) of an item read from symptoms
+// stated to persist despite therapy.
 const ViaRefractory = "refractory: "
 
-// A symptom stated to persist despite therapy. The therapy must be named:
-// medical or antianginal therapy in general words, or an antianginal drug
-// (class or agent). Antithrombotic or lipid-lowering drugs do not count:
-// angina "despite aspirin" says nothing about antianginal therapy.
-var (
-	refractorySymptomRE = `\b(angina|anginal|chest (?:pain|tightness)|symptoms?|CCS (?:class )?(?:II|III|IV|[234]))\b`
-	refractoryLinkRE    = `\b(?:despite|in spite of|refractory to|resistant to|(?:uncontrolled|not controlled|poorly controlled|persist(?:s|ing|ent)?) (?:on|by|with)|on (?:maximal(?:ly)?|maximum|max(?:imum)?[- ]tolerated|optimal|optimi[sz]ed|full|triple|dual|two|three|four|[234]))\b`
-	refractoryTherapyRE = `\b(therapy|treatment|GDMT|OMT|medications?|medical|agents|antianginals?|anti-anginals?|drugs|bisoprolol|metoprolol|atenolol|carvedilol|nebivolol|propranolol|amlodipine|felodipine|nifedipine|lercanidipine|diltiazem|verapamil|ISMN|ISDN|isosorbide|nitrates?|ranolazine|ranexa|ivabradine|nicorandil|trimetazidine|beta[- ]?blockers?|β-blockers?|CCBs?|calcium (?:channel )?(?:blockers?|antagonists?))\b`
-	refractoryRE        = regexp.MustCompile(`(?i)` + refractorySymptomRE + `[^.;]{0,80}?` + refractoryLinkRE + `[^.;]{0,60}?` + refractoryTherapyRE)
-	// Words that make the therapy something other than antianginal or
-	// medical therapy for the symptom ("despite PCI", "despite aspirin").
-	refractoryNotRE = regexp.MustCompile(`(?i)\b(?:aspirin|clopidogrel|ticagrelor|prasugrel|DAPT|antiplatelet|statins?|anticoagula\w*|PCI|CABG|stent\w*|revasculari[sz]ation|surgery)\b`)
-)
+// refractoryVocab is the pack's refractory vocabulary (meta/reading.json
+// refractory) compiled: "<symptom> ... <link> ... <therapy>" within one
+// sentence, the symptom at most 80 characters before the link and the
+// therapy at most 60 after it. The therapy must be named; words the pack
+// lists as other therapies ("despite aspirin") make the statement say
+// nothing of the therapy the symptom persists on.
+type refractoryVocab struct {
+	re, not *regexp.Regexp
+	// concepts each symptom word (lower case) gives.
+	concepts map[string][]string
+}
+
+func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
+	if r == nil {
+		return nil, nil
+	}
+	v := &refractoryVocab{concepts: map[string][]string{}}
+	var sym []string
+	for _, g := range r.Symptoms {
+		for _, w := range g.Words {
+			sym = append(sym, w)
+			v.concepts[strings.ToLower(w)] = g.Concepts
+		}
+	}
+	src := `(?i)\b(` + rules.WordsPattern(sym) + `)\b[^.;]{0,80}?\b(?:` + rules.WordsPattern(r.Links) + `)\b[^.;]{0,60}?\b(` +
+		rules.WordsPattern(r.Therapies) + `)\b`
+	var err error
+	if v.re, err = regexp.Compile(src); err != nil {
+		return nil, fmt.Errorf("%s: refractory: the words make no valid pattern: %w", rules.ReadingFile, err)
+	}
+	if len(r.NotTherapies) > 0 {
+		if v.not, err = regexp.Compile(`(?i)\b(?:` + rules.WordsPattern(r.NotTherapies) + `)\b`); err != nil {
+			return nil, fmt.Errorf("%s: refractory.not_therapies: the words make no valid pattern: %w", rules.ReadingFile, err)
+		}
+	}
+	return v, nil
+}
+
+// refractoryStage reads symptoms stated to persist despite therapy.
+type refractoryStage struct{ p *Program }
+
+func (refractoryStage) Name() string          { return "refractory" }
+func (refractoryStage) Reads() read.Input     { return read.Text }
+func (refractoryStage) Emits() []patient.Kind { return []patient.Kind{patient.KindProblem} }
+
+// Satisfies: symptoms persisting despite named therapy state the
+// refractoriness the condition's qualifiers ask for, and need no stated
+// absence.
+func (refractoryStage) Satisfies(eval.Cond) consistency.Checks {
+	return consistency.Checks{Qualifier: true, Absence: true}
+}
+
+func (r refractoryStage) Read(c *read.Case) []patient.Fact {
+	return r.p.refractoryEvidence(r, c.Text, c.Findings)
+}
 
 // refractoryEvidence reads "angina despite bisoprolol 10 mg, amlodipine
-// 10 mg" or "CCS class III on three antianginals" as symptoms refractory
-// to guideline-directed medical therapy, and an angina or chest-pain
-// symptom so stated as inadequately controlled angina; the symptom itself
-// is stated, so the patient is symptomatic. A negated, planned or
-// relative's finding gives nothing.
-func (p *Program) refractoryEvidence(text string, findings []extract.Finding) []eval.Evidence {
-	var out []eval.Evidence
+// 10 mg" or "CCS class III on three antianginals" as the concepts the
+// pack's symptom group gives (symptoms refractory to therapy, symptomatic,
+// and for an angina word inadequately controlled angina). A negated,
+// planned or relative's finding gives nothing.
+func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extract.Finding) []patient.Fact {
+	v := p.reading.refractory
+	if v == nil {
+		return nil
+	}
+	var out []patient.Fact
 	done := map[string]bool{}
-	for _, m := range refractoryRE.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range v.re.FindAllStringSubmatchIndex(text, -1) {
 		span := text[m[0]:m[1]]
-		link := strings.ToLower(text[m[3]:m[1]])
-		if refractoryNotRE.MatchString(link) {
+		link := text[m[3]:m[1]]
+		if v.not != nil && v.not.MatchString(link) {
 			continue
 		}
 		f := findingAt(findings, m[2])
 		if f == nil || !asserted(text, *f) {
 			continue
 		}
-		sym := strings.ToLower(text[m[2]:m[3]])
-		concepts := []string{"symptoms refractory to guideline-directed medical therapy", "symptomatic"}
-		if !strings.HasPrefix(sym, "symptom") {
-			concepts = append(concepts, "inadequately controlled angina")
-		}
-		for _, c := range concepts {
+		for _, c := range v.concepts[strings.ToLower(text[m[2]:m[3]])] {
 			key, ok := p.keys[rules.NormalizeName(c)]
 			if !ok || done[key] {
 				continue
 			}
 			done[key] = true
-			out = append(out, eval.Evidence{ID: f.ID, ConceptKey: key, Concept: p.names[key], Text: f.Text, Present: true,
-				Via: ViaRefractory + "'" + span + "' states symptoms despite therapy"})
+			e := eval.Evidence{ID: f.ID, ConceptKey: key, Concept: p.names[key], Text: f.Text, Present: true,
+				Via: ViaRefractory + "'" + span + "' (" + rules.ReadingFile + " refractory)"}
+			out = append(out, read.Fact(r, patient.KindProblem, e, patient.Span{Start: m[0], End: m[1]}))
 		}
 	}
 	return out

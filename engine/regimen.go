@@ -3,17 +3,41 @@ package engine
 import (
 	"regexp"
 	"strings"
+
+	"github.com/executablekg/execkg/engine/consistency"
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/engine/read"
 )
 
 // Antithrombotic regimens (DAPT, ticagrelor-based DAPT, combination
-// antithrombotic therapy) are pack data now: composites over the drug
-// concepts in meta/hierarchy.json, drug and brand names in the lexicon.
-// What stays here is generic: a sentence that stops, plans or refuses a
-// drug does not state that it is taken.
+// antithrombotic therapy) are pack data: composites over the drug concepts
+// in meta/hierarchy.json, drug and brand names in the lexicon. What stays
+// here is generic: a sentence the pack's cues mark as stopping, planning or
+// refusing a drug (meta/reading.json not_taken) does not state that it is
+// taken, and a finding whose own words stop it (stopped) states it absent.
 
-// notTakenRE: cues of a sentence that stops, ends, plans, considers or
-// refuses a drug rather than stating it is being taken.
-var notTakenRE = regexp.MustCompile(`(?i)\b(?:stop(?:ped|s)?|discontinu\w*|complet\w*|ceased|held|withheld|withdrawn|previously|formerly|prior|was on|until|to start|will|plan\w*|consider\w*|recommend\w*|should|would|candidate|intoleran\w*|allerg\w*|contraindicat\w*|declined|refused|not tolerated|avoid\w*|switch\w*|instead)\b`)
+// medicationStatusStage reads whether a medication finding states the drug
+// taken: not in a sentence that stops, plans or refuses it, not stopped.
+type medicationStatusStage struct{}
+
+func (medicationStatusStage) Name() string          { return "medication-status" }
+func (medicationStatusStage) Reads() read.Input     { return read.Text }
+func (medicationStatusStage) Emits() []patient.Kind { return []patient.Kind{patient.KindMedication} }
+
+// Satisfies nothing: the reader only weakens or negates a reading.
+func (medicationStatusStage) Satisfies(eval.Cond) consistency.Checks { return consistency.Checks{} }
+
+// notTaken: the sentence around offset i has a cue of the pack's
+// not_taken list.
+func (p *Program) notTaken(text string, i int) bool {
+	return p.reading.notTaken != nil && sentenceAround(text, i, p.reading.notTaken)
+}
+
+// stopped: a medication finding's own words say the drug was stopped.
+func (p *Program) stopped(finding string) bool {
+	return p.reading.stopped != nil && p.reading.stopped.MatchString(finding)
+}
 
 // sentenceAround: the sentence (or semicolon clause) around offset i
 // matches re.

@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/executablekg/execkg/engine/eval"
+import (
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/patient"
+)
 
 // Result is one answered case: the JSON record written per case by
 // `execkg ask` and `execkg batch`. PredictedRowIDs is the system's answer;
@@ -17,6 +20,10 @@ type Result struct {
 	RetrievedRowIDs []string         `json:"retrieved_row_ids"`
 	RetrievedRules  []string         `json:"retrieved_rule_ids"`
 	NearMisses      []NearMiss       `json:"near_misses,omitempty"`
+	// Patient is the patient model the case was read into: every fact
+	// with its kind, status, certainty, section, spans or resource, and
+	// the reader that made it, derived facts included.
+	Patient *patient.Model `json:"patient,omitempty"`
 	// Error is set when the case failed (strict LLM mode); a failed case
 	// counts as empty output in evaluation.
 	Error string `json:"error,omitempty"`
@@ -88,27 +95,9 @@ type Finding struct {
 	Section string `json:"section,omitempty"`
 }
 
-// EvidenceItem is structured evidence for one finding–anchor pair (step iv).
-type EvidenceItem struct {
-	FindingID           string   `json:"finding_id"`
-	OriginalText        string   `json:"original_text"`
-	StandardizedConcept string   `json:"standardized_concept"`
-	ConceptKey          string   `json:"concept_key"`
-	Present             bool     `json:"present"`
-	Value               *float64 `json:"value,omitempty"`
-	Unit                string   `json:"unit,omitempty"`
-	Comparator          string   `json:"comparator,omitempty"`
-	// AnchorRank is the rank (from 1) of the finding's anchor this item was
-	// formatted for; 0 for structured input.
-	AnchorRank int `json:"anchor_rank,omitempty"`
-	// Via says how a derived item follows from a stated one ("is-a: type 2
-	// diabetes mellitus").
-	Via string `json:"via,omitempty"`
-	// When dates the finding's event, when the case says when.
-	When *eval.When `json:"when,omitempty"`
-	// Secondary: an alternative reading of the finding (eval.Evidence).
-	Secondary bool `json:"secondary,omitempty"`
-}
+// EvidenceItem is one piece of evidence as a result reports it: the same
+// type Evaluate takes and every stage reads (eval.Evidence).
+type EvidenceItem = eval.Evidence
 
 // NearMiss is a retrieved rule that is unknown only for lack of findings.
 type NearMiss struct {
@@ -135,6 +124,8 @@ type Trace struct {
 	// Repairs are changes made to the input before step (i), such as
 	// invalid UTF-8 replaced.
 	Repairs []string `json:"input_repairs,omitempty"`
+	// Events are the stages' decisions in order, as a Tracer received them.
+	Events []Event `json:"events,omitempty"`
 }
 
 // FindingAnchors are the concept anchors of one finding (step ii).

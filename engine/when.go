@@ -6,8 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/extract"
+	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/engine/read"
 )
 
 // Time phrases that date an event of a finding, relative to the case date
@@ -26,6 +29,17 @@ var (
 	whenYear     = regexp.MustCompile(`(?i)(?:^|[\s(,;])(?:in\s+)?((?:19|20)\d\d)\b`)
 	whenRelative = regexp.MustCompile(`(?i)\b(today|this morning|this afternoon|tonight|just now|this admission|yesterday|last night|this week|last week|this month|last month|last year|recently|recent)\b`)
 )
+
+// whenStage dates a finding's event from its time phrases (generic words
+// of time; the recent window is the pack's).
+type whenStage struct{}
+
+func (whenStage) Name() string          { return "when" }
+func (whenStage) Reads() read.Input     { return read.Finding }
+func (whenStage) Emits() []patient.Kind { return nil }
+
+// Satisfies nothing: the reader dates facts others make.
+func (whenStage) Satisfies(eval.Cond) consistency.Checks { return consistency.Checks{} }
 
 var monthNum = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
 
@@ -55,15 +69,16 @@ func daysBefore(now time.Time, d float64) time.Time {
 	return now.Add(-time.Duration(d * float64(24*time.Hour)))
 }
 
-// RecentDays is what "recent" / "recently" means when a case says it
-// without a date: within three months, the window of the pack's "recent"
-// concepts (engine/recency.go).
-const RecentDays = RecentWindowDays
-
 // whenOf reads the first time phrase of a finding that dates its event,
 // as an interval of possible dates relative to now; nil when none. An
 // ongoing state "for 2 months" / "since 2019" is dated by its start.
-func whenOf(text string, now time.Time) *eval.When {
+// "Recent" / "recently" without a date is within the pack's recent window
+// (meta/reading.json recency); a pack without one leaves it undated.
+func (p *Program) whenOf(text string, now time.Time) *eval.When {
+	return whenOf(text, now, p.reading.recentDays)
+}
+
+func whenOf(text string, now time.Time, recentDays int) *eval.When {
 	day := func(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC) }
 	end := func(t time.Time) time.Time { return t.Add(24*time.Hour - time.Second) }
 	if m := whenISO.FindStringSubmatch(text); m != nil {
@@ -134,7 +149,10 @@ func whenOf(text string, now time.Time) *eval.When {
 		case "last year":
 			w.From, w.To = today.AddDate(-2, 0, 0), end(today.AddDate(-1, 0, 0))
 		case "recently", "recent":
-			w.From, w.To = day(daysBefore(now, RecentDays)), end(today)
+			if recentDays <= 0 {
+				return nil
+			}
+			w.From, w.To = day(daysBefore(now, float64(recentDays))), end(today)
 		default:
 			w.From, w.To = today, end(today)
 		}
@@ -155,15 +173,15 @@ func whenOf(text string, now time.Time) *eval.When {
 // ago"), as cutDateEvidence does for the recent forms: the fragments are
 // joined by "with"/"+"/"plus", the date closes the second one and the first
 // has none of its own.
-func cutWhen(text string, findings []extract.Finding, now time.Time) map[string]*eval.When {
+func (p *Program) cutWhen(text string, findings []extract.Finding, now time.Time) map[string]*eval.When {
 	out := map[string]*eval.When{}
 	for i := 1; i < len(findings); i++ {
 		f, g := findings[i-1], findings[i]
 		if f.Start < 0 || g.Start < f.End || g.Start > len(text) || !cutJoin.MatchString(text[f.End:g.Start]) {
 			continue
 		}
-		w := whenOf(g.Text, now)
-		if w == nil || !strings.HasSuffix(strings.TrimRight(g.Text, " )."), w.Text) || whenOf(f.Text, now) != nil {
+		w := p.whenOf(g.Text, now)
+		if w == nil || !strings.HasSuffix(strings.TrimRight(g.Text, " )."), w.Text) || p.whenOf(f.Text, now) != nil {
 			continue
 		}
 		out[f.ID] = w

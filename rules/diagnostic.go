@@ -32,7 +32,8 @@ const (
 	CodeHierarchy     = "E029" // meta/hierarchy.json unreadable or names no pack concept
 	CodeIntent        = "E030" // action without a valid intent, or intent on a condition
 	CodeWindow        = "E031" // time window malformed or on a non-event condition
-	CodeSections      = "E032" // meta/sections.json unreadable or malformed
+	CodeReading       = "E032" // meta/reading.json unreadable or names no pack concept
+	CodeSections      = "E033" // meta/sections.json unreadable or malformed
 )
 
 // Diagnostic is one located problem: what, where (file, row, rule, JSON

@@ -16,6 +16,9 @@ type Pack struct {
 	// Hierarchy holds the pack's is-a relations (meta/hierarchy.json), or
 	// nil when the pack has none.
 	Hierarchy *Hierarchy
+	// Reading holds the words the engine's evidence readers read with
+	// (meta/reading.json), or nil when the pack has none.
+	Reading *Reading
 	// Sections is how the pack reads documents (meta/sections.json):
 	// section headings and their meaning, status words; nil when the pack
 	// has none.
@@ -202,6 +205,9 @@ func LoadFS(fsys fs.FS, dir string) (*Pack, error) {
 		return nil, err
 	}
 	p.Hierarchy = h
+	if p.Reading, err = LoadReadingFS(fsys, dir); err != nil {
+		return nil, err
+	}
 	if p.Sections, err = LoadSectionsFS(fsys, dir); err != nil {
 		return nil, err
 	}

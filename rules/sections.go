@@ -24,7 +24,6 @@ type Sections struct {
 	Kinds []SectionKind `json:"sections"`
 	// Cues are the pack's status words, by what they state:
 	//   intention       the finding is intended, not present ("booked for")
-	//   stopped         a drug was stopped ("discontinued")
 	//   not-tolerated   a drug is not tolerated or not allowed ("allergic")
 	//   not-taken       a sentence about a drug that is no statement that
 	//                   the patient takes it ("contraindicated", "avoid",
@@ -89,14 +88,13 @@ const (
 	SectionTaking          = "taking"
 	SectionNotTolerated    = "not-tolerated"
 	CueIntention           = "intention"
-	CueStopped             = "stopped"
 	CueNotTolerated        = "not-tolerated"
 	CueNotTaken            = "not-taken"
 	FormPlaceholderDrug    = "{drug}"
 	FormPlaceholderConcept = "{concept}"
 )
 
-var knownCues = map[string]bool{CueIntention: true, CueStopped: true, CueNotTolerated: true, CueNotTaken: true}
+var knownCues = map[string]bool{CueIntention: true, CueNotTolerated: true, CueNotTaken: true}
 
 // Kind returns the section kind named k, or nil.
 func (s *Sections) Kind(k string) *SectionKind {
@@ -179,7 +177,7 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 	}
 	for c, ws := range s.Cues {
 		if !knownCues[c] {
-			return nil, fmt.Errorf("%s: cues.%s: unknown cue kind; use %s, %s, %s or %s", name, c, CueIntention, CueStopped, CueNotTolerated, CueNotTaken)
+			return nil, fmt.Errorf("%s: cues.%s: unknown cue kind; use %s, %s or %s (a drug's stopped words are meta/reading.json's)", name, c, CueIntention, CueNotTolerated, CueNotTaken)
 		}
 		for j, w := range ws {
 			if len(CueWords(strings.TrimPrefix(w, "^"))) == 0 {

@@ -405,11 +405,11 @@ func (k *Knowledge) violation(d documents.Document, res *engine.Result, row stri
 			continue
 		}
 		for _, it := range fc.Evidence {
-			f := mention(res, it.FindingID)
+			f := mention(res, it.ID)
 			switch {
 			case it.Via != "":
 				set(StageDerivation, fmt.Sprintf("%s derived from %q (%s)", fc.Concept, f, it.Via))
-			case k.statedIn(f, fc.Concept, "") == "" && k.statedIn(it.OriginalText, fc.Concept, "") == "":
+			case k.statedIn(f, fc.Concept, "") == "" && k.statedIn(it.Text, fc.Concept, "") == "":
 				set(StageGrounding, fmt.Sprintf("%q supported %s, which it does not state", f, fc.Concept))
 			case fc.Operator != "" && rules.IsNumeric(rules.NormalizeOperator(fc.Operator)):
 				set(StageEvaluation, fmt.Sprintf("%s %s %s %s held on %q", fc.Concept, fc.Operator, fc.Threshold, fc.Unit, f))

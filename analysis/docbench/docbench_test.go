@@ -71,7 +71,7 @@ func TestMissAttributedToConsistency(t *testing.T) {
 	c := r.Conds[0]
 	res := &engine.Result{CaseID: "d",
 		Findings: []engine.Finding{{ID: "f0", Text: "no " + c.Concept}},
-		Evidence: []engine.EvidenceItem{{FindingID: "f0", ConceptKey: c.ConceptKey, StandardizedConcept: c.Concept, Present: true}},
+		Evidence: []engine.EvidenceItem{{ID: "f0", ConceptKey: c.ConceptKey, Concept: c.Concept, Present: true}},
 		Trace:    &engine.Trace{Rejected: []engine.Rejection{{DecisionID: c.DecisionID, FindingID: "f0", Check: "negation", Reason: "negated"}}}}
 	k := NewKnowledge(ix, nil, nil)
 	st, why := k.miss(documents.Document{DocID: "d", Text: "no " + c.Concept}, res, r.RowID)
@@ -129,13 +129,13 @@ func TestViolationStages(t *testing.T) {
 			Recommendations: []engine.Recommendation{{RowID: "table_01.json::row_0", RuleID: "r", FiredBy: []engine.FiredCond{fc}}}}
 	}
 	st, _ := k.violation(documents.Document{}, rec(engine.FiredCond{Concept: "diabetes mellitus", Operator: "PRESENT",
-		Evidence: []engine.EvidenceItem{{FindingID: "f0", Via: "is-a: type 2 diabetes"}}}), "table_01.json::row_0")
+		Evidence: []engine.EvidenceItem{{ID: "f0", Via: "is-a: type 2 diabetes"}}}), "table_01.json::row_0")
 	require.Equal(t, StageDerivation, st)
 	st, _ = k.violation(documents.Document{}, rec(engine.FiredCond{Concept: "heart failure", Operator: "PRESENT",
-		Evidence: []engine.EvidenceItem{{FindingID: "f0", OriginalText: "type 2 diabetes"}}}), "table_01.json::row_0")
+		Evidence: []engine.EvidenceItem{{ID: "f0", Text: "type 2 diabetes"}}}), "table_01.json::row_0")
 	require.Equal(t, StageGrounding, st)
 	st, _ = k.violation(documents.Document{}, rec(engine.FiredCond{Concept: "type 2 diabetes", Operator: "PRESENT",
-		Evidence: []engine.EvidenceItem{{FindingID: "f0", OriginalText: "type 2 diabetes"}}}), "table_01.json::row_0")
+		Evidence: []engine.EvidenceItem{{ID: "f0", Text: "type 2 diabetes"}}}), "table_01.json::row_0")
 	require.Equal(t, StageConsistency, st)
 	st, _ = k.violation(documents.Document{}, rec(engine.FiredCond{Concept: "heart failure", Operator: "ABSENT"}), "table_01.json::row_0")
 	require.Equal(t, StageEvaluation, st)

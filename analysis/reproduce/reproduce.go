@@ -203,7 +203,13 @@ func Run(ctx context.Context, cfg Config) (*Output, error) {
 		n.Ours = &OursNumbers{Arm: cfg.Ours.Name(), TracedCases: traced}
 		if traced > 0 {
 			t := time.Now()
-			an := analysis.NewAnalyzer(ix)
+			// The error analysis judges with the arm's own step (v) when
+			// the arm is an engine program.
+			var step5 analysis.StepVer
+			if aa, ok := cfg.Ours.(*analysis.AskerArm); ok {
+				step5, _ = aa.Asker.(analysis.StepVer)
+			}
+			an := analysis.NewAnalyzer(ix, step5)
 			out.Errors = an.Analyze(cfg.Vignettes, gold, res)
 			n.Ours.Errors = errorNumbers(out.Errors)
 			cov := analysis.ConditionCoverage(ix, res)

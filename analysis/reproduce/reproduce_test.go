@@ -48,7 +48,7 @@ func (o *oracle) Predict(_ context.Context, vs []vignettes.Vignette) ([]engine.R
 			res.Findings = append(res.Findings, engine.Finding{ID: id, Text: n.Text, Start: start, End: start + len(n.Text)})
 			tr.Anchors = append(tr.Anchors, engine.FindingAnchors{FindingID: id, Query: n.Text,
 				Anchors: []engine.AnchorInfo{{Rank: 1, ConceptKey: n.ConceptKey, Concept: n.Concept}}})
-			res.Evidence = append(res.Evidence, engine.EvidenceItem{FindingID: id, OriginalText: n.Text, StandardizedConcept: n.Concept,
+			res.Evidence = append(res.Evidence, engine.EvidenceItem{ID: id, Text: n.Text, Concept: n.Concept,
 				ConceptKey: n.ConceptKey, Present: n.Present, Value: n.Value, Unit: n.Unit, Comparator: ev[i].Comparator, When: ev[i].When})
 		}
 		keys := map[string]bool{}
@@ -59,7 +59,7 @@ func (o *oracle) Predict(_ context.Context, vs []vignettes.Vignette) ([]engine.R
 		for _, d := range eval.Derive(ev, o.ix.Pack.Hierarchy, o.ix.NameOfKey, o.ix.KeyOfName) {
 			ev = append(ev, d)
 			keys[d.ConceptKey] = true
-			res.Evidence = append(res.Evidence, engine.EvidenceItem{FindingID: d.ID, OriginalText: d.Text, StandardizedConcept: d.Concept,
+			res.Evidence = append(res.Evidence, engine.EvidenceItem{ID: d.ID, Text: d.Text, Concept: d.Concept,
 				ConceptKey: d.ConceptKey, Present: d.Present, Via: d.Via, When: d.When})
 		}
 		for _, r := range o.ix.Rules {

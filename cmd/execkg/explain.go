@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/executablekg/execkg/engine"
+	"github.com/executablekg/execkg/engine/patient"
 )
 
 // explainMode is --explain: "" (off), "changed" (bare --explain) or "all".
@@ -53,6 +54,7 @@ func writeExplain(w io.Writer, r *engine.Result, all bool) {
 			}
 		}
 	}
+	writePatient(w, r.Patient, all)
 	fmt.Fprintf(w, "\nRecommendations (%d rule(s) fired, %d row(s)):\n", len(r.Recommendations), len(r.PredictedRowIDs))
 	if len(r.Recommendations) == 0 {
 		fmt.Fprintf(w, "  none: no rule has all its conditions met by what the case states\n")
@@ -133,14 +135,67 @@ func condLine(c engine.FiredCond, findingText map[string]string) string {
 	}
 	var from []string
 	for _, e := range c.Evidence {
-		if t := findingText[e.FindingID]; t != "" {
-			from = append(from, fmt.Sprintf("%q (%s)", t, e.FindingID))
-		} else if e.OriginalText != "" {
-			from = append(from, fmt.Sprintf("%q", e.OriginalText))
+		if t := findingText[e.ID]; t != "" {
+			from = append(from, fmt.Sprintf("%q (%s)", t, e.ID))
+		} else if e.Text != "" {
+			from = append(from, fmt.Sprintf("%q", e.Text))
 		}
 	}
 	if len(from) > 0 {
 		s += " ← " + strings.Join(from, ", ")
 	}
 	return s + ": " + c.Reason
+}
+
+// writePatient prints the patient model the case was read into: each fact
+// with its kind, status, certainty, section and where it came from (the
+// span of the patient's words, or the record), read facts before derived
+// ones; alternative readings of a finding only with all.
+func writePatient(w io.Writer, m *patient.Model, all bool) {
+	if m == nil || len(m.Facts) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nPatient model (%s", m.Source)
+	if m.Date != "" {
+		fmt.Fprintf(w, ", dated %s", m.Date)
+	}
+	fmt.Fprintf(w, "):\n")
+	alt := 0
+	for _, f := range m.Facts {
+		if f.Secondary && !all {
+			alt++
+			continue
+		}
+		state := string(f.Status)
+		if f.Certainty == patient.Suspected || f.Certainty == patient.Refuted {
+			state += ", " + string(f.Certainty)
+		}
+		if f.Experiencer == patient.Relative {
+			state += ", a relative's"
+		}
+		val := ""
+		if f.Value != nil {
+			val = fmt.Sprintf(" = %s%g %s", strings.TrimPrefix(f.Comparator, "="), *f.Value, f.Unit)
+		}
+		where := f.Reader
+		switch {
+		case f.Resource != "":
+			where += " " + f.Resource
+		case len(f.Spans) > 0:
+			where += fmt.Sprintf(" bytes %d-%d", f.Spans[0].Start, f.Spans[0].End)
+		}
+		if f.Section != "" {
+			where += ", section " + f.Section
+		}
+		if f.Via != "" {
+			where += ", " + f.Via
+		}
+		fmt.Fprintf(w, "  %-11s %s%s  [%s]  %q  (%s)\n", f.Kind, f.Concept, val, state, f.Text, where)
+	}
+	if alt > 0 {
+		fmt.Fprintf(w, "  (%d alternative reading(s) of findings; --explain=all lists them)\n", alt)
+	}
+	for _, d := range m.Dropped {
+		fmt.Fprintf(w, "  dropped %q: %s\n", d.Text+d.Resource, d.Reason)
+	}
 }

@@ -40,7 +40,10 @@ func TestAskExplainWorkedExample(t *testing.T) {
 	out := so.String()
 	assert.Contains(t, out, "✔ table_08.json::row_2  Class III, Level C — AGAINST")
 	assert.Contains(t, out, `because fast irregular heart rate PRESENT ← "fast irregular heart rate" (f1)`)
-	assert.NotContains(t, out, "table_13.json::row_5", "the reference's false positive")
+	assert.NotContains(t, out, "✔ table_13.json::row_5", "the reference's false positive")
+	// Derived from the stated likelihood, the work-up is suspected CCS, and
+	// the row against exercise ECG with resting ST depression applies.
+	assert.Contains(t, out, "✔ table_05.json::row_4  Class III, Level C — AGAINST")
 }
 
 // --explain lists only the blocked evidence that changed a rule's outcome

@@ -50,7 +50,7 @@ func composites(pool []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[st
 			arrow = " excluded or unmet ← "
 		}
 		d := Evidence{ID: why[0].ID, ConceptKey: key, Concept: name, Text: strings.Join(dedupe(texts), "; "), Present: t == True,
-			Via: ViaDefinition + c.Concept + arrow + strings.Join(dedupe(parts), ", ")}
+			Via: ViaDefinition + c.Concept + arrow + strings.Join(dedupe(parts), ", "), DerivedBy: ReaderDefinition}
 		out = append(out, d)
 		pool = append(pool, d)
 	}

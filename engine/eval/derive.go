@@ -81,7 +81,7 @@ func isa(items []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]s
 				continue
 			}
 			seen[k] = true
-			out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: affirmed, Via: "is-a: " + name, When: e.When})
+			out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: affirmed, Via: "is-a: " + name, When: e.When, DerivedBy: ReaderIsA})
 		}
 	}
 	return out
@@ -141,7 +141,7 @@ func defined(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]
 			}
 			seen[k] = true
 			out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: t == True,
-				Via: ViaDefinition + d.Concept + " is " + name + " " + band(d)})
+				Via: ViaDefinition + d.Concept + " is " + name + " " + band(d), DerivedBy: ReaderDefinition})
 		}
 	}
 	return out
@@ -199,11 +199,11 @@ func implied(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]
 			via := ViaImplied + "'" + e.Text + "' is " + v.Concept + " (" + v.Source + ")"
 			if v.AtLeast != nil {
 				lo := *v.AtLeast
-				out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: true, Value: &lo, Unit: v.Unit, Comparator: rules.OpGE, Via: via})
+				out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: true, Value: &lo, Unit: v.Unit, Comparator: rules.OpGE, Via: via, DerivedBy: ReaderImplied})
 			}
 			if v.Below != nil {
 				hi := *v.Below
-				out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: true, Value: &hi, Unit: v.Unit, Comparator: rules.OpLT, Via: via})
+				out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: true, Value: &hi, Unit: v.Unit, Comparator: rules.OpLT, Via: via, DerivedBy: ReaderImplied})
 			}
 		}
 	}

@@ -87,10 +87,13 @@ func FromRuleRef(r rules.RuleRef) Rule {
 // Evidence is one structured patient finding (output of step iv that
 // passed step v).
 type Evidence struct {
-	ID         string `json:"id,omitempty"`
-	ConceptKey string `json:"concept_key,omitempty"`
-	Concept    string `json:"concept,omitempty"`
-	Text       string `json:"text,omitempty"`
+	// ID names the finding (or coded record) the evidence was read from.
+	ID string `json:"finding_id"`
+	// Text is the patient's words (or the record's display text).
+	Text string `json:"original_text"`
+	// Concept and ConceptKey name the pack concept it is evidence for.
+	Concept    string `json:"standardized_concept"`
+	ConceptKey string `json:"concept_key"`
 	// Present is true when the finding is affirmed and false when the case
 	// states it is absent. A stated Value counts as affirmed either way.
 	Present bool     `json:"present"`
@@ -99,8 +102,16 @@ type Evidence struct {
 	// Comparator is "=" (default) or, for a value stated as a bound
 	// ("LVEF < 35%"), one of "<", "<=", ">", ">=".
 	Comparator string `json:"comparator,omitempty"`
-	// Via says how a derived item follows from a stated one (see Derive).
+	// AnchorRank is the rank (from 1) of the finding's grounding anchor the
+	// item was read for; 0 for coded input.
+	AnchorRank int `json:"anchor_rank,omitempty"`
+	// Via says how a derived item follows from a stated one (see Derive):
+	// trace text for people, never parsed.
 	Via string `json:"via,omitempty"`
+	// DerivedBy names the reader (engine/read) or derivation (Reader*
+	// below) that made the item; empty for an item grounded from a
+	// finding. Step (v) asks that reader which checks the item satisfies.
+	DerivedBy string `json:"derived_by,omitempty"`
 	// When dates the event, when the case says when it happened.
 	When *When `json:"when,omitempty"`
 	// Secondary marks an item of an alternative reading of its finding
@@ -109,12 +120,20 @@ type Evidence struct {
 	Secondary bool `json:"secondary,omitempty"`
 }
 
-// UnmarshalJSON also accepts the reference formatter's field names
-// (original_text, standardized_concept) and a value written as a string
+// Names of Derive's derivations, for Evidence.DerivedBy.
+const (
+	ReaderIsA        = "is-a"
+	ReaderDefinition = "definition"
+	ReaderImplied    = "implied"
+)
+
+// UnmarshalJSON also accepts the short field names (id, text, concept) of
+// hand-written structured input and a value written as a string
 // ("90", "0,8"), which is how LLMs tend to return it.
 func (e *Evidence) UnmarshalJSON(b []byte) error {
 	var raw struct {
 		ID           string          `json:"id"`
+		FindingID    string          `json:"finding_id"`
 		ConceptKey   string          `json:"concept_key"`
 		Concept      string          `json:"concept"`
 		Standardized string          `json:"standardized_concept"`
@@ -124,17 +143,26 @@ func (e *Evidence) UnmarshalJSON(b []byte) error {
 		Value        json.RawMessage `json:"value"`
 		Unit         string          `json:"unit"`
 		Comparator   string          `json:"comparator"`
+		AnchorRank   int             `json:"anchor_rank"`
+		Via          string          `json:"via"`
+		DerivedBy    string          `json:"derived_by"`
+		When         *When           `json:"when"`
+		Secondary    bool            `json:"secondary"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
-	*e = Evidence{ID: raw.ID, ConceptKey: raw.ConceptKey, Concept: raw.Concept, Text: raw.Text,
-		Present: raw.Present, Unit: raw.Unit, Comparator: raw.Comparator}
+	*e = Evidence{ID: raw.FindingID, ConceptKey: raw.ConceptKey, Concept: raw.Standardized, Text: raw.OriginalText,
+		Present: raw.Present, Unit: raw.Unit, Comparator: raw.Comparator, AnchorRank: raw.AnchorRank, Via: raw.Via,
+		DerivedBy: raw.DerivedBy, When: raw.When, Secondary: raw.Secondary}
+	if e.ID == "" {
+		e.ID = raw.ID
+	}
 	if e.Concept == "" {
-		e.Concept = raw.Standardized
+		e.Concept = raw.Concept
 	}
 	if e.Text == "" {
-		e.Text = raw.OriginalText
+		e.Text = raw.Text
 	}
 	v := bytes.TrimSpace(raw.Value)
 	if len(v) == 0 || string(v) == "null" || string(v) == `""` {

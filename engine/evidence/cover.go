@@ -116,7 +116,7 @@ var modifiers = func() map[string]bool {
 		1 2 3 4 type documented contraindication intolerance intolerant inability unavailability availability
 		unavailable available deterioration restenosis thrombosis occlusion complication dysfunction loss resistant
 		selected candidate eligible ineligible ineligibility absence absent elevated raised lowered
-		prohibitive extreme excessive borderline`) {
+		prohibitive extreme excessive borderline cannot unable incapable unfit poor impossible`) {
 		m[w] = true
 	}
 	return m

@@ -131,7 +131,7 @@ func (r *Reading) Kind(f Finding) *rules.SectionKind {
 	return r.sec.Kind(f.Section)
 }
 
-// Cue returns the first cue of the given kind (rules.CueStopped, …) that
+// Cue returns the first cue of the given kind (rules.CueNotTaken, …) that
 // text states, or "".
 func (r *Reading) Cue(kind, text string) string {
 	if r == nil {

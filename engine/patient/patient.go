@@ -190,25 +190,21 @@ func (m *Model) Evidence() []eval.Evidence {
 			continue
 		}
 		e := f.Evidence
-		e.Present = present || e.Value != nil && f.Certainty != Refuted && f.Status != StatusAbsent
+		e.Present = present
 		out = append(out, e)
 	}
 	return out
 }
 
 // Validate reports the first fact that breaks the model's invariants: ids
-// unique and set, spans inside the text, kinds and statuses known.
+// set (a finding that states several facts gives them its one id), spans
+// inside the text, kinds, statuses, certainties and experiencers known.
 func (m *Model) Validate() error {
-	seen := map[string]bool{}
 	for i, f := range m.Facts {
 		where := fmt.Sprintf("fact %d (%q)", i, f.Text)
 		if f.ID == "" {
-			return fmt.Errorf("patient model %s: %s has no id; give every fact a unique id", m.CaseID, where)
+			return fmt.Errorf("patient model %s: %s has no id; give every fact the id of the finding or resource it was read from", m.CaseID, where)
 		}
-		if seen[f.ID] {
-			return fmt.Errorf("patient model %s: %s repeats id %q; ids must be unique", m.CaseID, where, f.ID)
-		}
-		seen[f.ID] = true
 		if !knownKind[f.Kind] {
 			return fmt.Errorf("patient model %s: %s has kind %q; use one of %v", m.CaseID, where, f.Kind, sortedKeys(knownKind))
 		}

@@ -26,3 +26,6 @@ func Default() (*rules.Pack, error) { return rules.LoadFS(files, DefaultDir) }
 
 // DefaultHierarchy loads the built-in pack's is-a relations.
 func DefaultHierarchy() (*rules.Hierarchy, error) { return rules.LoadHierarchyFS(files, DefaultDir) }
+
+// DefaultReading loads the built-in pack's reading vocabulary.
+func DefaultReading() (*rules.Reading, error) { return rules.LoadReadingFS(files, DefaultDir) }

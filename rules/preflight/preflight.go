@@ -91,6 +91,17 @@ func Check(fsys fs.FS, dir string) (*Report, error) {
 			}
 			p.Hierarchy = h
 		}
+		rd, err := rules.LoadReadingFS(fsys, dir)
+		if err != nil {
+			rep.Diagnostics = append(rep.Diagnostics, &rules.Diagnostic{Code: rules.CodeReading, File: rules.ReadingFile, Row: -1, Rule: -1,
+				Message: err.Error(), Fix: "fix the JSON field the message names (see rules/reading.go for the fields)"})
+		} else if rd != nil {
+			for _, bad := range rd.Check(p) {
+				rep.Diagnostics = append(rep.Diagnostics, &rules.Diagnostic{Code: rules.CodeReading, File: rules.ReadingFile, Row: -1, Rule: -1,
+					Message: bad, Fix: "name concepts exactly as the tables' entity_standardized_candidate or a hierarchy member, or remove the entry"})
+			}
+			p.Reading = rd
+		}
 		if sec, err := rules.LoadSectionsFS(fsys, dir); err != nil {
 			rep.Diagnostics = append(rep.Diagnostics, &rules.Diagnostic{Code: rules.CodeSections, File: rules.SectionsFile, Row: -1, Rule: -1,
 				Message: err.Error(), Fix: "fix the entry and field the message names (section kinds and headings, cues, forms)"})

@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/executablekg/execkg/engine/consistency"
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/extract"
+	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/rules"
+)
+
+// textModel is the read stage's output for a text case: every piece of
+// evidence the readers made becomes a fact typed by its concept's role in
+// the pack, with the finding's span, so later stages read the model.
+func (p *Program) textModel(caseID, text string, date time.Time, findings []extract.Finding, ev []eval.Evidence, doubted map[string]bool, dropped []patient.Dropped) *patient.Model {
+	m := &patient.Model{CaseID: caseID, Date: date.Format("2006-01-02"), Source: "text", Text: text, Dropped: dropped,
+		Facts: make([]patient.Fact, 0, len(ev))}
+	spans := make(map[string][]patient.Span, len(findings))
+	section := make(map[string]string, len(findings))
+	for _, f := range findings {
+		if f.Start >= 0 && f.End <= len(text) && f.Start < f.End {
+			spans[f.ID] = []patient.Span{{Start: f.Start, End: f.End}}
+		}
+		section[f.ID] = f.Section
+	}
+	for _, s := range p.doc.Sections(text) {
+		if s.Kind != "" {
+			m.Sections = append(m.Sections, patient.Section{Kind: s.Kind, Heading: s.Heading, Span: patient.Span{Start: s.Start, End: s.End}})
+		}
+	}
+	for _, e := range ev {
+		reader := "text"
+		if e.DerivedBy != "" {
+			reader = e.DerivedBy // the reader that made it (engine/read)
+		}
+		f := p.fact(e, reader, spans[e.ID])
+		f.Section = section[e.ID]
+		if doubted[e.ID] {
+			f.Certainty = patient.Suspected
+		}
+		m.Facts = append(m.Facts, f)
+	}
+	return m
+}
+
+// fact types one piece of evidence by its concept's role in the pack; a
+// fact the case states absent has status absent.
+func (p *Program) fact(e eval.Evidence, reader string, spans []patient.Span) patient.Fact {
+	f := patient.Fact{Evidence: e, Kind: p.kindOf(e), Certainty: patient.Confirmed, Experiencer: patient.Self, Spans: spans, Reader: reader}
+	switch {
+	case !e.Present:
+		f.Status = patient.StatusAbsent
+	case f.Kind == patient.KindMedication:
+		f.Status = patient.StatusTaking
+	case f.Kind == patient.KindProcedure:
+		f.Status = patient.StatusDone
+	default:
+		f.Status = patient.StatusActive
+	}
+	return f
+}
+
+// kindOf reads a fact's kind off the role the pack gives its concept.
+func (p *Program) kindOf(e eval.Evidence) patient.Kind {
+	switch p.roles[e.ConceptKey] {
+	case rules.RoleMedication:
+		return patient.KindMedication
+	case rules.RoleProcedure:
+		return patient.KindProcedure
+	}
+	if e.Value != nil || len(p.units[e.ConceptKey]) > 0 {
+		return patient.KindMeasurement
+	}
+	switch p.roles[e.ConceptKey] {
+	case rules.RoleClinicalCondition:
+		return patient.KindProblem
+	case rules.RoleClinicalParameter:
+		return patient.KindFinding
+	}
+	return patient.KindOther
+}
+
+// AskPatient answers a patient model (read from FHIR, from structured
+// data, or by an LLM): the stages after reading — derive, expand, check,
+// evaluate — exactly as for text. Step (v) judges a fact with spans in
+// the model's text by its words, and a coded fact by its record's
+// statuses (a provisional diagnosis is doubtful, a refuted one absent).
+// The model is not modified; the Result carries a copy with the derived
+// facts added.
+func (p *Program) AskPatient(ctx context.Context, m *patient.Model, opts ...EvalOption) (*Result, error) {
+	if m == nil {
+		return nil, &StageError{Stage: StageRead, Detail: "patient model", Err: errors.New("no patient model given")}
+	}
+	c := p.newCall(m.CaseID, opts)
+	if err := m.Validate(); err != nil {
+		return nil, stageErr(m.CaseID, StageRead, err, "patient model")
+	}
+	if c.date.IsZero() && m.Date != "" {
+		d, err := time.Parse("2006-01-02", m.Date)
+		if err != nil {
+			return nil, stageErr(m.CaseID, StageRead, err, "patient model date %q (want YYYY-MM-DD)", m.Date)
+		}
+		c.date = d
+	}
+	cp := *m
+	cp.Facts = append([]patient.Fact(nil), m.Facts...)
+	for i := range cp.Facts {
+		f := &cp.Facts[i]
+		if f.Reader == "" {
+			f.Reader = cp.Source
+		}
+		if f.ConceptKey == "" && f.Concept != "" {
+			// A fact named by concept: the pack's key for that name
+			// (a coded concept's "sct:" key), else the name key.
+			n := rules.NormalizeName(f.Concept)
+			if k, ok := p.keys[n]; ok {
+				f.ConceptKey = k
+			} else {
+				f.ConceptKey = "name:" + n
+			}
+		}
+		if f.Concept == "" {
+			f.Concept = p.names[f.ConceptKey]
+		}
+	}
+	res := &Result{CaseID: m.CaseID, Question: m.Text, CaseDate: noon(c.date).Format("2006-01-02"), Patient: &cp}
+	tr := p.newTrace(c)
+	for _, e := range cp.Evidence() {
+		res.Evidence = append(res.Evidence, e)
+	}
+	chk := p.checker(c, &cp, tr)
+	if err := p.decide(ctx, c, res, tr, &cp, chk.admit, chk.passes, nil); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// checker is step (v) for a patient model: the text admitter for facts
+// with words in the model's text, the record's statuses for coded facts.
+func (p *Program) checker(c *call, m *patient.Model, tr *Trace) *admitter {
+	mention, clause := map[string]string{}, map[string]string{}
+	coded := map[string]consistency.Coded{}
+	for _, f := range m.Facts {
+		if len(f.Spans) > 0 && m.Text != "" {
+			s := f.Spans[0]
+			mention[f.ID] = m.Text[s.Start:s.End]
+			clause[f.ID] = commaClause(m.Text, s.Start, s.End)
+			continue
+		}
+		present, _ := f.Asserts()
+		// A code may name a suspicion itself ("suspected X"): the
+		// concept's own words count as the record's doubt.
+		doubt := f.Certainty == patient.Suspected || f.Concept != "" && consistency.Analyze(f.Concept, f.Concept).Uncertain
+		coded[f.ID] = consistency.Coded{Uncertain: doubt, Absent: !present}
+	}
+	adm := p.newAdmitter(c, consistency.NewText(m.Text), mention, clause, tr)
+	adm.coded = coded
+	return adm
+}
+
+// Evaluate answers a case given as structured evidence (coded data, no
+// text): the evidence becomes a patient model of coded facts, then derive,
+// expand and evaluate run as for any model, without step (v) (structured
+// evidence states its own polarity; AskPatient with certainties is the
+// checked way). Evidence is matched by ConceptKey ("sct:<id>" or
+// "name:<concept name>"; a bare Concept name works too). The caller's
+// slice is not modified.
+func (p *Program) Evaluate(ctx context.Context, caseID string, ev []eval.Evidence, opts ...EvalOption) (*Result, error) {
+	c := p.newCall(caseID, opts)
+	m := &patient.Model{CaseID: caseID, Source: "structured", Facts: make([]patient.Fact, 0, len(ev))}
+	res := &Result{CaseID: caseID, Patient: m}
+	tr := p.newTrace(c)
+	tr.Checks = "none (structured input)"
+	for i, e := range ev {
+		k := e.Key()
+		if k == "" {
+			return nil, stageErr(caseID, StageRead, fmt.Errorf("evidence %d (%q) names no concept", i, e.Text), "structured evidence; set ConceptKey or Concept")
+		}
+		e.ConceptKey = k
+		f := p.fact(e, "structured", nil)
+		if !e.Present {
+			f.Status = patient.StatusAbsent
+		}
+		m.Facts = append(m.Facts, f)
+		res.Evidence = append(res.Evidence, e)
+	}
+	if err := p.decide(ctx, c, res, tr, m, nil, nil, nil); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// StepV returns step (v) as a run applies it, for a stored result: each
+// verdict judges evidence against a condition with the result's own text
+// and findings (coded facts by their statuses), under the given checks.
+// The error analysis asks it what the checks would have done to evidence
+// a run let through, so it never keeps a copy of step (v) of its own.
+func (p *Program) StepV(res *Result, checks consistency.Checks) func(eval.Cond, eval.Evidence) consistency.Verdict {
+	c := &call{caseID: res.CaseID, checks: checks}
+	mention, clause := map[string]string{}, map[string]string{}
+	for _, f := range res.Findings {
+		mention[f.ID] = f.Text
+		clause[f.ID] = commaClause(res.Question, f.Start, f.End)
+	}
+	adm := p.newAdmitter(c, consistency.NewText(res.Question), mention, clause, &Trace{})
+	if res.Patient != nil {
+		coded := map[string]consistency.Coded{}
+		for _, f := range res.Patient.Facts {
+			if _, ok := mention[f.ID]; !ok && len(f.Spans) == 0 {
+				present, _ := f.Asserts()
+				coded[f.ID] = consistency.Coded{Uncertain: f.Certainty == patient.Suspected, Absent: !present}
+			}
+		}
+		adm.coded = coded
+	}
+	return adm.verdict
+}

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/executablekg/execkg/engine/consistency"
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/engine/read"
+	"github.com/executablekg/execkg/rules"
+)
+
+// reading is the pack's reading vocabulary (rules.Reading,
+// meta/reading.json) compiled once when the program is built. A pack
+// without it has readers that read nothing.
+type reading struct {
+	ungrounded        []*regexp.Regexp
+	notTaken, stopped *regexp.Regexp
+	refractory        *refractoryVocab
+	recentDays        int
+	recentPrefix      string
+	demographics      []demographicShape
+	anatomyKept       []string // lower case
+}
+
+// locatedf is an error about the pack's reading vocabulary.
+func locatedf(format string, args ...any) error {
+	return fmt.Errorf("%s: %s", rules.ReadingFile, fmt.Sprintf(format, args...))
+}
+
+func compileReading(r *rules.Reading) (*reading, error) {
+	out := &reading{}
+	if r == nil {
+		return out, nil
+	}
+	out.ungrounded = compileUngrounded(r.Ungrounded)
+	cues := func(l *rules.CueList) *regexp.Regexp {
+		if l == nil {
+			return nil
+		}
+		return regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(l.Cues) + `)\b`) // literal words: always compiles
+	}
+	out.notTaken, out.stopped = cues(r.NotTaken), cues(r.Stopped)
+	var err error
+	if out.refractory, err = compileRefractory(r.Refractory); err != nil {
+		return nil, err
+	}
+	if rc := r.Recency; rc != nil {
+		out.recentDays, out.recentPrefix = rc.WindowDays, rc.Prefix
+	}
+	if out.demographics, err = compileDemographics(r.Demographics); err != nil {
+		return nil, err
+	}
+	if a := r.AnatomyChecks; a != nil {
+		for _, w := range a.KeptFor {
+			out.anatomyKept = append(out.anatomyKept, strings.ToLower(w))
+		}
+	}
+	return out, nil
+}
+
+// derivation describes one of eval.Derive's derivations as a reader, so
+// that step (v) asks it like any other: it reads the evidence and makes
+// the items eval marks with its name (eval.Evidence.DerivedBy).
+type derivation struct {
+	name   string
+	emits  []patient.Kind
+	checks consistency.Checks
+}
+
+func (d derivation) Name() string                           { return d.name }
+func (derivation) Reads() read.Input                        { return read.Evidence }
+func (d derivation) Emits() []patient.Kind                  { return d.emits }
+func (d derivation) Satisfies(eval.Cond) consistency.Checks { return d.checks }
+
+// derivations: an is-a step says nothing of a condition's wording; a value
+// inside a numeric definition states the defined concept's qualifiers
+// ("LVEF 60%" is preserved LVEF); a stated concept's implied value band
+// (a CKD stage's eGFR) states them too, and needs no stated absence.
+var derivations = []derivation{
+	{eval.ReaderIsA, []patient.Kind{patient.KindProblem}, consistency.Checks{}},
+	{eval.ReaderDefinition, []patient.Kind{patient.KindProblem}, consistency.Checks{Qualifier: true}},
+	{eval.ReaderImplied, []patient.Kind{patient.KindMeasurement}, consistency.Checks{Qualifier: true, Absence: true}},
+}
+
+// initReaders compiles the pack's reading vocabulary and registers the
+// readers: by name for step (v), and the case readers in rounds (the
+// readers of one round read the evidence the rounds before made).
+func (p *Program) initReaders() error {
+	var err error
+	if p.reading, err = compileReading(p.pack.Reading); err != nil {
+		return err
+	}
+	p.rounds = [][]read.CaseReader{
+		{anatomyStage{p}, refractoryStage{p}},
+		{recencyStage{p}},
+	}
+	p.readers = read.Registry{}
+	p.readers.Add(antonymStage{}, demographicStage{}, ungroundedStage{}, medicationStatusStage{}, whenStage{})
+	for _, round := range p.rounds {
+		for _, r := range round {
+			p.readers.Add(r)
+		}
+	}
+	for _, d := range derivations {
+		p.readers.Add(d)
+	}
+	return nil
+}
+
+// Readers lists the program's readers by name, for documentation and
+// traces.
+func (p *Program) Readers() []read.Reader {
+	out := make([]read.Reader, 0, len(p.readers))
+	for _, n := range sortedReaderNames(p.readers) {
+		out = append(out, p.readers[n])
+	}
+	return out
+}
+
+func sortedReaderNames(g read.Registry) []string {
+	m := make(map[string]bool, len(g))
+	for n := range g {
+		m[n] = true
+	}
+	return sortedKeys(m)
+}
+
+// readRounds runs the case readers round by round, each round on the
+// evidence so far, and returns what they read in order.
+func (p *Program) readRounds(c *read.Case, ev []eval.Evidence) []patient.Fact {
+	var out []patient.Fact
+	ev = ev[:len(ev):len(ev)] // appends never write into the caller's array
+	for _, round := range p.rounds {
+		c.Evidence = ev
+		var facts []patient.Fact
+		for _, r := range round {
+			facts = append(facts, r.Read(c)...)
+		}
+		for _, f := range facts {
+			ev = append(ev, f.Evidence)
+		}
+		out = append(out, facts...)
+	}
+	return out
+}

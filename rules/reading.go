@@ -1,0 +1,357 @@
+package rules
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// ReadingFile is where a pack keeps the words its evidence readers read
+// with, relative to its rule directory.
+const ReadingFile = "meta/reading.json"
+
+// Reading is the pack's vocabulary for the engine's evidence readers: the
+// clinical words, concept names and cut-offs the readers read a case with.
+// The engine's readers hold only the shape of what they read (a symptom,
+// a link word, a therapy in one sentence); every word is here.
+//
+// A word list is matched case-insensitively at word boundaries; a word
+// ending in "*" also matches any word it begins ("discontinu*" matches
+// "discontinued").
+type Reading struct {
+	Note string `json:"note,omitempty"`
+	// Ungrounded: finding shapes that ground to no concept.
+	Ungrounded []UngroundedValue `json:"ungrounded,omitempty"`
+	// NotTaken: cues of a sentence that stops, plans, considers or
+	// refuses a drug rather than stating it is taken.
+	NotTaken *CueList `json:"not_taken,omitempty"`
+	// Stopped: cues of a medication finding whose own words say the drug
+	// was stopped.
+	Stopped *CueList `json:"stopped,omitempty"`
+	// Refractory: symptoms stated to persist despite therapy.
+	Refractory *Refractory `json:"refractory,omitempty"`
+	// Recency: when a dated event counts as its "recent" form.
+	Recency *Recency `json:"recency,omitempty"`
+	// Demographics: finding shapes that name a demographic concept.
+	Demographics []Demographic `json:"demographics,omitempty"`
+	// AnatomyChecks: which step (v) checks a stenosis report satisfies.
+	AnatomyChecks *AnatomyChecks `json:"anatomy_checks,omitempty"`
+}
+
+// UngroundedValue is a measurement the pack has no concept for and must
+// not be read as another one ("creatinine 180" is not an eGFR): a finding
+// that begins with one of Words (after an optional qualifier word and a
+// glued prefix) and a number grounds to nothing.
+type UngroundedValue struct {
+	Name       string   `json:"name"`
+	Why        string   `json:"why"`
+	Qualifiers []string `json:"qualifiers,omitempty"` // words before it, with a space ("serum")
+	Glued      []string `json:"glued,omitempty"`      // prefixes written onto it ("s-")
+	Words      []string `json:"words"`
+}
+
+// CueList is a list of cue words with the reason they are cues.
+type CueList struct {
+	Why  string   `json:"why"`
+	Cues []string `json:"cues"`
+}
+
+// Refractory is the vocabulary of "<symptom> ... <link> ... <therapy>":
+// "angina despite bisoprolol" states symptoms refractory to therapy.
+type Refractory struct {
+	Source string `json:"source"`
+	// Symptoms: groups of symptom words, each with the concepts a stated
+	// refractory symptom of the group gives.
+	Symptoms []RefractorySymptom `json:"symptoms"`
+	// Links join the symptom to the therapy ("despite", "on maximal").
+	Links []string `json:"links"`
+	// Therapies name the therapy the symptom persists on: medical or
+	// antianginal therapy in general words, or an antianginal drug.
+	Therapies []string `json:"therapies"`
+	// NotTherapies make the therapy something other than antianginal or
+	// medical therapy for the symptom ("despite aspirin", "despite PCI").
+	NotTherapies []string `json:"not_therapies,omitempty"`
+}
+
+// RefractorySymptom is one group of symptom words and what they give.
+type RefractorySymptom struct {
+	Words    []string `json:"words"`
+	Concepts []string `json:"concepts"`
+}
+
+// Recency says when a dated event is its "recent" form.
+type Recency struct {
+	// WindowDays: how far back an event still counts as recent, and what
+	// "recent"/"recently" means in a case without a date.
+	WindowDays int    `json:"window_days"`
+	Why        string `json:"why"`
+	// Prefix makes an event's recent form from its concept name
+	// ("recent " + "percutaneous coronary intervention").
+	Prefix string `json:"concept_prefix"`
+}
+
+// Demographic names a concept a whole finding states by its shape: a
+// regular expression (Pattern, matched case-insensitively) or one of
+// Words (the whole finding).
+type Demographic struct {
+	Concept string   `json:"concept"`
+	Pattern string   `json:"pattern,omitempty"`
+	Words   []string `json:"words,omitempty"`
+}
+
+// AnatomyChecks: a stenosis report states anatomical significance in its
+// numbers, which satisfies the qualifier and absence checks, except for a
+// condition whose context has one of KeptFor (functional significance).
+type AnatomyChecks struct {
+	Why     string   `json:"why"`
+	KeptFor []string `json:"kept_for_context"`
+}
+
+// LoadReadingFS reads dir/meta/reading.json; a missing file is no reading
+// vocabulary (the readers then read nothing), not an error.
+func LoadReadingFS(fsys fs.FS, dir string) (*Reading, error) {
+	name := path.Join(dir, ReadingFile)
+	b, err := fs.ReadFile(fsys, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ParseReading(name, b)
+}
+
+// ParseReading decodes and checks a reading vocabulary; errors name the
+// file, the field and how to fix it.
+func ParseReading(name string, data []byte) (*Reading, error) {
+	var r Reading
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s: %w (see the field list in rules/reading.go)", name, err)
+	}
+	if err := r.check(name); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+func (r *Reading) check(name string) error {
+	for i, u := range r.Ungrounded {
+		f := fmt.Sprintf("%s: ungrounded[%d]", name, i)
+		if strings.TrimSpace(u.Name) == "" || strings.TrimSpace(u.Why) == "" {
+			return fmt.Errorf("%s: give name and why (what is not grounded and why)", f)
+		}
+		for _, l := range []struct {
+			field string
+			ws    []string
+			need  bool
+		}{{"qualifiers", u.Qualifiers, false}, {"glued", u.Glued, false}, {"words", u.Words, true}} {
+			if err := checkWords(f+"."+l.field, l.ws, l.need); err != nil {
+				return err
+			}
+		}
+	}
+	for _, c := range []struct {
+		field string
+		l     *CueList
+	}{{"not_taken", r.NotTaken}, {"stopped", r.Stopped}} {
+		if c.l == nil {
+			continue
+		}
+		f := name + ": " + c.field
+		if strings.TrimSpace(c.l.Why) == "" {
+			return fmt.Errorf("%s.why: say what the cues mark", f)
+		}
+		if err := checkWords(f+".cues", c.l.Cues, true); err != nil {
+			return err
+		}
+	}
+	if rf := r.Refractory; rf != nil {
+		f := name + ": refractory"
+		if strings.TrimSpace(rf.Source) == "" {
+			return fmt.Errorf("%s.source: say where the reading comes from", f)
+		}
+		if len(rf.Symptoms) == 0 {
+			return fmt.Errorf("%s.symptoms: give at least one group of symptom words", f)
+		}
+		seen := map[string]string{}
+		for i, s := range rf.Symptoms {
+			g := fmt.Sprintf("%s.symptoms[%d]", f, i)
+			if err := checkWords(g+".words", s.Words, true); err != nil {
+				return err
+			}
+			for j, w := range s.Words {
+				if strings.HasSuffix(w, "*") {
+					return fmt.Errorf("%s.words[%d] %q: a symptom word must be whole (it picks the group); drop the '*'", g, j, w)
+				}
+				if at, ok := seen[strings.ToLower(w)]; ok {
+					return fmt.Errorf("%s.words[%d] %q: already in %s; a word belongs to one group", g, j, w, at)
+				}
+				seen[strings.ToLower(w)] = g
+			}
+			if err := checkWords(g+".concepts", s.Concepts, true); err != nil {
+				return err
+			}
+		}
+		if err := checkWords(f+".links", rf.Links, true); err != nil {
+			return err
+		}
+		if err := checkWords(f+".therapies", rf.Therapies, true); err != nil {
+			return err
+		}
+		if err := checkWords(f+".not_therapies", rf.NotTherapies, false); err != nil {
+			return err
+		}
+	}
+	if rc := r.Recency; rc != nil {
+		f := name + ": recency"
+		if rc.WindowDays <= 0 {
+			return fmt.Errorf("%s.window_days: give the recent window in days (a positive number), got %d", f, rc.WindowDays)
+		}
+		if strings.TrimSpace(rc.Why) == "" {
+			return fmt.Errorf("%s.why: say where the window comes from", f)
+		}
+		if strings.TrimSpace(rc.Prefix) == "" {
+			return fmt.Errorf("%s.concept_prefix: give the words that make an event's recent form (\"recent \")", f)
+		}
+	}
+	for i, d := range r.Demographics {
+		f := fmt.Sprintf("%s: demographics[%d]", name, i)
+		if NormalizeName(d.Concept) == "" {
+			return fmt.Errorf("%s.concept: name the pack concept the shape states", f)
+		}
+		if (d.Pattern == "") == (len(d.Words) == 0) {
+			return fmt.Errorf("%s (%s): give either pattern or words, not both", f, d.Concept)
+		}
+		if d.Pattern != "" {
+			if _, err := regexp.Compile(d.Pattern); err != nil {
+				return fmt.Errorf("%s.pattern (%s): not a valid Go regular expression: %v", f, d.Concept, err)
+			}
+		}
+		if err := checkWords(f+".words", d.Words, false); err != nil {
+			return err
+		}
+	}
+	if a := r.AnatomyChecks; a != nil {
+		f := name + ": anatomy_checks"
+		if strings.TrimSpace(a.Why) == "" {
+			return fmt.Errorf("%s.why: say why a stenosis report satisfies the checks", f)
+		}
+		if err := checkWords(f+".kept_for_context", a.KeptFor, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkWords: no empty word, no duplicate (case-insensitive), and at least
+// one when need is set.
+func checkWords(field string, ws []string, need bool) error {
+	if need && len(ws) == 0 {
+		return fmt.Errorf("%s: give at least one word", field)
+	}
+	seen := map[string]int{}
+	for i, w := range ws {
+		if strings.TrimSpace(strings.TrimSuffix(w, "*")) == "" || strings.TrimSpace(w) != w {
+			return fmt.Errorf("%s[%d] %q: a word must not be empty or start or end with a space", field, i, w)
+		}
+		if j, ok := seen[strings.ToLower(w)]; ok {
+			return fmt.Errorf("%s[%d] %q: repeats [%d] (case does not count); remove one", field, i, w, j)
+		}
+		seen[strings.ToLower(w)] = i
+	}
+	return nil
+}
+
+// WordsPattern is the regular-expression alternation of a word list,
+// longest first so that a longer word wins over its prefix: each word
+// literal, a trailing "*" any word characters. It holds no boundaries or
+// flags; the caller adds them.
+func WordsPattern(ws []string) string {
+	sorted := append([]string(nil), ws...)
+	sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
+	parts := make([]string, 0, len(sorted))
+	for _, w := range sorted {
+		if s, ok := strings.CutSuffix(w, "*"); ok {
+			parts = append(parts, regexp.QuoteMeta(s)+`\w*`)
+		} else {
+			parts = append(parts, regexp.QuoteMeta(w))
+		}
+	}
+	return strings.Join(parts, "|")
+}
+
+// Words lists every word of the vocabulary (cue, symptom, therapy, link
+// and demographic words, "*" dropped), for checks that scan code for the
+// pack's vocabulary.
+func (r *Reading) Words() []string {
+	if r == nil {
+		return nil
+	}
+	var out []string
+	add := func(ws ...string) {
+		for _, w := range ws {
+			out = append(out, strings.TrimSuffix(w, "*"))
+		}
+	}
+	for _, u := range r.Ungrounded {
+		add(u.Name)
+		add(u.Qualifiers...)
+		add(u.Words...)
+	}
+	for _, l := range []*CueList{r.NotTaken, r.Stopped} {
+		if l != nil {
+			add(l.Cues...)
+		}
+	}
+	if rf := r.Refractory; rf != nil {
+		for _, s := range rf.Symptoms {
+			add(s.Words...)
+			add(s.Concepts...)
+		}
+		add(rf.Links...)
+		add(rf.Therapies...)
+		add(rf.NotTherapies...)
+	}
+	for _, d := range r.Demographics {
+		add(d.Concept)
+		add(d.Words...)
+	}
+	if a := r.AnatomyChecks; a != nil {
+		add(a.KeptFor...)
+	}
+	return out
+}
+
+// Check lists the concepts the vocabulary names that the pack does not
+// know (neither a rule's concept nor a hierarchy member), each with its
+// field: a reader would silently read nothing for them.
+func (r *Reading) Check(p *Pack) []string {
+	if r == nil {
+		return nil
+	}
+	_, known := p.ConceptIndex()
+	var out []string
+	bad := func(field, concept string) {
+		if _, ok := known[NormalizeName(concept)]; !ok {
+			out = append(out, fmt.Sprintf("%s: %s names %q, which is no concept of the pack", ReadingFile, field, concept))
+		}
+	}
+	if rf := r.Refractory; rf != nil {
+		for i, s := range rf.Symptoms {
+			for j, c := range s.Concepts {
+				bad(fmt.Sprintf("refractory.symptoms[%d].concepts[%d]", i, j), c)
+			}
+		}
+	}
+	for i, d := range r.Demographics {
+		bad(fmt.Sprintf("demographics[%d].concept", i), d.Concept)
+	}
+	return out
+}
