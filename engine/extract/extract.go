@@ -234,6 +234,11 @@ func splitSpans(text string, layout [][2]int) [][2]int {
 			if c == ',' && i > 0 && i+1 < len(text) && isDigit(text[i-1]) && isDigit(text[i+1]) {
 				continue
 			}
+			// A table row ("| LAD | 80% | FFR 0.72 |") is flattened into
+			// one finding: its cells describe one thing.
+			if c == '|' && tableRow(text, i) {
+				continue
+			}
 			// A label before a value stays with it: "RF-CL: 15%",
 			// "LMS: 50% stenosis"; so does a clock time ("05:00").
 			if c == ':' && valueAfterColon(text, i) {
@@ -313,6 +318,21 @@ func splitSpans(text string, layout [][2]int) [][2]int {
 	return spans
 }
 
+// tableRow: the line holding offset i is a table row, opened and closed
+// by a cell bar ("| LAD | 80% |"); bars inside a line of text
+// ("49 | F | Sx: chest pain") still separate findings.
+func tableRow(text string, i int) bool {
+	ls := strings.LastIndexByte(text[:i], '\n') + 1
+	le := strings.IndexByte(text[i:], '\n')
+	if le < 0 {
+		le = len(text)
+	} else {
+		le += i
+	}
+	row := strings.TrimSpace(text[ls:le])
+	return len(row) > 2 && row[0] == '|' && row[len(row)-1] == '|'
+}
+
 // valueAfterColon: the colon at i is followed by a bare value (a number,
 // after at most one space or "~"/"<"/">", and at most a unit): the label
 // and its value are one finding ("RF-CL: 15%", "eGFR: 34").
@@ -385,10 +405,10 @@ func isAbbrevEnd(text string, i int) bool {
 }
 
 func trimSpan(text string, s, e int) (int, int) {
-	for s < e && (unicode.IsSpace(rune(text[s])) || strings.ContainsRune(`"'(`, rune(text[s]))) {
+	for s < e && (unicode.IsSpace(rune(text[s])) || strings.ContainsRune(`"'(|`, rune(text[s]))) {
 		s++
 	}
-	for e > s && (unicode.IsSpace(rune(text[e-1])) || strings.ContainsRune(`"').`, rune(text[e-1]))) {
+	for e > s && (unicode.IsSpace(rune(text[e-1])) || strings.ContainsRune(`"').|`, rune(text[e-1]))) {
 		e--
 	}
 	// Keep a closing parenthesis that closes one inside the span.
