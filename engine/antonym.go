@@ -37,6 +37,10 @@ func (antonymStage) Satisfies(eval.Cond) consistency.Checks {
 
 type antonym struct {
 	key, phrase, norm string
+	// selfNegated: the phrase carries its own negation cue ("non-…",
+	// "not on …"), so a finding read as negated because of it is the
+	// antonym itself, not its denial.
+	selfNegated bool
 }
 
 // antonymsOf indexes the lexicon's antonym phrases by the pack's concept
@@ -54,7 +58,7 @@ func antonymsOf(lex *lexicon.Lexicon, keys map[string]string) []antonym {
 		}
 		for _, a := range c.Antonyms {
 			if n := textnorm.Normalize(a); n != "" {
-				out = append(out, antonym{k, a, n})
+				out = append(out, antonym{k, a, n, consistency.Analyze(a, a).Negated})
 			}
 		}
 	}
@@ -77,7 +81,7 @@ func (p *Program) antonymEvidence(id, finding string, negated bool) []eval.Evide
 			continue
 		}
 		seen[a.key] = true
-		out = append(out, eval.Evidence{ID: id, ConceptKey: a.key, Concept: p.names[a.key], Text: finding, Present: negated,
+		out = append(out, eval.Evidence{ID: id, ConceptKey: a.key, Concept: p.names[a.key], Text: finding, Present: negated && !a.selfNegated,
 			Via: ViaAntonym + "'" + a.phrase + "'", DerivedBy: antonymStage{}.Name()})
 	}
 	return out

@@ -49,6 +49,18 @@ func (p *Program) plannedForm(a grounding.Anchor) (grounding.Anchor, bool) {
 	return a, false
 }
 
+// intended reports whether a finding another reader made (the LLM's,
+// located in the text) is intended: under an intended section at its
+// offset, or its own words schedule it.
+func (p *Program) intended(text string, f extract.Finding) bool {
+	if f.Intended {
+		return true
+	}
+	fs := []extract.Finding{f}
+	p.doc.Annotate(text, p.doc.Sections(text), fs)
+	return fs[0].Intended
+}
+
 // intendedWhy says why a finding reads as intended, for the trace.
 func (p *Program) intendedWhy(f extract.Finding) string {
 	if k := p.doc.Kind(f); k != nil && k.Status == rules.SectionIntended {

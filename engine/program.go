@@ -83,6 +83,7 @@ type config struct {
 	fraction    bool
 	hierarchy   *rules.Hierarchy
 	maxBytes    int
+	reader      PatientReader // llmread.go
 }
 
 // Option configures New (functional options, as in cel-go and rego).
@@ -291,7 +292,11 @@ func (p *Program) Pack() *rules.Pack { return p.pack }
 
 // Settings describes the program's configuration for traces and reports.
 func (p *Program) Settings() string {
-	return fmt.Sprintf("extractor=%s formatter=%s checks=%s closed_world=%v topk=%d",
+	read := ""
+	if p.cfg.reader != nil {
+		read = "reader=" + p.cfg.reader.Name() + " "
+	}
+	return fmt.Sprintf("%sextractor=%s formatter=%s checks=%s closed_world=%v topk=%d", read,
 		p.cfg.extractor.Name(), p.cfg.formatter.Name(), p.cfg.checks, p.cfg.closedWorld, p.cfg.topK)
 }
 
@@ -331,7 +336,13 @@ func (p *Program) AskOn(ctx context.Context, caseID, text string, date time.Time
 	if !date.IsZero() {
 		c.date = date
 	}
-	res, err := p.ask(ctx, c, text)
+	var res *Result
+	var err error
+	if p.cfg.reader != nil {
+		res, err = p.askRead(ctx, c, text)
+	} else {
+		res, err = p.ask(ctx, c, text)
+	}
 	var le *LimitError
 	if err != nil && ctx.Err() != nil && !errors.As(err, &le) {
 		// A step that watches ctx itself (an embedder, the store) stopped.
@@ -436,7 +447,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if fc.Uncertain {
 				doubted[f.ID] = true
 			}
-			if fc.Other {
+			if fc.Other && !p.cueInConcept(anchors, fc.Cues) {
 				// A relative's finding says nothing about the patient,
 				// neither present nor absent.
 				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckNegation, BeforeMatching: true,
@@ -598,7 +609,9 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 	// alternative anchor ("obstructive CAD" for "non-obstructive CAD") is
 	// left to the conditions, which judge it against their own wording.
 	best := func(e eval.Evidence) bool { return !e.Secondary }
-	for _, d := range eval.DeriveOpt(ev, p.hierarchy, p.names, p.keys, eval.Options{Admit: admit, Member: best, CaseDate: date}) {
+	derived, calcs := p.deriveWithCalculated(ev, eval.Options{Admit: admit, Member: best, CaseDate: date}, passes)
+	tr.Calculations = calcs
+	for _, d := range derived {
 		ev = append(ev, d)
 		keys[d.ConceptKey] = true
 		res.Evidence = append(res.Evidence, evidenceItem(d))
@@ -739,7 +752,7 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 			}
 		case rr.Truth == eval.Unknown && len(rr.Missing) > 0 && anyTrue(rr):
 			res.NearMisses = append(res.NearMisses, NearMiss{RowID: b.RowID, RuleID: b.RuleID, Text: b.Recommendation.FullText,
-				Class: b.Recommendation.Strength, Missing: rr.Missing})
+				Class: b.Recommendation.Strength, Grade: p.gradeTerm(b.Recommendation.Strength, b.Recommendation.Level), Missing: rr.Missing})
 		}
 	}
 	for i := range tr.Rejected {
@@ -779,7 +792,7 @@ func (p *Program) recommendation(b graph.Bundle, rr eval.RuleResult) Recommendat
 	rec := Recommendation{
 		RowID: b.RowID, RuleID: b.RuleID, Text: b.Recommendation.FullText, Class: b.Recommendation.Strength,
 		Level: b.Recommendation.Level, Direction: b.Recommendation.Direction, Section: b.Recommendation.Section,
-		Workflow: b.Recommendation.Workflow, Guideline: b.PackID,
+		Workflow: b.Recommendation.Workflow, Guideline: b.PackID, Grade: p.gradeTerm(b.Recommendation.Strength, b.Recommendation.Level),
 		Source: Source{Guideline: p.pack.Guideline.Title, Version: b.PackVersion, DOI: b.Source.DOI,
 			Table: fmt.Sprintf("Recommendation Table %d", b.Recommendation.Table), Row: b.Recommendation.Row},
 	}

@@ -33,11 +33,17 @@ type Result struct {
 
 // Recommendation is one fired rule with its provenance.
 type Recommendation struct {
-	RowID      string      `json:"row_id"`
-	RuleID     string      `json:"rule_id"`
-	Text       string      `json:"text"`
-	Class      string      `json:"class"`
-	Level      string      `json:"level"`
+	RowID  string `json:"row_id"`
+	RuleID string `json:"rule_id"`
+	Text   string `json:"text"`
+	Class  string `json:"class"`
+	Level  string `json:"level"`
+	// Grade is the pack's term for class and level (meta/grading.json)
+	// where its grading scheme is not rules.DefaultGrading, the one the two
+	// fields are named after.
+	Grade string `json:"grade,omitempty"`
+	// Direction is POSITIVE, NEGATIVE (advises against) or INSUFFICIENT
+	// (a statement that takes no side).
 	Direction  string      `json:"direction"`
 	Section    string      `json:"section,omitempty"`
 	Source     Source      `json:"source"`
@@ -46,6 +52,9 @@ type Recommendation struct {
 	Workflow   string      `json:"workflow,omitempty"`
 	Guideline  string      `json:"guideline"`
 	TableTopic string      `json:"table_topic,omitempty"`
+	// Pack is the pack id in a multi-pack answer (engine.Multi), where
+	// RowID is prefixed with it; empty from a single pack.
+	Pack string `json:"pack,omitempty"`
 }
 
 // Source points back to the guideline row.
@@ -59,7 +68,7 @@ type Source struct {
 
 // Action is one recommended (or contraindicated) concept.
 type Action struct {
-	Relation string `json:"relation"` // RECOMMENDS_USAGE | RECOMMENDS_PROCEDURE | CONTRAINDICATES
+	Relation string `json:"relation"` // RECOMMENDS_USAGE | RECOMMENDS_PROCEDURE | CONTRAINDICATES | INSUFFICIENT_EVIDENCE
 	Concept  string `json:"concept"`
 	Wording  string `json:"wording"`
 	Role     string `json:"role"`
@@ -101,11 +110,15 @@ type EvidenceItem = eval.Evidence
 
 // NearMiss is a retrieved rule that is unknown only for lack of findings.
 type NearMiss struct {
-	RowID   string   `json:"row_id"`
-	RuleID  string   `json:"rule_id"`
-	Text    string   `json:"text"`
-	Class   string   `json:"class"`
+	RowID  string `json:"row_id"`
+	RuleID string `json:"rule_id"`
+	Text   string `json:"text"`
+	Class  string `json:"class"`
+	// Grade: as Recommendation.Grade.
+	Grade   string   `json:"grade,omitempty"`
 	Missing []string `json:"missing"`
+	// Pack: as Recommendation.Pack.
+	Pack string `json:"pack,omitempty"`
 }
 
 // Trace is the full justification of a result.
@@ -124,6 +137,9 @@ type Trace struct {
 	// Repairs are changes made to the input before step (i), such as
 	// invalid UTF-8 replaced.
 	Repairs []string `json:"input_repairs,omitempty"`
+	// Calculations are the pack's calculated concepts: each value with its
+	// inputs, or why there is none (engine/calculated.go).
+	Calculations []Calculation `json:"calculations,omitempty"`
 	// Events are the stages' decisions in order, as a Tracer received them.
 	Events []Event `json:"events,omitempty"`
 }
@@ -133,6 +149,8 @@ type FindingAnchors struct {
 	FindingID string       `json:"finding_id"`
 	Query     string       `json:"query"`
 	Anchors   []AnchorInfo `json:"anchors"`
+	// Pack: the pack whose concepts these are, in a multi-pack answer.
+	Pack string `json:"pack,omitempty"`
 }
 
 // AnchorInfo is one anchor as kept in the trace.

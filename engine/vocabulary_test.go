@@ -53,7 +53,6 @@ var pendingFiles = map[string]string{
 	"extract/":       "pending: owned by docread (section and list reading)",
 	"consistency/":   "pending: engine/consistency cues (not this branch's files)",
 	"evidence/":      "pending: engine/evidence phrase words (not this branch's files)",
-	"llm/":           "pending: engine/llm prompt examples (not this branch's files)",
 }
 
 // packVocabulary returns the built-in pack's vocabulary: concept names of

@@ -29,6 +29,9 @@ type Hierarchy struct {
 	// Anatomy is the vocabulary of per-vessel stenosis reports and the
 	// populations they give (see Anatomy), or nil.
 	Anatomy *Anatomy `json:"anatomy,omitempty"`
+	// Calculated declares concepts computed by a published equation from
+	// other facts (see Calculated).
+	Calculated []Calculated `json:"calculated,omitempty"`
 
 	up, down map[string][]string // normalised name → transitive closure
 }
@@ -139,6 +142,9 @@ func ParseHierarchy(name string, data []byte) (*Hierarchy, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkCalculated(name, h.Calculated); err != nil {
+		return nil, err
+	}
 	h.Composites = ordered
 	h.up, h.down = map[string][]string{}, map[string][]string{}
 	for n := range direct {
@@ -207,10 +213,21 @@ func (h *Hierarchy) Check(p *Pack) []string {
 			names[NormalizeName(a.Concept())] = true
 		}
 	}
+	// Members of composites are concepts of the pack too (the program
+	// grounds them for the definition), so a relation may name one:
+	// current smoking, a risk-factor member, is also ever smoking.
+	members := map[string]bool{}
+	for _, c := range h.Composites {
+		for _, l := range c.Leaves() {
+			if l.Concept != "" {
+				members[NormalizeName(l.Concept)] = true
+			}
+		}
+	}
 	var bad []string
 	for i, r := range h.Relations {
 		for _, n := range []string{r.Narrower, r.Broader} {
-			if !names[NormalizeName(n)] {
+			if !names[NormalizeName(n)] && !members[NormalizeName(n)] {
 				bad = append(bad, fmt.Sprintf("relations[%d]: %q is not a concept of the pack", i, n))
 			}
 		}
@@ -242,9 +259,24 @@ func (h *Hierarchy) Check(p *Pack) []string {
 			used[NormalizeName(l.Concept)] = true
 		}
 	}
+	for _, c := range h.Calculated {
+		for _, in := range c.Inputs {
+			used[NormalizeName(in.Concept)] = true
+			if in.Otherwise != "" {
+				used[NormalizeName(in.Otherwise)] = true
+			}
+		}
+	}
 	for _, c := range h.Composites {
 		if !names[NormalizeName(c.Concept)] && !used[NormalizeName(c.Concept)] {
 			bad = append(bad, fmt.Sprintf("composites (%s): %q is not a concept of the pack, so the definition would never be used", c.Concept, c.Concept))
+		}
+	}
+	// A calculated concept must be one a rule or definition reads; its
+	// inputs may be concepts nothing else names (the program grounds them).
+	for i, c := range h.Calculated {
+		if !names[NormalizeName(c.Concept)] && !used[NormalizeName(c.Concept)] {
+			bad = append(bad, fmt.Sprintf("calculated[%d] (%s): %q is not a concept of the pack, so the calculation would never be used", i, c.Concept, c.Concept))
 		}
 	}
 	return bad
@@ -429,6 +461,25 @@ func (h *Hierarchy) MemberConcepts(known map[string]string) (names []string, uni
 		if _, ok := known[k]; !ok && !seen[k] {
 			seen[k] = true
 			names = append(names, v.Concept)
+		}
+	}
+	for _, c := range h.Calculated {
+		// A calculator's inputs are read like a definition's members.
+		for _, in := range c.Inputs {
+			for _, n := range []string{in.Concept, in.Otherwise} {
+				k := NormalizeName(n)
+				if n == "" || seen[k] {
+					continue
+				}
+				if in.Numeric() {
+					units[k] = appendNew(units[k], in.Unit)
+				}
+				if _, ok := known[k]; ok {
+					continue
+				}
+				seen[k] = true
+				names = append(names, n)
+			}
 		}
 	}
 	for _, c := range h.Composites {

@@ -55,7 +55,14 @@ const (
 const (
 	DirectionPositive = "POSITIVE"
 	DirectionNegative = "NEGATIVE"
+	// DirectionInsufficient is a statement that takes no side (a USPSTF
+	// I statement): the evidence cannot weigh benefits against harms, so
+	// it is neither a recommendation for nor one against.
+	DirectionInsufficient = "INSUFFICIENT"
 )
+
+// Directions lists every direction, in schema order.
+var Directions = []string{DirectionPositive, DirectionNegative, DirectionInsufficient}
 
 // Intents of an action: what the row says to do with the action's concept.
 // Direction (POSITIVE/NEGATIVE) stays as the class gives it; the intent
@@ -76,12 +83,6 @@ const (
 
 // Intents lists every intent, in schema order.
 var Intents = []string{IntentStart, IntentContinue, IntentStop, IntentAvoid, IntentSwitch, IntentReduce, IntentPerform, IntentRefer, IntentDiscuss, IntentAssess}
-
-// Classes of recommendation and levels of evidence.
-var (
-	Classes = []string{"I", "IIa", "IIb", "III"}
-	Levels  = []string{"A", "B", "C"}
-)
 
 // Workflow kinds: conditions that depend on the care setting rather than the
 // patient. Rows holding one are kept and evaluated, but evaluation harnesses
@@ -123,6 +124,11 @@ type Source struct {
 	DOI   string `json:"doi"`
 	Table string `json:"table"`
 	Pages string `json:"pages,omitempty"`
+	// URL is the publisher's page of the statement, where it has one.
+	URL string `json:"url,omitempty"`
+	// Citation is the journal reference as checked (what could not be
+	// confirmed is said inside it).
+	Citation string `json:"citation,omitempty"`
 }
 
 // Footnote is one footnote definition of a table, in our words.
@@ -139,12 +145,16 @@ type Row struct {
 	Section string `json:"section,omitempty"`
 	// Text is the recommendation paraphrase (never the guideline's wording).
 	Text string `json:"text"`
-	// Class of recommendation: I, IIa, IIb or III.
-	Class string `json:"class" jsonschema:"enum=I,enum=IIa,enum=IIb,enum=III"`
-	// Level of evidence: A, B or C.
-	Level string `json:"level" jsonschema:"enum=A,enum=B,enum=C"`
-	// Direction is NEGATIVE for rows advising against something.
-	Direction string `json:"direction,omitempty" jsonschema:"enum=POSITIVE,enum=NEGATIVE"`
+	// Class is the row's grade in the pack's grading scheme
+	// (meta/grading.json): an ESC class I, IIa, IIb or III, a USPSTF
+	// grade A, B, C, D or I. Validation checks it against the scheme.
+	Class string `json:"class"`
+	// Level of evidence in the pack's scheme (ESC A, B or C); empty where
+	// the scheme has none (the USPSTF folds certainty into the grade).
+	Level string `json:"level,omitempty"`
+	// Direction is NEGATIVE for rows advising against something and
+	// INSUFFICIENT for statements that take no side; the grade decides it.
+	Direction string `json:"direction,omitempty" jsonschema:"enum=POSITIVE,enum=NEGATIVE,enum=INSUFFICIENT"`
 	// Input summarises the row's conditions in free text.
 	Input string `json:"input"`
 	// Recommendation summarises the row's action in free text.
@@ -240,9 +250,9 @@ type Logic struct {
 	Unit       string    `json:"unit,omitempty"`
 	LogicType  string    `json:"logic_type,omitempty" jsonschema:"enum=AND,enum=OR"`
 	LogicGroup string    `json:"logic_group,omitempty"`
-	Strength   string    `json:"strength,omitempty" jsonschema:"enum=I,enum=IIa,enum=IIb,enum=III"`
-	Level      string    `json:"level,omitempty" jsonschema:"enum=A,enum=B,enum=C"`
-	Direction  string    `json:"direction,omitempty" jsonschema:"enum=POSITIVE,enum=NEGATIVE"`
+	Strength   string    `json:"strength,omitempty"`
+	Level      string    `json:"level,omitempty"`
+	Direction  string    `json:"direction,omitempty" jsonschema:"enum=POSITIVE,enum=NEGATIVE,enum=INSUFFICIENT"`
 	// Window (conditions only) restricts when the condition's event
 	// happened, as time elapsed before the case date: "PCI within the
 	// last 7 days" is max 7 days, "after >= 3 months of optimised

@@ -23,6 +23,17 @@ type Pack struct {
 	// section headings and their meaning, status words; nil when the pack
 	// has none.
 	Sections *Sections
+	// Grading is the pack's grading scheme (meta/grading.json, else
+	// DefaultGrading); nil reads as DefaultGrading.
+	Grading *Grading
+}
+
+// Scheme returns the pack's grading scheme.
+func (p *Pack) Scheme() *Grading {
+	if p == nil || p.Grading == nil {
+		return DefaultGrading
+	}
+	return p.Grading
 }
 
 // HierarchyFile is where a pack keeps its is-a relations, relative to its
@@ -211,5 +222,10 @@ func LoadFS(fsys fs.FS, dir string) (*Pack, error) {
 	if p.Sections, err = LoadSectionsFS(fsys, dir); err != nil {
 		return nil, err
 	}
+	g, err := LoadGradingFS(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	p.Grading = g
 	return p, nil
 }

@@ -98,7 +98,7 @@ func (l *Logic) UnmarshalJSON(b []byte) error {
 	if u := strings.ToUpper(strings.TrimSpace(l.LogicType)); u == "AND" || u == "OR" {
 		l.LogicType = u
 	}
-	if u := strings.ToUpper(strings.TrimSpace(l.Direction)); u == DirectionPositive || u == DirectionNegative {
+	if u := strings.ToUpper(strings.TrimSpace(l.Direction)); contains(Directions, u) {
 		l.Direction = u
 	}
 	return nil

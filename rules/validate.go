@@ -54,25 +54,41 @@ func validateTable(p *Pack, t *Table) Diagnostics {
 				add(CodeMissingField, row.Row, -1, rp+"/"+field, field+" is empty", "write the row's "+field+" (our paraphrase)")
 			}
 		}
-		wantDir := DirectionPositive
-		if row.Class == "III" {
-			wantDir = DirectionNegative
+		sc := p.Scheme()
+		wantDir := sc.Direction(row.Class)
+		// An unreadable grading file (reported by the preflight) leaves an
+		// empty scheme: its grades are not checked against a guess.
+		checked := len(sc.Grades) > 0
+		if _, ok := sc.Grade(row.Class); !ok && row.Class == "" {
+			add(CodeMissingField, row.Row, -1, rp+"/class", "class (the row's grade) is empty", "write the row's grade: one of "+strings.Join(sc.Values(false), ", ")+" (meta/grading.json)")
+		} else if !ok && checked {
+			add(CodeGrade, row.Row, -1, rp+"/class", fmt.Sprintf("grade %q is not in the pack's scheme (%s)", row.Class, sc.Scheme),
+				"use one of "+strings.Join(sc.Values(false), ", ")+" (meta/grading.json)")
 		}
-		if row.Direction != "" && row.Direction != wantDir {
-			add(CodeDirection, row.Row, -1, rp+"/direction", fmt.Sprintf("direction %s with class %s", row.Direction, row.Class),
-				"class III rows are NEGATIVE, all others POSITIVE")
+		switch _, ok := sc.Level(row.Level); {
+		case !checked:
+		case len(sc.Levels) == 0 && row.Level != "":
+			add(CodeGrade, row.Row, -1, rp+"/level", fmt.Sprintf("level %q, but the scheme (%s) has no levels of evidence", row.Level, sc.Scheme),
+				"remove the level: the scheme folds certainty into the grade")
+		case len(sc.Levels) > 0 && !ok:
+			add(CodeGrade, row.Row, -1, rp+"/level", fmt.Sprintf("level %q is not in the pack's scheme (%s)", row.Level, sc.Scheme),
+				"use one of "+strings.Join(sc.Values(true), ", ")+" (meta/grading.json)")
+		}
+		if row.Direction != "" && wantDir != "" && row.Direction != wantDir {
+			add(CodeDirection, row.Row, -1, rp+"/direction", fmt.Sprintf("direction %s with %s", row.Direction, sc.Term(row.Class)),
+				directionFix(sc))
 		}
 		if len(row.Rules) == 0 {
 			add(CodeNoCondition, row.Row, -1, rp+"/rules", "row has no rules", "encode the row as at least one rule with conditions and actions")
 		}
 		for k := range row.Rules {
-			ds = append(ds, validateRule(t, row, k, rp, wantDir)...)
+			ds = append(ds, validateRule(t, row, k, rp, wantDir, sc)...)
 		}
 	}
 	return ds
 }
 
-func validateRule(t *Table, row *Row, k int, rp, wantDir string) Diagnostics {
+func validateRule(t *Table, row *Row, k int, rp, wantDir string, sc *Grading) Diagnostics {
 	var ds Diagnostics
 	rule := row.Rules[k]
 	kp := fmt.Sprintf("%s/rules/%d", rp, k)
@@ -171,8 +187,8 @@ func validateRule(t *Table, row *Row, k int, rp, wantDir string) Diagnostics {
 			add(CodeActionClass, ap+"/logic_structured", fmt.Sprintf("action says class %s level %s, row says %s %s", l.Strength, l.Level, row.Class, row.Level),
 				"set the action's strength and level to the row's class and level")
 		}
-		if l.Direction != wantDir {
-			add(CodeDirection, ap+"/logic_structured/direction", fmt.Sprintf("action direction %q with class %s", l.Direction, row.Class), "class III actions are NEGATIVE, all others POSITIVE")
+		if wantDir != "" && l.Direction != wantDir {
+			add(CodeDirection, ap+"/logic_structured/direction", fmt.Sprintf("action direction %q with %s", l.Direction, sc.Term(row.Class)), directionFix(sc))
 		}
 		switch {
 		case l.Intent == "":
@@ -184,8 +200,14 @@ func validateRule(t *Table, row *Row, k int, rp, wantDir string) Diagnostics {
 			// A class III row advises against doing something; "stop X"
 			// as a class III would read as "do not stop X", which no row
 			// of a guideline says without naming what to do instead.
-			add(CodeIntent, ap+"/logic_structured/intent", fmt.Sprintf("class III action with intent %q", l.Intent),
-				`a class III action is "avoid" (do not start / perform / combine); a recommendation to stop a therapy is a POSITIVE row with intent "stop"`)
+			add(CodeIntent, ap+"/logic_structured/intent", fmt.Sprintf("%s action with intent %q", sc.Term(row.Class), l.Intent),
+				`an action advised against is "avoid" (do not start / perform / combine); a recommendation to stop a therapy is a POSITIVE row with intent "stop"`)
+		case wantDir == DirectionInsufficient && l.Intent != IntentDiscuss:
+			// A statement that takes no side must not read as "start X"
+			// or "perform X": what a reader can do is discuss the
+			// uncertainty with the patient.
+			add(CodeIntent, ap+"/logic_structured/intent", fmt.Sprintf("%s action with intent %q", sc.Term(row.Class), l.Intent),
+				`a statement that takes no side (direction INSUFFICIENT) has intent "discuss": the balance of benefits and harms is uncertain`)
 		}
 	}
 	return ds
@@ -284,6 +306,21 @@ func conceptChecks(p *Pack) Diagnostics {
 			Fix:     "one code, one concept: use the same standardized name wherever this code is used"})
 	}
 	return ds
+}
+
+// directionFix says which grades give which direction.
+func directionFix(sc *Grading) string {
+	by := map[string][]string{}
+	for _, g := range sc.Grades {
+		by[g.Direction] = append(by[g.Direction], g.Value)
+	}
+	var parts []string
+	for _, d := range Directions {
+		if len(by[d]) > 0 {
+			parts = append(parts, strings.Join(by[d], ", ")+" → "+d)
+		}
+	}
+	return "the grade gives the direction (" + sc.Scheme + "): " + strings.Join(parts, "; ")
 }
 
 func contains(list []string, s string) bool {

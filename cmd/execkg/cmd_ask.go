@@ -44,7 +44,7 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 	if explain != "" {
 		ef.debug = true
 	}
-	prog, err := ef.program(ctx)
+	prog, err := ef.answerer(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "execkg ask:", err)
 		return 1

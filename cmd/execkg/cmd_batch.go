@@ -21,6 +21,7 @@ import (
 
 	"github.com/executablekg/execkg/engine"
 	"github.com/executablekg/execkg/engine/graph"
+	"github.com/executablekg/execkg/rules"
 )
 
 func init() {
@@ -81,14 +82,14 @@ func runBatch(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	ef.maxBytes = *maxBytes
-	prog, err := ef.program(ctx)
+	prog, err := ef.answerer(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "execkg batch:", err)
 		return 1
 	}
 	defer prog.Close()
 	defer ef.close()
-	kr, err := newKeyer(&ef, prog)
+	kr, err := newKeyer(&ef, ef.packs)
 	if err != nil {
 		fmt.Fprintln(stderr, "execkg batch:", err)
 		return 1
@@ -156,7 +157,7 @@ type pinger interface {
 
 // batcher answers the cases of one run.
 type batcher struct {
-	prog    *engine.Program
+	prog    answerer
 	keys    map[string]*resumeKey
 	timeout time.Duration
 	neo     pinger // nil with the embedded store
@@ -343,7 +344,7 @@ type batchRecord struct {
 // keyer makes the resume keys of one run.
 type keyer struct{ settings, pack, version, packHash string }
 
-func newKeyer(ef *engineFlags, prog *engine.Program) (keyer, error) {
+func newKeyer(ef *engineFlags, packs []*rules.Pack) (keyer, error) {
 	lex := "pack"
 	if ef.lexicon != "" {
 		b, err := os.ReadFile(ef.lexicon)
@@ -354,7 +355,7 @@ func newKeyer(ef *engineFlags, prog *engine.Program) (keyer, error) {
 	}
 	llmOn := "off"
 	if ef.llm {
-		llmOn = fmt.Sprintf("%s(seed=%d,think=%v,num_ctx=%d)", ef.llmCfg.Model, ef.llmCfg.Seed, ef.llmCfg.Think, ef.llmCfg.NumCtx)
+		llmOn = fmt.Sprintf("%s(mode=%s,seed=%d,think=%v,num_ctx=%d)", ef.llmCfg.Model, ef.llmCfg.Mode, ef.llmCfg.Seed, ef.llmCfg.Think, ef.llmCfg.NumCtx)
 	}
 	emb := ef.embedder
 	if emb == "ollama" {
@@ -362,12 +363,16 @@ func newKeyer(ef *engineFlags, prog *engine.Program) (keyer, error) {
 	}
 	settings := fmt.Sprintf("checks=%s closed_world=%v topk=%d fractions=%v debug=%v llm=%s embedder=%s lexicon=%s",
 		ef.checks, ef.closedWorld, ef.topK, ef.fractions, ef.debug, llmOn, emb, lex)
-	pk := prog.Pack()
-	b, err := json.Marshal(pk)
-	if err != nil {
-		return keyer{}, fmt.Errorf("hash the pack: %w", err)
+	// Several packs (--pack all) key as one: ids, versions and hashes joined.
+	var ids, versions, hashes []string
+	for _, pk := range packs {
+		b, err := json.Marshal(pk)
+		if err != nil {
+			return keyer{}, fmt.Errorf("hash the pack: %w", err)
+		}
+		ids, versions, hashes = append(ids, pk.Guideline.ID), append(versions, pk.Guideline.Version), append(hashes, shortHash(b))
 	}
-	return keyer{settings: settings, pack: pk.Guideline.ID, version: pk.Guideline.Version, packHash: shortHash(b)}, nil
+	return keyer{settings: settings, pack: strings.Join(ids, "+"), version: strings.Join(versions, "+"), packHash: strings.Join(hashes, "+")}, nil
 }
 
 func (k keyer) key(c batchCase) *resumeKey {

@@ -19,7 +19,7 @@ import (
 	"github.com/executablekg/execkg/grounding/embed"
 	"github.com/executablekg/execkg/grounding/lexicon"
 	"github.com/executablekg/execkg/rules"
-	"github.com/executablekg/execkg/rules/preflight"
+	"github.com/executablekg/execkg/rules/packs"
 )
 
 func init() {
@@ -47,17 +47,19 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 	user := fl.String("user", "", "Neo4j user (default $NEO4J_USER; empty: no authentication)")
 	password := fl.String("password", "", "Neo4j password (default $NEO4J_PASSWORD; prefer the variable, flags show in ps)")
 	database := fl.String("database", "", "Neo4j database (default $NEO4J_DATABASE, else the server's default)")
-	dir := fl.String("dir", "", "rule-table directory (default: the built-in pack)")
+	var packFlag, dirFlag string
+	registerPackFlags(fl, &packFlag, &dirFlag)
+	dir := &dirFlag
 	dryRun := fl.Bool("dry-run", false, "only preflight and map the pack; write nothing, print the predicted counts")
-	clear := fl.Bool("clear-graph", false, "delete this pack's nodes (same pack id and version) before writing; other packs stay")
+	clear := fl.Bool("clear-graph", false, "delete the named pack's nodes (same pack id and version) before writing; other packs stay")
 	refresh := fl.Bool("refresh-all", false, "re-embed every grounding text, also unchanged ones")
 	withContext := fl.Bool("include-context", false, "add the guideline context to the grounding text")
 	lexPath := fl.String("lexicon", "", "lexicon JSON for grounding synonyms (default: the pack's meta/lexicon.json when present; 'none' for no synonyms)")
 	embedder := fl.String("embedder", envStr("KG_EMBEDDER", "builtin"), "embed the grounding texts with: builtin (lexical n-grams, offline), ollama, or none (env KG_EMBEDDER)")
 	embedModel := fl.String("embed-model", envStr("OLLAMA_EMBED_MODEL", "nomic-embed-text"), "Ollama embedding model (env OLLAMA_EMBED_MODEL; host from OLLAMA_HOST)")
 	batch := fl.Int("batch", 500, "rows per Neo4j write transaction")
-	report := fl.String("report", "", "also write stats and counts as JSON to this path")
-	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg build [--neo4j URI] [--dir DIR] [--dry-run] [--clear-graph] [--refresh-all] [--include-context] [flags]"); !ok {
+	report := fl.String("report", "", "also write stats and counts as JSON to this path (with --pack all: an object keyed by pack id)")
+	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg build [--neo4j URI] [--pack ID|all | --dir DIR] [--dry-run] [--clear-graph] [--refresh-all] [--include-context] [flags]"); !ok {
 		return code
 	}
 	if fl.NArg() > 0 {
@@ -74,92 +76,148 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 	env(password, "NEO4J_PASSWORD")
 	env(database, "NEO4J_DATABASE")
 
-	// Preflight: every file is parsed and checked before anything is written.
-	fsys, sub, label, err := packSource(*dir)
+	// Preflight: every file of every pack is parsed and checked before
+	// anything is written.
+	srcs, err := resolvePacks(packFlag, *dir)
 	if err != nil {
 		fmt.Fprintln(stderr, "execkg build:", err)
 		return 2
 	}
-	rep, err := preflight.Check(fsys, sub)
-	if err != nil {
-		fmt.Fprintln(stderr, "execkg build:", err)
-		return 2
+	type job struct {
+		src  packSrc
+		pack *rules.Pack
+		out  buildReport
+		opt  graph.BuildOptions
 	}
-	if !rep.OK() {
-		for _, d := range rep.Diagnostics {
-			fmt.Fprintln(stderr, d.Error())
+	var jobs []*job
+	for _, src := range srcs {
+		rep, err := src.preflight()
+		if err != nil {
+			fmt.Fprintln(stderr, "execkg build:", err)
+			return 2
 		}
-		fmt.Fprintf(stderr, "execkg build: %s: preflight found %d error(s); nothing was written (run 'execkg validate' for the list)\n", label, len(rep.Diagnostics))
-		return 1
+		if !rep.OK() {
+			for _, d := range rep.Diagnostics {
+				fmt.Fprintln(stderr, d.Error())
+			}
+			fmt.Fprintf(stderr, "execkg build: %s: preflight found %d error(s); nothing was written (run 'execkg validate' for the list)\n", src.Label, len(rep.Diagnostics))
+			return 1
+		}
+		pack := rep.Pack
+		s := rep.Stats
+		fmt.Fprintf(stdout, "%s: preflight ok (%d files, %d rules, %d conditions, %d actions)\n", src.Label, s.Files, s.Rules, s.ConditionOccurrences, s.Actions)
+		if err := graph.Check(pack); err != nil {
+			fmt.Fprintln(stderr, "execkg build:", err)
+			return 1
+		}
+		jobs = append(jobs, &job{src: src, pack: pack, out: buildReport{Source: src.Label, Predicted: graph.Predict(pack), DryRun: *dryRun}})
 	}
-	pack := rep.Pack
-	s := rep.Stats
-	fmt.Fprintf(stdout, "%s: preflight ok (%d files, %d rules, %d conditions, %d actions)\n", label, s.Files, s.Rules, s.ConditionOccurrences, s.Actions)
-	if err := graph.Check(pack); err != nil {
-		fmt.Fprintln(stderr, "execkg build:", err)
-		return 1
+	reports := func() int {
+		if len(jobs) == 1 && packFlag != allPacks {
+			return writeBuildReport(*report, jobs[0].out, stderr)
+		}
+		all := map[string]buildReport{}
+		for _, j := range jobs {
+			all[j.src.ID] = j.out
+		}
+		return writeBuildReport(*report, all, stderr)
 	}
-	predicted := graph.Predict(pack)
-	out := buildReport{Source: label, Predicted: predicted, DryRun: *dryRun}
 
 	if *dryRun {
-		out.Store = "none (dry run)"
-		fmt.Fprintf(stdout, "dry run: pack %s %s maps onto the graph schema; nothing was written\n", pack.Guideline.ID, pack.Guideline.Version)
-		printCounts(stdout, nil, predicted)
-		return writeBuildReport(*report, out, stderr)
+		for _, j := range jobs {
+			j.out.Store = "none (dry run)"
+			fmt.Fprintf(stdout, "dry run: pack %s %s maps onto the graph schema; nothing was written\n", j.pack.Guideline.ID, j.pack.Guideline.Version)
+			printCounts(stdout, nil, j.out.Predicted)
+		}
+		return reports()
 	}
 
-	opt := graph.BuildOptions{IncludeContext: *withContext, RefreshAll: *refresh, ClearGraph: *clear}
-	lex, lexLabel, err := buildLexicon(*lexPath, fsys, sub, *dir == "")
-	if err != nil {
-		fmt.Fprintln(stderr, "execkg build:", err)
-		return 2
-	}
-	opt.Grounding = recordGrounding(pack, lex)
+	var emb embed.Embedder
 	switch *embedder {
 	case "none":
 	case "builtin", "":
-		opt.Embedder = embed.NewBuiltin(0)
+		emb = embed.NewBuiltin(0)
 	case "ollama":
 		e, err := embed.NewOllama(*embedModel, 0)
 		if err != nil {
 			fmt.Fprintln(stderr, "execkg build:", err)
 			return 2
 		}
-		opt.Embedder = embed.NewCache(e, cacheDir("embeddings"))
+		emb = embed.NewCache(e, cacheDir("embeddings"))
 	default:
 		fmt.Fprintf(stderr, "execkg build: unknown --embedder %q: use builtin, ollama or none\n", *embedder)
 		return 2
 	}
-	embLabel := "none"
-	if opt.Embedder != nil {
-		embLabel = opt.Embedder.Name()
+	for _, j := range jobs {
+		j.opt = graph.BuildOptions{IncludeContext: *withContext, RefreshAll: *refresh, ClearGraph: *clear}
+		lex, lexLabel, err := buildLexicon(*lexPath, j.src.FS, j.src.Sub)
+		if err != nil {
+			fmt.Fprintln(stderr, "execkg build:", err)
+			return 2
+		}
+		j.opt.Grounding = recordGrounding(j.pack, lex)
+		j.opt.Embedder = emb
+		embLabel := "none"
+		if emb != nil {
+			embLabel = emb.Name()
+		}
+		fmt.Fprintf(stdout, "grounding: wording, concept name, synonyms from %s; context %s; embedder %s\n", lexLabel, onOff(*withContext), embLabel)
 	}
-	fmt.Fprintf(stdout, "grounding: wording, concept name, synonyms from %s; context %s; embedder %s\n", lexLabel, onOff(*withContext), embLabel)
 
 	// Ctrl-C stops between write batches; a rerun completes the graph.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var store graph.Store
+	var neo *graph.Neo4j
+	storeName := "embedded"
 	if *uri != "" {
 		n, err := graph.OpenNeo4j(ctx, graph.Neo4jConfig{URI: *uri, User: *user, Password: *password, Database: *database, BatchSize: *batch})
 		if err != nil {
 			fmt.Fprintln(stderr, "execkg build:", err)
 			return 2
 		}
+		defer n.Close()
 		db := *database
 		if db == "" {
 			db = "default"
 		}
-		out.Store = "neo4j " + *uri + " database " + db
-		store = n
-	} else {
-		out.Store = "embedded"
-		store = graph.NewMemory()
+		storeName = "neo4j " + *uri + " database " + db
+		neo = n
 	}
-	defer store.Close()
-	fmt.Fprintf(stdout, "store: %s\n", out.Store)
+	fmt.Fprintf(stdout, "store: %s\n", storeName)
+	failed := false
+	for _, j := range jobs {
+		j.out.Store = storeName
+		// One graph holds every pack side by side, each node marked with
+		// its pack id and version; --clear-graph clears only this pack.
+		var store graph.Store = graph.NewMemory()
+		if neo != nil {
+			store = neo.View(j.pack.Guideline.ID, j.pack.Guideline.Version)
+		}
+		code := loadOne(ctx, store, j.pack, j.opt, &j.out, stdout, stderr)
+		store.Close()
+		switch code {
+		case 0:
+		case 2:
+			return code
+		default:
+			if ctx.Err() != nil {
+				return code
+			}
+			failed = true
+		}
+	}
+	if code := reports(); code != 0 {
+		return code
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
 
+// loadOne writes one pack into the store and compares the counts with the
+// prediction; 0 when the graph holds what the pack predicts.
+func loadOne(ctx context.Context, store graph.Store, pack *rules.Pack, opt graph.BuildOptions, out *buildReport, stdout, stderr io.Writer) int {
 	t0 := time.Now()
 	st, err := store.Load(ctx, pack, opt)
 	if err != nil {
@@ -179,11 +237,8 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "built %s %s in %s: %d nodes, %d relationships, %d write batch(es); cleared %d, pruned %d nodes and %d relationships\n",
 		st.PackID, st.PackVersion, time.Since(t0).Round(time.Millisecond), st.Nodes, st.Edges, st.Batches, st.Cleared, st.PrunedNodes, st.PrunedEdges)
 	fmt.Fprintf(stdout, "embeddings: %d new (%d distinct texts), %d kept, %d dropped\n", st.Embedded, st.EmbeddedTexts, st.EmbeddingsKept, st.EmbeddingsDropped)
-	printCounts(stdout, &counts, predicted)
-	if code := writeBuildReport(*report, out, stderr); code != 0 {
-		return code
-	}
-	if diff := predicted.Diff(counts); len(diff) > 0 {
+	printCounts(stdout, &counts, out.Predicted)
+	if diff := out.Predicted.Diff(counts); len(diff) > 0 {
 		fmt.Fprintf(stderr, "execkg build: the graph does not hold what the pack predicts (%s); rerun with --clear-graph, and report a bug if it persists\n", strings.Join(diff, "; "))
 		return 1
 	}
@@ -192,7 +247,7 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 
 // buildLexicon loads the lexicon for grounding synonyms: an explicit path,
 // "none", or the pack's own meta/lexicon.json when it has one.
-func buildLexicon(p string, fsys fs.FS, sub string, builtin bool) (*lexicon.Lexicon, string, error) {
+func buildLexicon(p string, fsys fs.FS, sub string) (*lexicon.Lexicon, string, error) {
 	switch {
 	case p == "none":
 		return nil, "no lexicon", nil
@@ -206,11 +261,13 @@ func buildLexicon(p string, fsys fs.FS, sub string, builtin bool) (*lexicon.Lexi
 	if _, err := fs.Stat(fsys, lp); err != nil {
 		return nil, "no lexicon (the pack has no meta/lexicon.json)", nil
 	}
-	if builtin {
-		l, err := lexicon.Load("")
-		return l, "the built-in lexicon", err
-	}
 	l, err := lexicon.LoadFS(fsys, lp)
+	if fsys == packs.FS() {
+		lp = "the built-in lexicon"
+		if sub != packs.DefaultDir {
+			lp += " of " + sub
+		}
+	}
 	return l, lp, err
 }
 
@@ -277,7 +334,7 @@ func printCounts(w io.Writer, stored *graph.Counts, predicted graph.Counts) {
 	line("relationships", tr, predicted.TotalRelationships())
 }
 
-func writeBuildReport(p string, r buildReport, stderr io.Writer) int {
+func writeBuildReport(p string, r any, stderr io.Writer) int {
 	if p == "" {
 		return 0
 	}

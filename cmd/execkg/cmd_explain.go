@@ -20,7 +20,8 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("explain", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	format := fl.String("format", "mermaid", "mermaid (a flowchart to paste into Markdown) or text")
-	dir := fl.String("dir", "", "rule-table directory (default: the built-in pack)")
+	var pack, dir string
+	registerPackFlags(fl, &pack, &dir)
 	// Accept the row id before or after the flags.
 	var pos []string
 	for len(args) > 0 {
@@ -38,7 +39,21 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	rowID := pos[0]
-	rep, label, err := preflightDir(*dir)
+	// A multi-pack row id ("esc-ccs-2024/table_08.json::row_2") names its pack.
+	if pfx, rest, ok := strings.Cut(rowID, "/"); ok && dir == "" && (pack == "" || pack == allPacks || pack == pfx) {
+		pack, rowID = pfx, rest
+	}
+	if pack == allPacks {
+		fmt.Fprintf(stderr, "execkg explain: with --pack all, name the row with its pack: PACK_ID/%s\n", rowID)
+		return 2
+	}
+	src, err := onePack("explain", pack, dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "execkg explain:", err)
+		return 2
+	}
+	label := src.Label
+	rep, err := src.preflight()
 	if err != nil || !rep.OK() {
 		fmt.Fprintln(stderr, "execkg explain: cannot load", label, err)
 		return 1
@@ -73,9 +88,9 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		}
 		switch *format {
 		case "mermaid":
-			writeMermaid(stdout, b)
+			writeMermaid(stdout, b, p.Scheme())
 		case "text":
-			writeRuleText(stdout, b)
+			writeRuleText(stdout, b, p.Scheme())
 		default:
 			fmt.Fprintf(stderr, "execkg explain: unknown --format %q (mermaid or text)\n", *format)
 			return 2
@@ -96,7 +111,7 @@ func condLabel(d graph.Decision) string {
 
 // writeMermaid draws the rule as the reference README draws it: the
 // DecisionNode chain, RESULTS_IN, concepts and actions.
-func writeMermaid(w io.Writer, b graph.Bundle) {
+func writeMermaid(w io.Writer, b graph.Bundle, sc *rules.Grading) {
 	id := func(s string) string {
 		return "n" + strings.NewReplacer(":", "_", ".", "_", "-", "_").Replace(s[strings.LastIndex(s, "::rule_"):])
 	}
@@ -119,7 +134,7 @@ func writeMermaid(w io.Writer, b graph.Bundle) {
 		fmt.Fprintf(w, "    %s -- \"LEADS_TO\" --> %s\n", id(e.From), id(e.To))
 	}
 	r := b.Recommendation
-	fmt.Fprintf(w, "    %s[\"RecommendationNode<br/>%s<br/>Class %s · Level %s · %s\"]\n", rec, mq(r.RecommendationSummary), r.Strength, r.Level, r.Direction)
+	fmt.Fprintf(w, "    %s[\"RecommendationNode<br/>%s<br/>%s · %s\"]\n", rec, mq(r.RecommendationSummary), gradeWords(sc, r.Strength, r.Level, " · "), r.Direction)
 	for _, d := range b.ResultsIn {
 		fmt.Fprintf(w, "    %s -- \"RESULTS_IN\" --> %s\n", id(d), rec)
 	}
@@ -129,9 +144,21 @@ func writeMermaid(w io.Writer, b graph.Bundle) {
 	fmt.Fprintf(w, "    %s -- \"MENTIONED_IN\" --> src[\"GuidelineSource<br/>%s, table %d\"]\n", rec, mq(b.Source.Title), b.Source.Table)
 }
 
-func writeRuleText(w io.Writer, b graph.Bundle) {
+// gradeWords is a row's grade in the scheme's terms, its level (if the
+// scheme has levels) after sep: "Class I, Level A", "Grade B".
+func gradeWords(sc *rules.Grading, class, level, sep string) string {
+	s := sc.Term(class)
+	if l, ok := sc.Level(level); ok {
+		s += sep + l.Term
+	} else if level != "" {
+		s += sep + level
+	}
+	return s
+}
+
+func writeRuleText(w io.Writer, b graph.Bundle, sc *rules.Grading) {
 	r := b.Recommendation
-	fmt.Fprintf(w, "%s  (Class %s, Level %s, %s)\n  %s\n", b.RuleID, r.Strength, r.Level, r.Direction, r.FullText)
+	fmt.Fprintf(w, "%s  (%s, %s)\n  %s\n", b.RuleID, gradeWords(sc, r.Strength, r.Level, ", "), r.Direction, r.FullText)
 	group := -1
 	for _, d := range b.Decisions {
 		if d.GroupIndex != group {

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -38,7 +37,7 @@ type groundingFlags struct {
 }
 
 func (f *groundingFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.pack, "pack", "", "rule-table directory (default: the embedded ESC CCS 2024 pack)")
+	fs.StringVar(&f.pack, "pack", "", "built-in pack id or rule-table directory (default: the embedded ESC CCS 2024 pack); its own lexicon unless --lexicon")
 	fs.StringVar(&f.lexicon, "lexicon", "", "lexicon JSON (default: the pack's embedded meta/lexicon.json)")
 	fs.StringVar(&f.embedder, "embedder", "builtin", "vector-channel embedder: builtin (lexical n-grams, offline) or ollama")
 	fs.StringVar(&f.model, "model", "", "Ollama embedding model (default $"+embed.EnvModel+"); host from $OLLAMA_HOST")
@@ -57,17 +56,19 @@ func (f *groundingFlags) register(fs *flag.FlagSet) {
 
 // build loads pack and lexicon and builds the Grounder.
 func (f *groundingFlags) build() (*grounding.Grounder, *lexicon.Lexicon, error) {
-	var pack *rules.Pack
-	var err error
-	if f.pack == "" {
-		pack, err = packs.Default()
-	} else {
-		pack, err = rules.LoadFS(os.DirFS(f.pack), ".")
+	id, dir := f.pack, ""
+	if id != "" && !packs.Has(id) {
+		id, dir = "", f.pack
 	}
+	src, err := onePack("grounding-eval", id, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	pack, err := rules.LoadFS(src.FS, src.Sub)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load pack: %w", err)
 	}
-	lex, err := lexicon.Load(f.lexicon)
+	lex, err := src.lexicon(f.lexicon)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -16,9 +16,9 @@ import (
 	"github.com/executablekg/execkg/analysis/baseline"
 	"github.com/executablekg/execkg/analysis/reproduce"
 	"github.com/executablekg/execkg/grounding/embed"
-	"github.com/executablekg/execkg/grounding/lexicon"
 	"github.com/executablekg/execkg/reference"
 	"github.com/executablekg/execkg/rules"
+	"github.com/executablekg/execkg/rules/packs"
 	"github.com/executablekg/execkg/vignettes"
 )
 
@@ -85,6 +85,11 @@ type prepared struct {
 
 func (f *evalFlags) prepare(ctx context.Context) (*prepared, closer, error) {
 	var cl closer
+	if f.ef.pack != "" && f.ef.pack != packs.DefaultDir {
+		// The vignettes, reference answers and documents are the default
+		// pack's; another pack has none to score against.
+		return nil, cl, fmt.Errorf("reproduce scores the %s vignettes and documents: drop --pack %s (or pass an edited copy of that pack with --dir)", packs.DefaultDir, f.ef.pack)
+	}
 	fsys, sub, _, err := packSource(f.ef.dir)
 	if err != nil {
 		return nil, cl, err
@@ -119,7 +124,7 @@ func (f *evalFlags) prepare(ctx context.Context) (*prepared, closer, error) {
 	if err != nil {
 		return nil, cl, err
 	}
-	lex, err := lexicon.Load(f.ef.lexicon)
+	lex, err := dirLexicon(f.ef.dir, f.ef.lexicon)
 	if err != nil {
 		return nil, cl, err
 	}

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/executablekg/execkg/rules"
+	"github.com/executablekg/execkg/rules/packs"
 )
 
 func init() {
@@ -17,31 +18,55 @@ func init() {
 func runStats(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("stats", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	report := fl.String("report", "", "also write the counts as JSON to this path")
-	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg stats [--report PATH] [DIR]"); !ok {
+	report := fl.String("report", "", "also write the counts as JSON to this path (with --pack all: an object keyed by pack id)")
+	var pack, dir string
+	registerPackFlags(fl, &pack, &dir)
+	if code, ok := parseFlags(fl, args, stdout, stderr, "usage: execkg stats [--report PATH] [--pack ID|all] [DIR]"); !ok {
 		return code
 	}
-	rep, label, err := preflightDir(fl.Arg(0))
+	srcs, err := packArgs(fl, pack, dir)
 	if err != nil {
 		fmt.Fprintln(stderr, "execkg stats:", err)
 		return 2
 	}
+	code := 0
+	reps := map[string]any{}
+	for i, src := range srcs {
+		rep, err := src.preflight()
+		if err != nil {
+			fmt.Fprintln(stderr, "execkg stats:", err)
+			return 2
+		}
+		reps[src.ID] = rep
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		// The reference system's figures are of the CCS pack; beside another
+		// pack they would read as its target.
+		ref := rules.ReferenceStats
+		if rep.Pack != nil && rep.Pack.Guideline.ID != packs.DefaultID {
+			ref = map[string]int{}
+		}
+		printStats(stdout, src.Label, rep.Stats, rep.Pack.Scheme(), ref)
+		if !rep.OK() {
+			fmt.Fprintf(stderr, "warning: %d validation error(s); run 'execkg validate' for details\n", len(rep.Diagnostics))
+			code = 1
+		}
+	}
 	if *report != "" {
-		if err := writeJSONAtomic(*report, rep); err != nil {
+		var v any = reps
+		if len(srcs) == 1 && pack != allPacks {
+			v = reps[srcs[0].ID]
+		}
+		if err := writeJSONAtomic(*report, v); err != nil {
 			fmt.Fprintln(stderr, "execkg stats:", err)
 			return 2
 		}
 	}
-	printStats(stdout, label, rep.Stats)
-	if !rep.OK() {
-		fmt.Fprintf(stderr, "warning: %d validation error(s); run 'execkg validate' for details\n", len(rep.Diagnostics))
-		return 1
-	}
-	return 0
+	return code
 }
 
-func printStats(w io.Writer, label string, s rules.Stats) {
-	ref := rules.ReferenceStats
+func printStats(w io.Writer, label string, s rules.Stats, sc *rules.Grading, ref map[string]int) {
 	fmt.Fprintf(w, "%s\n\n", label)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "figure\tours\treference system\t")
@@ -56,13 +81,23 @@ func printStats(w io.Writer, label string, s rules.Stats) {
 	line("tables", s.Tables, "")
 	line("rows", s.Rows, "")
 	line("rules", s.Rules, "rules")
-	classes := []string{"I", "IIa", "IIb", "III"}
-	for _, c := range classes {
-		fmt.Fprintf(tw, "  class %s (rows; publication %d)\t%d\t%d\t\n", c, rules.PublishedClassSplit[c], s.ClassSplit[c], ref["class_"+c])
+	if sc.Scheme == rules.DefaultGrading.Scheme {
+		// The ESC classes, beside the CCS publication and the reference
+		// system, which share the scheme.
+		for _, c := range sc.Values(false) {
+			fmt.Fprintf(tw, "  class %s (rows; publication %d)\t%d\t%d\t\n", c, rules.PublishedClassSplit[c], s.ClassSplit[c], ref["class_"+c])
+		}
+	} else {
+		for _, g := range sc.Grades {
+			line("  "+sc.Label(g.Value, "")+" (rows)", s.ClassSplit[g.Value], "")
+		}
+		line("  neither for nor against (direction INSUFFICIENT)", s.DirectionSplit[rules.DirectionInsufficient], "")
 	}
 	levels := make([]string, 0, len(s.LevelSplit))
 	for l := range s.LevelSplit {
-		levels = append(levels, l)
+		if l != "" || len(sc.Levels) > 0 {
+			levels = append(levels, l)
+		}
 	}
 	sort.Strings(levels)
 	for _, l := range levels {

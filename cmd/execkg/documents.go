@@ -12,7 +12,6 @@ import (
 
 	"github.com/executablekg/execkg/analysis"
 	"github.com/executablekg/execkg/analysis/docbench"
-	"github.com/executablekg/execkg/grounding/lexicon"
 	"github.com/executablekg/execkg/rules"
 	"github.com/executablekg/execkg/vignettes/documents"
 )
@@ -73,7 +72,7 @@ func (d *docFlags) score(ctx context.Context, r docRun, stdout io.Writer) (*docb
 	if err != nil {
 		return nil, err
 	}
-	lex, err := lexicon.Load(r.lexPath)
+	lex, err := dirLexicon(r.dir, r.lexPath)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,31 @@ import (
 
 	"github.com/executablekg/execkg/engine"
 	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/rules"
 )
+
+// writeCalculation prints one calculated concept: its value and inputs, or
+// why it is unknown.
+func writeCalculation(w io.Writer, c engine.Calculation) {
+	if c.Value == nil {
+		fmt.Fprintf(w, "  ? %s (%s): unknown: %s\n", c.Concept, c.Implementation, c.Unknown)
+		return
+	}
+	fmt.Fprintf(w, "  = %s %.1f %s (%s)\n", c.Concept, *c.Value, c.Unit, c.Implementation)
+	for _, in := range c.Inputs {
+		fmt.Fprintf(w, "      %s: %s\n", in.Name, in.String())
+	}
+}
+
+// gradeLabel is a recommendation's grade in its pack's terms: the term the
+// engine gave ("Grade D — recommend against"), else the ESC class and
+// level the fields are named after ("Class III, Level B — AGAINST").
+func gradeLabel(term, class, level string) string {
+	if term != "" {
+		return term
+	}
+	return rules.DefaultGrading.Label(class, level)
+}
 
 // explainMode is --explain: "" (off), "changed" (bare --explain) or "all".
 type explainMode string
@@ -45,7 +69,11 @@ func writeExplain(w io.Writer, r *engine.Result, all bool) {
 	if r.Trace != nil {
 		fmt.Fprintf(w, "\nFindings (i) and concept anchors (ii):\n")
 		for _, fa := range r.Trace.Anchors {
-			fmt.Fprintf(w, "  %s %q\n", fa.FindingID, findingText[fa.FindingID])
+			pack := "" // --pack all: each pack anchors the finding to its own concepts
+			if fa.Pack != "" {
+				pack = "  [" + fa.Pack + "]"
+			}
+			fmt.Fprintf(w, "  %s %q%s\n", fa.FindingID, findingText[fa.FindingID], pack)
 			if len(fa.Anchors) == 0 {
 				fmt.Fprintf(w, "      (no concept found)\n")
 			}
@@ -55,21 +83,29 @@ func writeExplain(w io.Writer, r *engine.Result, all bool) {
 		}
 	}
 	writePatient(w, r.Patient, all)
+	if r.Trace != nil && len(r.Trace.Calculations) > 0 {
+		fmt.Fprintf(w, "\nCalculated (the pack's calculators):\n")
+		for _, c := range r.Trace.Calculations {
+			writeCalculation(w, c)
+		}
+	}
 	fmt.Fprintf(w, "\nRecommendations (%d rule(s) fired, %d row(s)):\n", len(r.Recommendations), len(r.PredictedRowIDs))
 	if len(r.Recommendations) == 0 {
 		fmt.Fprintf(w, "  none: no rule has all its conditions met by what the case states\n")
 	}
 	for _, rec := range r.Recommendations {
-		dir := ""
-		if rec.Direction == "NEGATIVE" {
-			dir = " — AGAINST"
-		}
-		fmt.Fprintf(w, "  ✔ %s  Class %s, Level %s%s\n", rec.RowID, rec.Class, rec.Level, dir)
+		fmt.Fprintf(w, "  ✔ %s  %s\n", rec.RowID, gradeLabel(rec.Grade, rec.Class, rec.Level))
 		fmt.Fprintf(w, "      %s\n", rec.Text)
 		if s := engine.ActionSummary(rec.Actions); s != "" {
 			fmt.Fprintf(w, "      → %s\n", s)
 		}
-		fmt.Fprintf(w, "      source: %s, %s row %d (doi:%s)\n", rec.Source.Guideline, rec.Source.Table, rec.Source.Row, rec.Source.DOI)
+		doi := ""
+		if rec.Source.DOI != "" {
+			// A statement whose DOI was not verified has none: say nothing
+			// rather than print an empty link.
+			doi = " (doi:" + rec.Source.DOI + ")"
+		}
+		fmt.Fprintf(w, "      source: %s, %s row %d%s\n", rec.Source.Guideline, rec.Source.Table, rec.Source.Row, doi)
 		for _, c := range rec.FiredBy {
 			fmt.Fprintf(w, "      because %s\n", condLine(c, findingText))
 		}
@@ -77,7 +113,11 @@ func writeExplain(w io.Writer, r *engine.Result, all bool) {
 	if len(r.NearMisses) > 0 {
 		fmt.Fprintf(w, "\nNear misses (would apply if the case also stated):\n")
 		for _, n := range r.NearMisses {
-			fmt.Fprintf(w, "  ? %s  Class %s: %s\n", n.RowID, n.Class, strings.Join(n.Missing, "; "))
+			term := n.Grade
+			if term == "" {
+				term = rules.DefaultGrading.Term(n.Class)
+			}
+			fmt.Fprintf(w, "  ? %s  %s: %s\n", n.RowID, term, strings.Join(n.Missing, "; "))
 		}
 	}
 	if r.Trace != nil && len(r.Trace.Rejected) > 0 {

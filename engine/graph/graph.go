@@ -43,7 +43,11 @@ const (
 	RelRecommendsUsage     = "RECOMMENDS_USAGE"
 	RelRecommendsProcedure = "RECOMMENDS_PROCEDURE"
 	RelContraindicates     = "CONTRAINDICATES"
-	RelMentionedIn         = "MENTIONED_IN"
+	// RelInsufficientEvidence links a statement that takes no side (a
+	// USPSTF I statement) to the service it weighs: neither a
+	// recommendation for it nor one against.
+	RelInsufficientEvidence = "INSUFFICIENT_EVIDENCE"
+	RelMentionedIn          = "MENTIONED_IN"
 )
 
 // Labels lists every node label of the schema, semantic layer first.
@@ -58,7 +62,7 @@ var ConceptLabels = []string{LabelClinicalCondition, LabelClinicalParameter, Lab
 // RelTypes lists every relationship type of the schema.
 var RelTypes = []string{
 	RelChecksFor, RelEvaluates, RelLeadsTo, RelResultsIn,
-	RelRecommendsUsage, RelRecommendsProcedure, RelContraindicates, RelMentionedIn,
+	RelRecommendsUsage, RelRecommendsProcedure, RelContraindicates, RelInsufficientEvidence, RelMentionedIn,
 }
 
 // Index names, as in the reference system.

@@ -287,7 +287,7 @@ func (m *Memory) ensureBundles() (map[string]*Bundle, map[string][]string, error
 			if b := bundles[k.from.id]; b != nil {
 				b.Source = decodeSource(m.nodes[mkey{sc, k.to}])
 			}
-		case RelRecommendsUsage, RelRecommendsProcedure, RelContraindicates:
+		case RelRecommendsUsage, RelRecommendsProcedure, RelContraindicates, RelInsufficientEvidence:
 			if b := bundles[k.from.id]; b != nil {
 				b.Actions = append(b.Actions, decodeAction(k.typ, ep, k.to.label, m.nodes[mkey{sc, k.to}]))
 			}

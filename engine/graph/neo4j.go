@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -60,6 +61,9 @@ type Neo4j struct {
 	cfg    Neo4jConfig
 	driver neo4j.DriverWithContext
 	scope  scope
+	// refs counts the open stores sharing driver (s and its views).
+	refs   *atomic.Int32
+	closed atomic.Bool
 	// afterBatch, when set (tests), runs after every committed write batch
 	// with the number of batches so far.
 	afterBatch func(n int)
@@ -94,15 +98,33 @@ func OpenNeo4j(ctx context.Context, cfg Neo4jConfig) (*Neo4j, error) {
 		_ = drv.Close(context.Background())
 		return nil, fmt.Errorf("graph: cannot reach Neo4j at %s: %w (start the local one with `bash scripts/neo4j.sh start`, or point NEO4J_URI/--neo4j at a running server; check NEO4J_USER/NEO4J_PASSWORD)", cfg.URI, err)
 	}
-	s := &Neo4j{cfg: cfg, driver: drv}
+	s := &Neo4j{cfg: cfg, driver: drv, refs: new(atomic.Int32)}
+	s.refs.Store(1)
 	if cfg.PackID != "" {
 		s.scope = scope{cfg.PackID, cfg.PackVersion}
 	}
 	return s, nil
 }
 
-// Close closes the driver.
-func (s *Neo4j) Close() error { return s.driver.Close(context.Background()) }
+// Close closes the store; the driver closes with the last of the store and
+// its views. A second Close of the same store does nothing.
+func (s *Neo4j) Close() error {
+	if s.closed.Swap(true) || s.refs.Add(-1) > 0 {
+		return nil
+	}
+	return s.driver.Close(context.Background())
+}
+
+// View returns a store on the same connection whose reads refer to pack id
+// and version, so several packs in one graph are read side by side (one
+// Program per pack, engine.Multi) over one driver. Close each view; the
+// driver stays open until s and every view are closed.
+func (s *Neo4j) View(id, version string) *Neo4j {
+	s.refs.Add(1)
+	cfg := s.cfg
+	cfg.PackID, cfg.PackVersion = id, version
+	return &Neo4j{cfg: cfg, driver: s.driver, scope: scope{id, version}, refs: s.refs, afterBatch: s.afterBatch}
+}
 
 // URI returns the server address the store talks to.
 func (s *Neo4j) URI() string { return s.cfg.URI }
@@ -599,7 +621,7 @@ RETURN rid, properties(r) AS rec, properties(s) AS src,
             WHERE a.pack_id = $pack AND a.pack_version = $version
             RETURN [a.decision_id, b.decision_id] } AS leads,
   COLLECT { MATCH (a:DecisionNode)-[:RESULTS_IN]->(r) RETURN a.decision_id } AS results,
-  COLLECT { MATCH (r)-[x:RECOMMENDS_USAGE|RECOMMENDS_PROCEDURE|CONTRAINDICATES]->(c)
+  COLLECT { MATCH (r)-[x:RECOMMENDS_USAGE|RECOMMENDS_PROCEDURE|CONTRAINDICATES|INSUFFICIENT_EVIDENCE]->(c)
             RETURN {rel: type(x), edge: properties(x), label: head(labels(c)), concept: properties(c)} } AS actions`
 
 // Bundles expands concept keys to their rules' complete bundles.

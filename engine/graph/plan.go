@@ -106,9 +106,11 @@ func actionRelation(target, direction string) (string, error) {
 	switch direction {
 	case rules.DirectionNegative:
 		return RelContraindicates, nil
+	case rules.DirectionInsufficient:
+		return RelInsufficientEvidence, nil
 	case rules.DirectionPositive:
 	default:
-		return "", fmt.Errorf("direction %q is neither POSITIVE nor NEGATIVE", direction)
+		return "", fmt.Errorf("direction %q is not POSITIVE, NEGATIVE or INSUFFICIENT", direction)
 	}
 	switch target {
 	case LabelMedication:
@@ -290,8 +292,8 @@ func buildPlan(p *rules.Pack, opt BuildOptions) (*plan, error) {
 		}
 		ruleIDs[r.ID] = true
 		dir := ruleDirection(r)
-		if dir != rules.DirectionPositive && dir != rules.DirectionNegative {
-			bad("%s: direction %q is neither POSITIVE nor NEGATIVE", where, dir)
+		if dir != rules.DirectionPositive && dir != rules.DirectionNegative && dir != rules.DirectionInsufficient {
+			bad("%s: direction %q is not POSITIVE, NEGATIVE or INSUFFICIENT", where, dir)
 		}
 		rp := base()
 		rp["rule_unique_id"] = r.ID

@@ -12,6 +12,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/executablekg/execkg/rules"
+	"github.com/executablekg/execkg/rules/packs"
 )
 
 // schemaDoc is the part of schema/graph.json the code must agree with.
@@ -62,10 +65,34 @@ func TestSchemaDocumentMatchesStores(t *testing.T) {
 	assert.Equal(t, sorted(Labels), keysOf(doc.Labels))
 	assert.Equal(t, sorted(RelTypes), keysOf(doc.Relationships))
 
-	m := NewMemory()
-	_, err = m.Load(context.Background(), loadMini(t), BuildOptions{Embedder: newTrigramEmbedder()})
+	// The mini pack, and the USPSTF pack for what only its grading gives
+	// (I statements: INSUFFICIENT_EVIDENCE).
+	uspstf, err := rules.LoadFS(packs.FS(), "uspstf-cvd-prevention")
 	require.NoError(t, err)
+	var stores []*Memory
+	for _, p := range []*rules.Pack{loadMini(t), uspstf} {
+		m := NewMemory()
+		_, err = m.Load(context.Background(), p, BuildOptions{Embedder: newTrigramEmbedder()})
+		require.NoError(t, err)
+		stores = append(stores, m)
+	}
 	seen := map[string]map[string]bool{}
+	relProps := map[string]map[string]bool{}
+	for _, m := range stores {
+		schemaSeen(t, doc, m, seen, relProps)
+	}
+	for _, l := range Labels {
+		assert.Equal(t, keysOf(doc.Labels[l].Properties), keysOf(seen[l]), "properties of %s", l)
+	}
+	for _, typ := range RelTypes {
+		assert.Equal(t, keysOf(doc.Relationships[typ].Properties), keysOf(relProps[typ]), "properties of %s", typ)
+	}
+	schemaConstraints(t, doc)
+}
+
+// schemaSeen collects the properties a store wrote, per label and type,
+// and checks required properties and endpoints against the document.
+func schemaSeen(t *testing.T, doc schemaDoc, m *Memory, seen, relProps map[string]map[string]bool) {
 	for k, props := range m.nodes {
 		l := k.label
 		if seen[l] == nil {
@@ -80,11 +107,6 @@ func TestSchemaDocumentMatchesStores(t *testing.T) {
 			}
 		}
 	}
-	for _, l := range Labels {
-		assert.Equal(t, keysOf(doc.Labels[l].Properties), keysOf(seen[l]), "properties of %s", l)
-	}
-
-	relProps := map[string]map[string]bool{}
 	for k, props := range m.edges {
 		if relProps[k.typ] == nil {
 			relProps[k.typ] = map[string]bool{}
@@ -96,9 +118,10 @@ func TestSchemaDocumentMatchesStores(t *testing.T) {
 		assert.Contains(t, spec.From, k.from.label, "%s from %s", k.typ, k.from.label)
 		assert.Contains(t, spec.To, k.to.label, "%s to %s", k.typ, k.to.label)
 	}
-	for _, typ := range RelTypes {
-		assert.Equal(t, keysOf(doc.Relationships[typ].Properties), keysOf(relProps[typ]), "properties of %s", typ)
-	}
+}
+
+// schemaConstraints: the documented constraints are the ones Load creates.
+func schemaConstraints(t *testing.T, doc schemaDoc) {
 
 	// Constraints: the documented ones are the ones Load creates, and each
 	// is on the label's identity.

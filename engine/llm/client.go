@@ -1,7 +1,10 @@
-// Package llm reads free text with a chat model served by Ollama: step (i)
-// turns a case into findings (Extractor), step (iv) turns every
-// finding–anchor pair of a case into structured evidence in one call
-// (Formatter). The model only reads; Go code decides. Every request runs at
+// Package llm reads free text with a chat model served by Ollama: a
+// document into the patient model (PatientReader, one call per document or
+// part: facts in the patient's words with their statuses, placed in the
+// text by Go, grounded and checked by the engine), or, the older way, step
+// (i) a case into findings (Extractor) and step (iv) every finding–anchor
+// pair of a case into structured evidence in one call (Formatter). The
+// model only reads; Go code decides. Every request runs at
 // temperature 0 with a fixed seed and a JSON Schema generated from the Go
 // reply type as "format"; every reply is validated against that schema,
 // cached on disk and, when a call fails, logged.

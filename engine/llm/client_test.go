@@ -379,11 +379,13 @@ func TestConfigFromEnv(t *testing.T) {
 	t.Setenv(EnvCache, "/tmp/c.jsonl")
 	t.Setenv(EnvFailLog, "/tmp/f.jsonl")
 	t.Setenv(EnvStrict, "1")
+	t.Setenv(EnvMode, "steps")
+	t.Setenv(EnvChunk, "4096")
 	cfg, err := ConfigFromEnv()
 	require.NoError(t, err)
 	assert.Equal(t, Config{Host: "gpu-box:11434", Model: "llama3.1:8b", Timeout: 90 * time.Second, Retries: 5,
 		Backoff: 250 * time.Millisecond, Seed: 7, NumCtx: 16384, Stream: true, CachePath: "/tmp/c.jsonl",
-		FailLogPath: "/tmp/f.jsonl", Strict: true}, cfg)
+		FailLogPath: "/tmp/f.jsonl", Strict: true, Mode: ModeSteps, ChunkBytes: 4096}, cfg)
 
 	// Flags override the environment.
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
@@ -411,10 +413,18 @@ func TestConfigErrors(t *testing.T) {
 	bad.Timeout = 0
 	_, err = New(bad)
 	assert.ErrorContains(t, err, EnvTimeout)
+	bad = DefaultConfig()
+	bad.Mode = "chat"
+	_, err = New(bad)
+	assert.ErrorContains(t, err, EnvMode)
+	bad = DefaultConfig()
+	bad.ChunkBytes = -1
+	_, err = New(bad)
+	assert.ErrorContains(t, err, EnvChunk)
 }
 
 func TestDefaults(t *testing.T) {
-	for _, k := range []string{EnvHost, EnvModel, EnvTimeout, EnvRetries, EnvBackoff, EnvSeed, EnvNumCtx, EnvThink, EnvStream, EnvCache, EnvFailLog, EnvStrict} {
+	for _, k := range []string{EnvHost, EnvModel, EnvTimeout, EnvRetries, EnvBackoff, EnvSeed, EnvNumCtx, EnvThink, EnvStream, EnvCache, EnvFailLog, EnvStrict, EnvMode, EnvChunk} {
 		t.Setenv(k, "")
 	}
 	cfg, err := ConfigFromEnv()
@@ -422,4 +432,6 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, DefaultConfig(), cfg)
 	assert.Equal(t, "qwen3:32b", cfg.Model)
 	assert.False(t, cfg.Strict)
+	assert.Equal(t, ModeRead, cfg.Mode)
+	assert.Equal(t, DefaultChunkBytes, cfg.chunkBytes())
 }

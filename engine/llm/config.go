@@ -27,6 +27,20 @@ const (
 	EnvCache   = "KG_LLM_CACHE"
 	EnvFailLog = "KG_LLM_FAIL_LOG"
 	EnvStrict  = "KG_STRICT_LLM"
+	EnvChunk   = "KG_LLM_CHUNK_BYTES"
+	EnvMode    = "KG_LLM_MODE"
+)
+
+// Modes of Config.Mode: what the LLM does in the pipeline.
+const (
+	// ModeRead: the model reads each document into the patient model
+	// (PatientReader, one call per document or part); the engine grounds,
+	// formats and checks its facts.
+	ModeRead = "read"
+	// ModeSteps: the model does steps (i) and (iv), finding extraction
+	// and evidence formatting (Extractor, Formatter), as the reference
+	// system did.
+	ModeSteps = "steps"
 )
 
 // Defaults of Config.
@@ -86,6 +100,21 @@ type Config struct {
 	// to the deterministic clause extractor and the formatter keeps each
 	// finding as present without a value, as the reference system did.
 	Strict bool
+	// ChunkBytes is the longest document part one reading call gets (flag
+	// -llm-chunk-bytes, env KG_LLM_CHUNK_BYTES); a longer document is read
+	// in parts cut at paragraph, line or sentence boundaries. 0: the
+	// default, 8 KiB.
+	ChunkBytes int
+	// Mode is ModeRead (default) or ModeSteps (flag -llm-mode, env
+	// KG_LLM_MODE).
+	Mode string
+}
+
+func (c Config) chunkBytes() int {
+	if c.ChunkBytes > 0 {
+		return c.ChunkBytes
+	}
+	return DefaultChunkBytes
 }
 
 // DefaultConfig is the configuration with every field at its default:
@@ -98,6 +127,7 @@ func DefaultConfig() Config {
 		Retries: DefaultRetries,
 		Backoff: DefaultBackoff,
 		Seed:    DefaultSeed,
+		Mode:    ModeRead,
 	}
 }
 
@@ -114,6 +144,7 @@ func ConfigFromEnv() (Config, error) {
 	str(EnvModel, &c.Model)
 	str(EnvCache, &c.CachePath)
 	str(EnvFailLog, &c.FailLogPath)
+	str(EnvMode, &c.Mode)
 	var errs []string
 	note := func(err error) {
 		if err != nil {
@@ -125,6 +156,7 @@ func ConfigFromEnv() (Config, error) {
 	note(envInt(EnvRetries, &c.Retries))
 	note(envInt(EnvSeed, &c.Seed))
 	note(envInt(EnvNumCtx, &c.NumCtx))
+	note(envInt(EnvChunk, &c.ChunkBytes))
 	note(envBool(EnvThink, &c.Think))
 	note(envBool(EnvStream, &c.Stream))
 	note(envBool(EnvStrict, &c.Strict))
@@ -150,6 +182,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Stream, "llm-stream", c.Stream, "ask for streamed replies (env "+EnvStream+")")
 	fs.StringVar(&c.CachePath, "llm-cache", c.CachePath, "LLM answer cache, JSON lines; reruns repeat no answered call (env "+EnvCache+")")
 	fs.StringVar(&c.FailLogPath, "llm-fail-log", c.FailLogPath, "log of failed LLM calls, JSON lines (env "+EnvFailLog+")")
+	fs.StringVar(&c.Mode, "llm-mode", c.Mode, "what the LLM does: read (each document into the patient model; the engine grounds and checks) or steps (finding extraction and evidence formatting) (env "+EnvMode+")")
+	fs.IntVar(&c.ChunkBytes, "llm-chunk-bytes", c.ChunkBytes, "longest document part one LLM reading call gets; 0: 8 KiB (env "+EnvChunk+")")
 	fs.BoolVar(&c.Strict, "llm-strict", c.Strict, "a failed LLM call fails the case instead of falling back (env "+EnvStrict+"=1)")
 }
 
@@ -164,6 +198,10 @@ func (c Config) Check() error {
 		return fmt.Errorf("llm config: retries %d must be ≥ 0; pass -llm-retries or set %s", c.Retries, EnvRetries)
 	case c.Backoff < 0:
 		return fmt.Errorf("llm config: backoff %v must be ≥ 0; pass -llm-backoff or set %s", c.Backoff, EnvBackoff)
+	case c.Mode != "" && c.Mode != ModeRead && c.Mode != ModeSteps:
+		return fmt.Errorf("llm config: mode %q is not %s or %s; pass -llm-mode or set %s", c.Mode, ModeRead, ModeSteps, EnvMode)
+	case c.ChunkBytes < 0:
+		return fmt.Errorf("llm config: chunk bytes %d must be ≥ 0; pass -llm-chunk-bytes or set %s", c.ChunkBytes, EnvChunk)
 	case c.NumCtx < 0:
 		return fmt.Errorf("llm config: num_ctx %d must be ≥ 0; pass -llm-num-ctx or set %s", c.NumCtx, EnvNumCtx)
 	}

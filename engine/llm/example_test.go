@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/executablekg/execkg/engine"
 	"github.com/executablekg/execkg/engine/evidence"
 	"github.com/executablekg/execkg/engine/llm"
 )
@@ -67,4 +68,57 @@ func Example() {
 	// f0 "an LVEF of 37%" [13,27)
 	// f1 "no diabetes" [32,43)
 	// f0: Left ventricular ejection fraction present=true = 37 %
+}
+
+// The reader the CLI's --llm uses: the model reads the document into the
+// patient model, the engine grounds and checks every fact's words. The
+// stand-in model invents a drug; it is dropped, never evaluated.
+func ExampleClient_PatientReader() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fact := func(words, kind, status string, value string) string {
+			return fmt.Sprintf(`{"words":%q,"kind":%q,"status":%q,"certainty":"confirmed","experiencer":"patient","value":%s,"unit":"","comparator":"=","date":"","section":""}`,
+				words, kind, status, value)
+		}
+		content := `{"facts":[` + fact("an eGFR of 24 mL/min/1.73 m²", "measurement", "active", "24") + "," +
+			fact("no diabetes", "problem", "absent", "null") + "," + fact("ticagrelor 90 mg", "medication", "taking", "null") + `]}`
+		_ = json.NewEncoder(w).Encode(map[string]any{"message": map[string]string{"role": "assistant", "content": content}, "done": true})
+	}))
+	defer srv.Close()
+
+	cfg := llm.DefaultConfig()
+	cfg.Host = srv.URL
+	client, err := llm.New(cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer client.Close()
+	ctx := context.Background()
+	prog, err := engine.NewDefault(ctx, engine.WithPatientReader(client.PatientReader()))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer prog.Close()
+	res, err := prog.Ask(ctx, "ex", "Patient with an eGFR of 24 mL/min/1.73 m² and no diabetes.")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	seen := map[string]bool{}
+	for _, f := range res.Patient.Facts {
+		if f.Reader == client.PatientReader().Name() && !seen[f.Text] {
+			seen[f.Text] = true
+			fmt.Printf("%q %s %s\n", f.Text, f.Kind, f.Status)
+		}
+	}
+	for _, d := range res.Patient.Dropped {
+		fmt.Printf("dropped %q\n", d.Text)
+	}
+	fmt.Println(strings.Contains(strings.Join(res.PredictedRowIDs, " "), "table_08.json::row_2"))
+	// Output:
+	// "eGFR of 24 mL/min/1.73 m²" measurement active
+	// "no diabetes" problem absent
+	// dropped "ticagrelor 90 mg"
+	// true
 }

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"regexp"
 	"strings"
@@ -15,20 +16,11 @@ import (
 // extractor's Name.
 const ExtractPromptVersion = "extract-v1"
 
-const extractSystem = `You read a patient case for a clinical guideline decision-support system and list the patient's findings. You do not see the guideline and you do not judge anything.
-
-Rules:
-1. Extract only what the case states about the patient. Do not infer diagnoses, add findings, or add medical knowledge.
-2. Keep the patient's wording: copy each finding as a contiguous phrase of the case text. Do not paraphrase, translate, expand abbreviations, convert units or correct spelling.
-3. One finding per clinical fact. Split a list of distinct conditions into separate findings ("diabetes and hypertension" gives "diabetes" and "hypertension").
-4. Keep a measurement atomic: the quantity with its comparator, value and unit is one finding ("an LVEF of 37%", "eGFR < 30 mL/min/1.73 m²", "BMI of 42 kg/m²").
-5. Keep the words that change the meaning of a finding inside it: negation ("no diabetes", "without angina"), uncertainty ("suspected chronic coronary syndrome"), time ("history of myocardial infarction", "scheduled for CABG"), severity and course ("severe", "chronic", "stable", "decompensated").
-6. Extract negated findings as written, negation word included ("no diabetes").
-7. Leave out lead-ins that state no finding ("Patient with", "The patient presents with"); keep age and sex when given ("67-year-old man").
-
-Reply with JSON only, in this form, listing findings in the order they appear:
-{"findings":[{"text":"<finding>"}]}
-If the case states no finding, reply {"findings":[]}.`
+// The prompt is data (prompts/extract.txt): its examples are clinical words, which
+// the engine's Go code does not hold.
+//
+//go:embed prompts/extract.txt
+var extractSystem string
 
 // extractReply is the reply of the extraction prompt; its JSON Schema is
 // generated from it.

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,20 +20,11 @@ import (
 // Name.
 const FormatPromptVersion = "format-v1"
 
-const formatSystem = `You turn a patient's findings into structured evidence for a clinical guideline decision-support system. You do not decide whether any recommendation applies.
-
-You get a patient case and a numbered list of pairs. Each pair joins one finding of the case with one guideline concept, and lists the units in which the guideline states thresholds for that concept ("none" when the guideline only asks whether the concept is present).
-
-For every pair give exactly one evidence item, judged from the case text alone:
-- "pair": the pair's number.
-- "about_concept": true when the finding speaks about the concept: the same thing, a synonym or abbreviation, a more specific form of it, or a measurement of it. false when the finding is about something else (for example "fast irregular heart rate" is not about "glomerular filtration rate").
-- "present": true when the case affirms the concept for this patient; false when the case states it is absent ("no diabetes", "without angina").
-- "value": the number the finding states for the concept, copied as written (do not compute, round or convert it); null when the finding states no number for it.
-- "unit": the unit written with that number; when no unit is written and the concept lists exactly one unit, that unit; "" when value is null.
-- "comparator": "=" for a stated value; "<", "<=", ">" or ">=" when the finding states a bound ("LVEF < 35%" gives "<", "at least 50%" gives ">="); "=" when value is null.
-
-Reply with JSON only, in this form, one item per pair in pair order:
-{"evidence":[{"pair":0,"about_concept":true,"present":true,"value":37,"unit":"%","comparator":"="}]}`
+// The prompt is data (prompts/format.txt): its examples are clinical words, which
+// the engine's Go code does not hold.
+//
+//go:embed prompts/format.txt
+var formatSystem string
 
 // formatReply is the reply of the formatting prompt; its JSON Schema is
 // generated from it, with the pair range and item count set per call.

@@ -79,6 +79,14 @@ func Check(fsys fs.FS, dir string) (*Report, error) {
 		p := &rules.Pack{Tables: tables, Guideline: tables[0].Guideline}
 		sort.SliceStable(p.Tables, func(i, j int) bool { return p.Tables[i].Table < p.Tables[j].Table })
 		p.Guideline = p.Tables[0].Guideline
+		if g, err := rules.LoadGradingFS(fsys, dir); err != nil {
+			rep.Diagnostics = append(rep.Diagnostics, &rules.Diagnostic{Code: rules.CodeGrading, File: rules.GradingFile, Row: -1, Rule: -1,
+				Message: err.Error(), Fix: "declare the scheme's grades (value, term, meaning, direction) and levels; see rules/packs/ENCODING.md"})
+			parsed = false
+			p.Grading = &rules.Grading{Scheme: rules.GradingFile + " (unreadable)"}
+		} else {
+			p.Grading = g
+		}
 		rep.Diagnostics = append(rep.Diagnostics, rules.Validate(p)...)
 		h, err := rules.LoadHierarchyFS(fsys, dir)
 		if err != nil {
