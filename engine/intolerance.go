@@ -1,51 +1,88 @@
 package engine
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/evidence"
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/rules"
 )
 
-// intolerantOf returns the drug a concept states is not tolerated or not
-// allowed ("statin intolerance" → statin, "contraindication to
-// beta-blocker" → beta-blocker), or "".
-func intolerantOf(concept string) string {
-	c := strings.TrimSpace(concept)
-	if d, ok := strings.CutSuffix(c, " intolerance"); ok {
-		return d
-	}
-	if d, ok := strings.CutPrefix(c, "contraindication to "); ok {
-		return d
-	}
-	return ""
-}
+// The words that state a drug is not tolerated or not taken, the
+// pack's names of intolerance concepts ("{drug} intolerance") and which
+// sections list allergies or medications are pack data
+// (meta/sections.json), read through extract.Reading.
+
+// ViaSection starts the Via of an item read from the meaning of the
+// section a finding lies in ("section: allergies").
+const ViaSection = "section: "
 
 // intoleranceDrops finds the evidence that a finding stating intolerance
 // of a drug would wrongly give for the drug itself: "intolerant of ACE
 // inhibitor" names the drug but says the patient cannot take it, and
 // neither does the detail in parentheses right after it ("(cough on
-// ramipril)"). It returns the (finding, drug concept key) pairs to drop.
-func intoleranceDrops(text string, findings []extract.Finding, items []evidence.Item, keyOf map[string]string) map[[2]string]string {
-	said := map[string]bool{} // findings whose own words state intolerance
+// ramipril)"), nor a drug listed under an allergies heading. It returns
+// the (finding, drug concept key) pairs to drop with the words that said
+// so, and, for a drug under an allergies heading, the pack's intolerance
+// concept of it ("statin intolerance") as evidence.
+func (p *Program) intoleranceDrops(text string, findings []extract.Finding, items []evidence.Item) (map[[2]string]string, []eval.Evidence) {
+	said := map[string]string{} // finding → the words stating intolerance
+	listed := map[string]bool{} // findings under an allergies heading
 	for _, f := range findings {
-		said[f.ID] = intoleranceWords.MatchString(f.Text)
+		if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionNotTolerated {
+			listed[f.ID] = true
+			said[f.ID] = "under a '" + k.Kind + "' heading"
+		} else if c := p.doc.Cue(rules.CueNotTolerated, f.Text); c != "" {
+			said[f.ID] = "'" + f.Text + "'"
+		}
 	}
 	drugs := map[string][]string{} // finding → drug keys it is intolerant of
+	var adds []eval.Evidence
+	seenAdd := map[[2]string]bool{}
+	byID := map[string]extract.Finding{}
+	for _, f := range findings {
+		byID[f.ID] = f
+	}
 	for _, it := range items {
-		if it.Rejected != "" || !it.Present || !said[it.FindingID] {
+		if it.Rejected != "" && listed[it.FindingID] {
+			// Under an allergies heading the heading says "not
+			// tolerated": the intolerance concept of a drug the item
+			// names ("statin (myalgia)") stands without the word.
+			if d := p.doc.IntolerantOf(it.Concept); d != "" && !seenAdd[[2]string{it.FindingID, it.ConceptKey}] {
+				f := byID[it.FindingID]
+				phrases := append([]string{d}, p.phrases[p.keys[rules.NormalizeName(d)]]...)
+				if ok, _ := evidence.CoversAll(f.Text, phrases); ok {
+					seenAdd[[2]string{it.FindingID, it.ConceptKey}] = true
+					adds = append(adds, eval.Evidence{ID: f.ID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: f.Text, Present: true,
+						Via: ViaSection + f.Section + ": '" + f.Text + "' is listed as not tolerated"})
+				}
+			}
 			continue
 		}
-		if d := intolerantOf(it.Concept); d != "" {
-			if k, ok := keyOf[rules.NormalizeName(d)]; ok {
+		if it.Rejected != "" || !it.Present || said[it.FindingID] == "" {
+			continue
+		}
+		if d := p.doc.IntolerantOf(it.Concept); d != "" {
+			if k, ok := p.keys[rules.NormalizeName(d)]; ok {
 				drugs[it.FindingID] = append(drugs[it.FindingID], k)
+			}
+			continue
+		}
+		if listed[it.FindingID] && p.medications[it.ConceptKey] {
+			drugs[it.FindingID] = append(drugs[it.FindingID], it.ConceptKey)
+			for _, n := range p.doc.IntoleranceForms(it.Concept) {
+				if k, ok := p.keys[rules.NormalizeName(n)]; ok && !seenAdd[[2]string{it.FindingID, k}] {
+					seenAdd[[2]string{it.FindingID, k}] = true
+					f := byID[it.FindingID]
+					adds = append(adds, eval.Evidence{ID: f.ID, ConceptKey: k, Concept: p.names[k], Text: f.Text, Present: true,
+						Via: ViaSection + f.Section + ": '" + f.Text + "' is listed as not tolerated"})
+				}
 			}
 		}
 	}
 	if len(drugs) == 0 {
-		return nil
+		return nil, adds
 	}
 	out := map[[2]string]string{}
 	for _, f := range findings {
@@ -54,7 +91,7 @@ func intoleranceDrops(text string, findings []extract.Finding, items []evidence.
 			continue
 		}
 		for _, k := range ks {
-			out[[2]string{f.ID, k}] = f.Text
+			out[[2]string{f.ID, k}] = said[f.ID]
 		}
 		lo, hi := parenthesisAfter(text, f.End)
 		if lo < 0 {
@@ -63,22 +100,79 @@ func intoleranceDrops(text string, findings []extract.Finding, items []evidence.
 		for _, g := range findings {
 			if g.Start >= lo && g.End <= hi {
 				for _, k := range ks {
-					out[[2]string{g.ID, k}] = f.Text
+					out[[2]string{g.ID, k}] = said[f.ID]
 				}
 			}
 		}
 	}
-	return out
+	return out, adds
 }
 
-// intoleranceWords: the finding itself says the drug is not tolerated or
-// not allowed; grounding alone ("beta-blocker therapy" near a
-// contraindication wording) does not.
-var intoleranceWords = regexp.MustCompile(`(?i)intoleran|contra-?indicat|allerg|not tolerat|unable to tolerate|cannot tolerate|could not tolerate`)
+// drugStatement returns the words by which a finding's clause speaks of a drug
+// without saying the patient takes it ("aspirin is contraindicated",
+// "consider starting ranolazine", "Avoid colchicine, ivabradine"), or "".
+// A medication list states what is taken: there only the item's own words
+// count. The cue words are the pack's (cues "not-taken", "not-tolerated").
+func (p *Program) drugStatement(text string, f extract.Finding, clause string) string {
+	for _, kind := range []string{rules.CueNotTaken, rules.CueNotTolerated} {
+		if c := p.doc.Cue(kind, clause); c != "" {
+			return c
+		}
+	}
+	if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionTaking || f.Start < 0 {
+		return ""
+	}
+	// An imperative heads a list: "Avoid colchicine, ivabradine".
+	if s := sentenceBefore(text, f.Start); s != "" {
+		for _, kind := range []string{rules.CueNotTaken, rules.CueNotTolerated} {
+			if c := p.doc.Cue(kind, s); c != "" && firstWord(s) == firstWord(c) {
+				return c
+			}
+		}
+	}
+	return ""
+}
 
-// discontinued: a medication finding whose own words say the drug was
-// stopped ("aspirin stopped after 1 week", "DAPT discontinued").
-var discontinued = regexp.MustCompile(`(?i)\b(?:stopped|discontinued|ceased|withdrawn|stopping|came off|taken off)\b`)
+// stoppedItem: a medication finding says the drug was stopped ("aspirin
+// stopped after 1 week"; the pack's stopped cues, meta/reading.json). A
+// list item states its drug's status after a dash ("Sitagliptin - STOPPED
+// -> semaglutide"), which the splitter made a fragment of its own: the
+// item runs on to the next arrow, comma, semicolon or line end.
+func (p *Program) stoppedItem(text string, f extract.Finding) bool {
+	if p.stopped(f.Text) {
+		return true
+	}
+	if f.End < 0 || f.End > len(text) {
+		return false
+	}
+	rest := text[f.End:]
+	if !strings.HasPrefix(rest, " - ") && !strings.HasPrefix(rest, " – ") {
+		return false
+	}
+	end := len(rest)
+	for _, stop := range []string{"\n", ",", ";", " -> ", " → ", ". "} {
+		if i := strings.Index(rest, stop); i >= 0 && i < end {
+			end = i
+		}
+	}
+	return p.stopped(rest[:end])
+}
+
+// sentenceBefore returns the sentence text on the line of pos up to pos.
+func sentenceBefore(text string, pos int) string {
+	if pos <= 0 || pos > len(text) {
+		return ""
+	}
+	lo := strings.LastIndexAny(text[:pos], ".;\n") + 1
+	return strings.TrimSpace(text[lo:pos])
+}
+
+func firstWord(s string) string {
+	if w := rules.CueWords(s); len(w) > 0 {
+		return w[0]
+	}
+	return ""
+}
 
 // parenthesisAfter returns the inside of a parenthesis that opens right
 // after end (spaces allowed), or -1, -1.

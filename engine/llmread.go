@@ -156,7 +156,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 			negated = fc.Negated
 		}
 		planned := map[string]string{} // planned concept key → the procedure's concept key, for its phrases
-		intent := f.Status == patient.StatusPlanned || f.Status == patient.StatusScheduled || c.checks.Certainty && intended(text, fd)
+		intent := f.Status == patient.StatusPlanned || f.Status == patient.StatusScheduled || c.checks.Certainty && p.intended(text, fd)
 		if intent {
 			// An intention is no present fact: only concepts that are
 			// themselves intentions may use it, as under a plan heading.
@@ -164,7 +164,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 			var kept []grounding.Anchor
 			seen := map[string]bool{}
 			for _, a := range anchors {
-				if plannedConcept(a.Concept) {
+				if p.doc.PlannedConcept(a.Concept) {
 					if !seen[a.ConceptKey] {
 						seen[a.ConceptKey] = true
 						kept = append(kept, a)
@@ -219,7 +219,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 	if err != nil {
 		return nil, stageErr(caseID, StageFormat, err, "evidence with %s", p.cfg.formatter.Name())
 	}
-	intolerant := intoleranceDrops(text, findings, items, p.keys)
+	intolerant, _ := p.intoleranceDrops(text, findings, items)
 	cut := p.cutWhen(text, findings, date)
 	spanOf := map[string][]patient.Span{}
 	var ev []eval.Evidence
@@ -289,7 +289,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 		}
 		fact := p.fact(e, reader, spanOf[e.ID])
 		if fromReader {
-			p.applyRead(&fact, f, negatedID[e.ID], doubted[e.ID], intentions[e.ID] && !plannedConcept(e.Concept))
+			p.applyRead(&fact, f, negatedID[e.ID], doubted[e.ID], intentions[e.ID] && !p.doc.PlannedConcept(e.Concept))
 		}
 		m.Facts = append(m.Facts, fact)
 	}
@@ -337,6 +337,11 @@ func (p *Program) applyRead(fact *patient.Fact, read patient.Fact, negated, doub
 	}
 	if intent && fact.Status != patient.StatusScheduled {
 		fact.Status = patient.StatusPlanned
+	}
+	if fact.Present && (fact.Status == patient.StatusPlanned || fact.Status == patient.StatusScheduled) && p.doc.PlannedConcept(fact.Concept) {
+		// The concept is itself the intention ("planned PCI"): the plan
+		// is what it states, as the deterministic read has it.
+		fact.Status = p.fact(fact.Evidence, fact.Reader, nil).Status
 	}
 }
 

@@ -20,9 +20,16 @@ func (p *Program) textModel(caseID, text string, date time.Time, findings []extr
 	m := &patient.Model{CaseID: caseID, Date: date.Format("2006-01-02"), Source: "text", Text: text, Dropped: dropped,
 		Facts: make([]patient.Fact, 0, len(ev))}
 	spans := make(map[string][]patient.Span, len(findings))
+	section := make(map[string]string, len(findings))
 	for _, f := range findings {
 		if f.Start >= 0 && f.End <= len(text) && f.Start < f.End {
 			spans[f.ID] = []patient.Span{{Start: f.Start, End: f.End}}
+		}
+		section[f.ID] = f.Section
+	}
+	for _, s := range p.doc.Sections(text) {
+		if s.Kind != "" {
+			m.Sections = append(m.Sections, patient.Section{Kind: s.Kind, Heading: s.Heading, Span: patient.Span{Start: s.Start, End: s.End}})
 		}
 	}
 	for _, e := range ev {
@@ -31,6 +38,7 @@ func (p *Program) textModel(caseID, text string, date time.Time, findings []extr
 			reader = e.DerivedBy // the reader that made it (engine/read)
 		}
 		f := p.fact(e, reader, spans[e.ID])
+		f.Section = section[e.ID]
 		if doubted[e.ID] {
 			f.Certainty = patient.Suspected
 		}

@@ -1,44 +1,24 @@
 package engine
 
 import (
-	"regexp"
-	"strings"
-
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/rules"
 )
 
-// planLabel is a note's plan heading: "Plan:", "Plan -", "Imp/Plan:".
-var planLabel = regexp.MustCompile(`(?i)\b(?:plan|management plan|imp/plan)\s*(?::|-)\s`)
-
-// inPlan reports whether the text at start lies under a plan heading of
-// its sentence: what follows "Plan:" is intended, not a present finding.
-func inPlan(text string, start int) bool {
-	if start <= 0 || start > len(text) {
-		return false
-	}
-	s := start
-	for s > 0 && text[s-1] != '\n' && !(text[s-1] == ' ' && s >= 2 && strings.ContainsRune(".!?", rune(text[s-2]))) {
-		s--
-	}
-	return planLabel.MatchString(text[s:start])
-}
-
-// plannedConcept: a concept that is itself an intention ("planned PCI",
-// "candidate for revascularization") may be read from a plan.
-func plannedConcept(name string) bool {
-	n := strings.ToLower(name)
-	return strings.HasPrefix(n, "planned ") || strings.Contains(n, "candidate") || strings.HasPrefix(n, "referral to")
-}
+// Which findings are intended rather than present, and which are a
+// relative's, is read by extract.Reading from the pack's sections data
+// (meta/sections.json): a plan heading's kind has status "intended", a
+// family history heading's experiencer is "relative", and the pack's
+// intention words ("booked for", "next week") mark a finding that
+// schedules itself. The engine reads the flags on the finding.
 
 // asserted reports whether a finding states something the patient has now:
-// not under a plan heading, not negated, not a relative's. The evidence
-// readers (CKD stage, refractory symptoms, regimen) only read asserted
-// findings.
+// not intended, not negated, not a relative's. The evidence readers (CKD
+// stage, refractory symptoms, regimen) only read asserted findings.
 func asserted(text string, f extract.Finding) bool {
-	if intended(text, f) {
+	if f.Intended || f.Experiencer != "" {
 		return false
 	}
 	fc := consistency.Analyze(text, f.Text)
@@ -55,23 +35,68 @@ func findingAt(findings []extract.Finding, pos int) *extract.Finding {
 	return nil
 }
 
-// plannedForm returns the anchor of the pack's "planned <concept>" for an
-// anchor a plan heading governs ("Plan: PCI" → planned percutaneous
-// coronary intervention), when the pack has that concept.
+// plannedForm returns the anchor of the pack's intended form of an anchor
+// a plan governs ("Plan: PCI" → planned percutaneous coronary
+// intervention, with the pack's form "planned {concept}"), when the pack
+// has that concept.
 func (p *Program) plannedForm(a grounding.Anchor) (grounding.Anchor, bool) {
-	key, ok := p.keys[rules.NormalizeName("planned "+a.Concept)]
-	if !ok {
-		return a, false
+	for _, n := range p.doc.PlannedForms(a.Concept) {
+		if key, ok := p.keys[rules.NormalizeName(n)]; ok {
+			a.ConceptKey, a.Concept = key, p.names[key]
+			return a, true
+		}
 	}
-	a.ConceptKey, a.Concept = key, p.names[key]
-	return a, true
+	return a, false
 }
 
-// intended reports whether a finding states an intention, not a present
-// fact: it lies under a plan heading, or its own words schedule it ("For
-// CABG next month", "booked for PCI", "scheduled next week").
-func intended(text string, f extract.Finding) bool {
-	return f.Start >= 0 && inPlan(text, f.Start) || intentionWords.MatchString(f.Text)
+// intended reports whether a finding another reader made (the LLM's,
+// located in the text) is intended: under an intended section at its
+// offset, or its own words schedule it.
+func (p *Program) intended(text string, f extract.Finding) bool {
+	if f.Intended {
+		return true
+	}
+	fs := []extract.Finding{f}
+	p.doc.Annotate(text, p.doc.Sections(text), fs)
+	return fs[0].Intended
 }
 
-var intentionWords = regexp.MustCompile(`(?i)^(?:for|booked for|listed for|scheduled for|planned for)\s|\b(?:next|coming)\s+(?:week|month)\b|\bin\s+\d+\s+(?:days|weeks)\b|\btomorrow\b|\bscheduled\b`)
+// intendedWhy says why a finding reads as intended, for the trace.
+func (p *Program) intendedWhy(f extract.Finding) string {
+	if k := p.doc.Kind(f); k != nil && k.Status == rules.SectionIntended {
+		return "it is under a '" + k.Kind + "' heading, so it is intended, not present"
+	}
+	return "its words '" + p.doc.Cue(rules.CueIntention, f.Text) + "' schedule it, so it is intended, not present"
+}
+
+// keptInPlan: a concept of a role an intended section keeps (a test the
+// patient is to undergo) is read as stated from an intended finding,
+// unless a broader concept has an intended form ("recent PCI" is a PCI,
+// which a plan states as planned PCI). A finding whose own words intend it
+// ("referred for ICA") keeps what the pack's intended sections keep.
+func (p *Program) keptInPlan(f extract.Finding, a grounding.Anchor) bool {
+	var roles []string
+	if k := p.doc.Kind(f); k != nil && k.Status == rules.SectionIntended {
+		roles = k.KeepsRoles
+	} else if p.pack.Sections != nil {
+		for _, k := range p.pack.Sections.Kinds {
+			if k.Status == rules.SectionIntended {
+				roles = append(roles, k.KeepsRoles...)
+			}
+		}
+	}
+	if len(roles) == 0 {
+		return false
+	}
+	for _, b := range p.hierarchy.Broader(a.Concept) {
+		if _, ok := p.plannedForm(grounding.Anchor{Concept: b}); ok {
+			return false
+		}
+	}
+	for _, r := range roles {
+		if p.roles[a.ConceptKey] == r {
+			return true
+		}
+	}
+	return false
+}

@@ -23,6 +23,17 @@ func TestPlanHeadingGivesPlannedForm(t *testing.T) {
 		{"CCS, multivessel CAD. For CABG next month.", "coronary artery bypass graft", false},
 		{"CCS, multivessel CAD. CABG scheduled.", "planned coronary artery bypass graft", true},
 		{"CCS, multivessel CAD. CABG in 2015.", "coronary artery bypass graft", true},
+		// A recommendation or the patient's choice intends it too.
+		{"CCS, 3VD. CABG recommended; he agrees to CABG.", "planned coronary artery bypass graft", true},
+		{"CCS, 3VD. CABG recommended; he agrees to CABG.", "coronary artery bypass graft", false},
+		// A plan block's items are intended; a test in it is still the
+		// test the patient is to undergo.
+		{"Suspected CCS.\nPlan:\n- PCI to LAD\n- ICA via radial", "planned percutaneous coronary intervention", true},
+		{"Suspected CCS.\nPlan:\n- PCI to LAD\n- ICA via radial", "percutaneous coronary intervention", false},
+		{"Suspected CCS.\nPlan:\n- PCI to LAD\n- ICA via radial", "invasive coronary angiography", true},
+		// Family history is a relative's.
+		{"Suspected CCS.\nFHx: premature MI", "myocardial infarction", false},
+		{"Suspected CCS.\nPMH: premature MI", "myocardial infarction", true},
 	} {
 		res, err := prog.Ask(context.Background(), "t", tc.text)
 		require.NoError(t, err)

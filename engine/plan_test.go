@@ -1,27 +1,15 @@
 package engine
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
-func TestInPlan(t *testing.T) {
-	for _, c := range []struct {
-		text, at string
-		want     bool
-	}{
-		{"Imp: doing well. Plan: stop clopidogrel at 3 months, then aspirin monotherapy.", "aspirin monotherapy", true},
-		{"Plan: PCI with IVUS guidance next week; DAPT thereafter.", "DAPT", true},
-		{"On aspirin. Plan: PCI next week.", "aspirin", false},
-		{"Plan: CCTA. Echo: LVEF 40%.", "LVEF", false},
-		{"Explanation - LVEF 40%.", "LVEF", false},
-		{"Management plan - ICA.", "ICA", true},
-	} {
-		if got := inPlan(c.text, strings.Index(c.text, c.at)); got != c.want {
-			t.Errorf("inPlan(%q at %q) = %v, want %v", c.text, c.at, got, c.want)
-		}
+// Which concepts are intentions themselves is the pack's data
+// (planned_concepts in meta/sections.json).
+func TestPlannedConcept(t *testing.T) {
+	p := readingProgram(t, map[string]string{"planned percutaneous coronary intervention": "name:planned percutaneous coronary intervention"})
+	if !p.doc.PlannedConcept("planned percutaneous coronary intervention") || p.doc.PlannedConcept("percutaneous coronary intervention") {
+		t.Error("PlannedConcept")
 	}
-	if !plannedConcept("planned percutaneous coronary intervention") || plannedConcept("percutaneous coronary intervention") {
-		t.Error("plannedConcept")
+	if !p.doc.PlannedConcept("candidate for myocardial revascularization") {
+		t.Error("a candidate is an intention")
 	}
 }

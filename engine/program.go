@@ -60,6 +60,9 @@ type Program struct {
 	readers read.Registry
 	rounds  [][]read.CaseReader
 	rules   sync.Map // *graph.Bundle → eval.Rule (bundles.go)
+	// doc is the pack's document reading data (meta/sections.json):
+	// headings, their meaning, status words (plan.go, intolerance.go).
+	doc *extract.Reading
 }
 
 type rowInfo struct {
@@ -149,7 +152,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		return nil, fmt.Errorf("engine: top-k must be at least 1, got %d", cfg.topK)
 	}
 	if cfg.extractor == nil {
-		cfg.extractor = extract.Clauses{}
+		cfg.extractor = extract.Clauses{Sections: pack.Sections}
 	}
 	if cfg.formatter == nil {
 		cfg.formatter = evidence.Deterministic{}
@@ -255,6 +258,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 	if err := p.initReaders(); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
+	p.doc = extract.NewReading(pack.Sections)
 	p.cfg = cfg
 	return p, nil
 }
@@ -373,6 +377,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	if err != nil {
 		return nil, stageErr(caseID, StageRead, err, "extraction with %s", p.cfg.extractor.Name())
 	}
+	p.doc.Annotate(text, p.doc.Sections(text), findings)
 	tr := p.newTrace(c)
 	tr.Repairs = repairs
 	ctext := consistency.NewText(text) // step (v) reads the case once
@@ -390,7 +395,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if err := ctx.Err(); err != nil {
 			return nil, deadlineError(caseID, "step (ii) grounding", err)
 		}
-		res.Findings = append(res.Findings, Finding{ID: f.ID, Text: f.Text, Start: f.Start, End: f.End})
+		res.Findings = append(res.Findings, Finding{ID: f.ID, Text: f.Text, Start: f.Start, End: f.End, Section: f.Section})
 		mention[f.ID] = f.Text
 		clause[f.ID] = commaClause(text, f.Start, f.End)
 		anchors, err := p.grounder.Ground(ctx, f.Text)
@@ -406,13 +411,13 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// ungrounded) grounds to nothing.
 			anchors = nil
 		}
-		if c.checks.Certainty && intended(text, f) {
+		if c.checks.Certainty && f.Intended {
 			// Under a "Plan:" heading a finding is intended, not present:
 			// only concepts that are themselves intentions may use it.
 			kept := anchors[:0:0]
 			seen := map[string]bool{}
 			for _, a := range anchors {
-				if plannedConcept(a.Concept) {
+				if p.doc.PlannedConcept(a.Concept) {
 					if !seen[a.ConceptKey] {
 						seen[a.ConceptKey] = true
 						kept = append(kept, a)
@@ -423,17 +428,23 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 					seen[pa.ConceptKey] = true
 					planned[[2]string{f.ID, pa.ConceptKey}] = a
 					kept = append(kept, pa)
+				} else if !ok && p.keptInPlan(f, a) && !seen[a.ConceptKey] {
+					seen[a.ConceptKey] = true
+					kept = append(kept, a)
 				}
 			}
 			if len(kept) < len(anchors) {
 				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty, BeforeMatching: true,
-					Reason: "certainty: the finding is under a plan heading, so it is intended, not present"})
+					Reason: "certainty: " + p.intendedWhy(f)})
 			}
 			anchors = kept
 		}
 		negated := false
 		if c.checks.Negation {
 			fc := ctext.Analyze(f.Text)
+			if f.Experiencer != "" {
+				fc.Other, fc.Cues = true, []string{"under a '" + f.Section + "' heading"}
+			}
 			if fc.Uncertain {
 				doubted[f.ID] = true
 			}
@@ -482,7 +493,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		return nil, stageErr(caseID, StageFormat, err, "evidence with %s", p.cfg.formatter.Name())
 	}
 	ev := make([]eval.Evidence, 0, len(items))
-	intolerant := intoleranceDrops(text, findings, items, p.keys)
+	intolerant, listedIntolerant := p.intoleranceDrops(text, findings, items)
 	// overridden: items the formatter accepted and the engine then refused
 	// (not tolerated, an antonym phrase), for the trace's what-if. The
 	// formatter's own refusals are anchors the mention does not name: no
@@ -505,6 +516,12 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			override("'" + by + "' states the drug is not tolerated, not taken")
 			continue
 		}
+		if f, ok := byID[it.FindingID]; ok && it.Rejected == "" && it.Present && p.medications[it.ConceptKey] && p.doc.IntolerantOf(it.Concept) == "" {
+			if c := p.drugStatement(text, f, clause[f.ID]); c != "" {
+				override("'" + c + "' speaks of the drug without stating that it is taken")
+				continue
+			}
+		}
 		if byAntonym[[2]string{it.FindingID, it.ConceptKey}] {
 			// The finding names the concept only inside an antonym
 			// phrase ("sparing the proximal LAD"): read as the antonym.
@@ -524,14 +541,20 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		// a drug in a sentence that stops, plans or refuses it is not a
 		// known fact either (definitions and exceptions do not read it).
 		e.Secondary = rank[[2]string{it.FindingID, it.ConceptKey}] > 1
-		if f, ok := byID[it.FindingID]; ok && p.medications[e.ConceptKey] && f.Start >= 0 && p.notTaken(text, f.Start) {
-			e.Secondary = true
+		if f, ok := byID[it.FindingID]; ok && p.medications[e.ConceptKey] && f.Start >= 0 {
+			// A medication list states each item on its own: only the
+			// item's words count there.
+			if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionTaking {
+				e.Secondary = e.Secondary || p.reading.notTaken != nil && p.reading.notTaken.MatchString(clause[f.ID])
+			} else if p.notTaken(text, f.Start) {
+				e.Secondary = true
+			}
 		}
 		if e.When == nil {
 			// "PCI to the LAD (2019)": the date may sit in the clause.
 			e.When = p.whenOf(clause[it.FindingID], date)
 		}
-		if e.Present && p.medications[e.ConceptKey] && p.stopped(it.Text) {
+		if e.Present && p.medications[e.ConceptKey] && p.stoppedItem(text, byID[it.FindingID]) {
 			// "aspirin stopped after 1 week": the drug was taken, and is
 			// not now; a stated stop is a stated absence of the therapy.
 			e.Present = false
@@ -543,7 +566,8 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		ei.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
 		res.Evidence = append(res.Evidence, ei)
 	}
-	for _, a := range antonyms {
+	for _, a := range append(antonyms, listedIntolerant...) {
+		keys[a.ConceptKey] = true
 		ev = append(ev, a)
 		res.Evidence = append(res.Evidence, evidenceItem(a))
 	}

@@ -99,6 +99,9 @@ type Finding struct {
 	// the extractor reworded it).
 	Start int `json:"start"`
 	End   int `json:"end"`
+	// Section is the kind of the document section it lies in ("plan",
+	// "medications"), from the pack's headings; "" when unheaded.
+	Section string `json:"section,omitempty"`
 }
 
 // EvidenceItem is one piece of evidence as a result reports it: the same

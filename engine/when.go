@@ -16,7 +16,12 @@ import (
 // Time phrases that date an event of a finding, relative to the case date
 // or absolute; generic words of time only, no clinical vocabulary.
 var (
-	whenISO      = regexp.MustCompile(`\b((?:19|20)\d\d)-(0[1-9]|1[0-2])-([0-2]\d|3[01])\b`)
+	whenISO = regexp.MustCompile(`\b((?:19|20)\d\d)-(0[1-9]|1[0-2])-([0-2]\d|3[01])\b`)
+	// Documents write dates day first ("12/02/2025", "03.06.66") and
+	// months as month/year ("03/2025"). Two numbers alone ("3/12", "2/52")
+	// are durations or ratios, never read as dates.
+	whenDMY      = regexp.MustCompile(`(?:^|[^\d/.])([0-2]?\d|3[01])[/.](0?[1-9]|1[0-2])[/.]((?:19|20)\d\d|\d\d)\b`)
+	whenMY       = regexp.MustCompile(`(?:^|[^\d/.])(0?[1-9]|1[0-2])/((?:19|20)\d\d)\b`)
 	whenMonthYr  = regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+((?:19|20)\d\d)\b`)
 	whenAgo      = regexp.MustCompile(`(?i)\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*-?\s*(days?|d|weeks?|wks?|w|months?|mos?|years?|yrs?|y)\s+(?:ago|earlier|previously|before|prior)\b`)
 	whenFor      = regexp.MustCompile(`(?i)\b(?:for|over)\s+(?:the\s+(?:last|past)\s+)?(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
@@ -88,6 +93,27 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 		d, _ := strconv.Atoi(m[3])
 		t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
 		return &eval.When{From: t, To: end(t), Text: m[0]}
+	}
+	if m := whenDMY.FindStringSubmatch(text); m != nil {
+		d, _ := strconv.Atoi(m[1])
+		mo, _ := strconv.Atoi(m[2])
+		y, _ := strconv.Atoi(m[3])
+		if len(m[3]) == 2 {
+			// A two-digit year is this century unless that is after now.
+			if y += 2000; y > now.Year() {
+				y -= 100
+			}
+		}
+		t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
+		if d > 0 && t.Day() == d {
+			return &eval.When{From: t, To: end(t), Text: strings.TrimLeft(m[0], " ([,;:-")}
+		}
+	}
+	if m := whenMY.FindStringSubmatch(text); m != nil {
+		mo, _ := strconv.Atoi(m[1])
+		y, _ := strconv.Atoi(m[2])
+		t := time.Date(y, time.Month(mo), 1, 0, 0, 0, 0, time.UTC)
+		return &eval.When{From: t, To: t.AddDate(0, 1, 0).Add(-time.Second), Text: strings.TrimLeft(m[0], " ([,;:-")}
 	}
 	if m := find(whenAgo, text, mayHold(text, whenAgoWords)); m != nil {
 		if n := count(m[1]); n > 0 {

@@ -34,6 +34,7 @@ const (
 	CodeWindow        = "E031" // time window malformed or on a non-event condition
 	CodeReading       = "E032" // meta/reading.json unreadable or names no pack concept
 	CodeValueSets     = "E033" // meta/valuesets.json unreadable, or a code, concept, system or unit wrong
+	CodeSections      = "E036" // meta/sections.json unreadable or malformed
 	CodeGrading       = "E034" // meta/grading.json unreadable or malformed
 	CodeGrade         = "E035" // row grade or level not in the pack's grading scheme
 )

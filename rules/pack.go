@@ -23,6 +23,10 @@ type Pack struct {
 	// (meta/valuesets.json), resolved against the pack; nil when the pack
 	// has none.
 	ValueSets *ValueSets
+	// Sections is how the pack reads documents (meta/sections.json):
+	// section headings and their meaning, status words; nil when the pack
+	// has none.
+	Sections *Sections
 	// Grading is the pack's grading scheme (meta/grading.json, else
 	// DefaultGrading); nil reads as DefaultGrading.
 	Grading *Grading
@@ -217,6 +221,9 @@ func LoadFS(fsys fs.FS, dir string) (*Pack, error) {
 	}
 	p.Hierarchy = h
 	if p.Reading, err = LoadReadingFS(fsys, dir); err != nil {
+		return nil, err
+	}
+	if p.Sections, err = LoadSectionsFS(fsys, dir); err != nil {
 		return nil, err
 	}
 	g, err := LoadGradingFS(fsys, dir)

@@ -58,7 +58,7 @@ func TestAskExplainBlockedEvidence(t *testing.T) {
 	d, a := def.String(), all.String()
 	assert.Contains(t, d, "that changed a rule's outcome:")
 	assert.Contains(t, d, `"no DM/HTN": negation: 'no' negates the mention in 'no DM/HTN', so it cannot support type 2 diabetes mellitus PRESENT`)
-	assert.Contains(t, d, "Findings set aside before matching:\n  ✘ f8 \"CCTA only if symptoms change\"")
+	assert.Contains(t, d, "Findings set aside before matching:\n  ✘ f7 \"CCTA only if symptoms change\"")
 	assert.NotContains(t, d, "does not state every word", "anchor mismatches changed no outcome")
 	assert.Regexp(t, `\(\d+ more blocked item\(s\) changed no rule's outcome; --explain=all lists them\)`, d)
 	assert.Contains(t, a, "all of it:")

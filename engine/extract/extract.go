@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/executablekg/execkg/rules"
 )
 
 // Finding is one patient finding with its place in the case text.
@@ -19,6 +21,16 @@ type Finding struct {
 	Text  string `json:"text"`
 	Start int    `json:"start"` // byte offset in the case text, -1 if reworded
 	End   int    `json:"end"`
+	// Section is the kind of the document section the finding lies in
+	// ("plan", "medications"; "" when unheaded), from the pack's headings.
+	Section string `json:"section,omitempty"`
+	// Intended: the finding is intended, not present (under a plan
+	// heading, or its own words schedule it); Experiencer: whose it is
+	// when not the patient's ("relative" under a family history heading,
+	// "other" under an attendees heading). Set by Reading.Annotate from
+	// the pack's sections data.
+	Intended    bool   `json:"intended,omitempty"`
+	Experiencer string `json:"experiencer,omitempty"`
 }
 
 // Extractor turns a case into findings.
@@ -30,8 +42,14 @@ type Extractor interface {
 // Clauses is the deterministic extractor: it splits at commas, semicolons,
 // sentence ends and joining words ("and", "with", "but", "who", …), keeps a
 // measurement with its value and unit ("an LVEF of 37%" stays whole), drops
-// the "Patient with" lead-in and leading articles, and never rewords.
-type Clauses struct{}
+// the "Patient with" lead-in and leading articles, and never rewords. A
+// document's layout is read first: list markers (bullets, "1.", "(a)")
+// and the headings of the pack's sections are not findings, and every
+// finding carries the kind of the section it lies in.
+type Clauses struct {
+	// Sections are the pack's section headings (nil: no sections).
+	Sections *rules.Sections
+}
 
 // Name identifies the extractor in caches and traces.
 func (Clauses) Name() string { return "clauses-v1" }
@@ -39,6 +57,12 @@ func (Clauses) Name() string { return "clauses-v1" }
 // Joining words that separate findings. "or" is deliberately absent:
 // "documented or suspected ANOCA" is one finding.
 var joiners = []string{" and ", " with ", " w/ ", " but ", " plus ", " + ", " then ", " who ", " whose ", " which ", " whereas ", " while ", " as well as ", " in addition to ", " along with ", " together with "}
+
+// arrows and spaced dashes chain findings ("NSTEMI 2018 -> PCI pLAD",
+// "IHD - PCI 2018"), unless a value follows: "atorva 40 -> 80" is one dose
+// change. A status after a dash ("Sitagliptin - STOPPED") is read back
+// onto its item by the engine.
+var arrows = []string{" -> ", " → ", " => ", " - ", " – ", " — "}
 
 // lead-ins dropped from the first finding of a sentence.
 var leadIn = regexp.MustCompile(`(?i)^(?:the\s+|this\s+)?(?:patient|pt|individual|person|subject|case)s?\b\s*(?:is\s+|was\s+|has\s+|had\s+|presents\s+|presenting\s+)?(?:with\b|w/|having\b|who has\b|who had\b)?\s*`)
@@ -62,9 +86,10 @@ var midDemographic = regexp.MustCompile(`(?i)\s+(?:in|seeing|see|saw|reviewed|re
 var splitBefore = []string{" s/p ", " status post "}
 
 // Extract splits text into findings.
-func (Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
+func (c Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 	var out []Finding
-	for _, sp := range splitSpans(text) {
+	secs := ReadSections(text, c.Sections)
+	for _, sp := range splitSpans(text, layoutCuts(text, secs)) {
 		s, e := trimSpan(text, sp[0], sp[1])
 		if s >= e {
 			continue
@@ -75,6 +100,15 @@ func (Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 			s += m[1]
 		} else if m != nil && m[1] == e-s {
 			continue // the whole span was a lead-in
+		}
+		// A list marker inside a line ("; (b) PCI") is no part of the
+		// finding either.
+		if b := bulletAt(text, s, e); b > s && b < e {
+			s = b
+		} else if s > 0 && text[s-1] == '(' {
+			if b := bulletAt(text, s-1, e); b > s && b < e {
+				s = b
+			}
 		}
 		for {
 			m := article.FindStringIndex(text[s:e])
@@ -104,10 +138,49 @@ func (Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 		}
 		out = append(out, Finding{Text: text[s:e], Start: s, End: e})
 	}
+	r := NewReading(c.Sections)
+	kept := out[:0]
+	for _, f := range out {
+		skip, drop := r.Frame(f.Text)
+		if drop {
+			continue
+		}
+		f.Start += skip
+		f.Text = text[f.Start:f.End]
+		kept = append(kept, f)
+	}
+	out = kept
 	for i := range out {
 		out[i].ID = findingID(i)
 	}
+	r.Annotate(text, secs, out)
 	return out, nil
+}
+
+// layoutCuts are the parts of a document's layout that are no finding:
+// the list marker starting a line and the heading of a known section
+// (its label and colon).
+func layoutCuts(text string, secs []Section) [][2]int {
+	var cuts [][2]int
+	for ls := 0; ls < len(text); {
+		le := strings.IndexByte(text[ls:], '\n')
+		if le < 0 {
+			le = len(text)
+		} else {
+			le += ls
+		}
+		body := ls + leadingSpace(text[ls:le])
+		if b := bulletAt(text, body, le); b > body {
+			cuts = append(cuts, [2]int{ls, b})
+		}
+		ls = le + 1
+	}
+	for _, s := range secs {
+		if s.Kind != "" {
+			cuts = append(cuts, [2]int{s.HeadingStart, s.Start})
+		}
+	}
+	return cuts
 }
 
 func findingID(i int) string {
@@ -131,8 +204,8 @@ func itoa(i int) string {
 }
 
 // splitSpans returns [start,end) byte spans of candidate findings.
-func splitSpans(text string) [][2]int {
-	var cuts [][2]int // [cutStart, cutEnd): separator text to drop
+func splitSpans(text string, layout [][2]int) [][2]int {
+	cuts := append([][2]int{}, layout...) // [cutStart, cutEnd): separator text to drop
 	lower := lowerSameLen(text)
 	for i := 0; i < len(text); i++ {
 		c := text[i]
@@ -159,6 +232,11 @@ func splitSpans(text string) [][2]int {
 		case ',', ';', ':', '\n', '|':
 			// "1,5" is a decimal comma, not a boundary.
 			if c == ',' && i > 0 && i+1 < len(text) && isDigit(text[i-1]) && isDigit(text[i+1]) {
+				continue
+			}
+			// A table row ("| LAD | 80% | FFR 0.72 |") is flattened into
+			// one finding: its cells describe one thing.
+			if c == '|' && tableRow(text, i) {
 				continue
 			}
 			// A label before a value stays with it: "RF-CL: 15%",
@@ -189,6 +267,21 @@ func splitSpans(text string) [][2]int {
 			k += from
 			cuts = append(cuts, [2]int{k, k + len(j)})
 			from = k + len(j)
+		}
+	}
+	for _, a := range arrows {
+		from := 0
+		for {
+			k := strings.Index(lower[from:], a)
+			if k < 0 {
+				break
+			}
+			k += from
+			from = k + len(a)
+			// "?" is a query: "trop neg - ?vasospastic angina".
+			if r, _ := utf8.DecodeRuneInString(text[from:]); unicode.IsLetter(r) || r == '?' {
+				cuts = append(cuts, [2]int{k, from})
+			}
 		}
 	}
 	for _, w := range splitBefore {
@@ -223,6 +316,21 @@ func splitSpans(text string) [][2]int {
 	}
 	spans = append(spans, [2]int{pos, len(text)})
 	return spans
+}
+
+// tableRow: the line holding offset i is a table row, opened and closed
+// by a cell bar ("| LAD | 80% |"); bars inside a line of text
+// ("49 | F | Sx: chest pain") still separate findings.
+func tableRow(text string, i int) bool {
+	ls := strings.LastIndexByte(text[:i], '\n') + 1
+	le := strings.IndexByte(text[i:], '\n')
+	if le < 0 {
+		le = len(text)
+	} else {
+		le += i
+	}
+	row := strings.TrimSpace(text[ls:le])
+	return len(row) > 2 && row[0] == '|' && row[len(row)-1] == '|'
 }
 
 // valueAfterColon: the colon at i is followed by a bare value (a number,
@@ -283,14 +391,24 @@ func isAbbrevEnd(text string, i int) bool {
 	case "e.g.", "i.e.", "vs.", "approx.", "dr.", "pt.", "b.i.d.", "t.i.d.", "o.d.", "etc.", "cf.", "no.", "hx.", "h/o.":
 		return true
 	}
+	// An initial between capitalised names: "Dr R. Iqbal", "Mrs K.
+	// Tanaka" (not a Roman numeral: "class I. No angina").
+	if i-start == 1 && text[start] >= 'A' && text[start] <= 'Z' && !strings.ContainsRune("IVX", rune(text[start])) &&
+		i+2 < len(text) && text[i+1] == ' ' && text[i+2] >= 'A' && text[i+2] <= 'Z' && start >= 2 && text[start-1] == ' ' {
+		p := start - 1
+		for p > 0 && text[p-1] != ' ' && text[p-1] != '\n' {
+			p--
+		}
+		return text[p] >= 'A' && text[p] <= 'Z'
+	}
 	return false
 }
 
 func trimSpan(text string, s, e int) (int, int) {
-	for s < e && (unicode.IsSpace(rune(text[s])) || strings.ContainsRune(`"'(`, rune(text[s]))) {
+	for s < e && (unicode.IsSpace(rune(text[s])) || strings.ContainsRune(`"'(|`, rune(text[s]))) {
 		s++
 	}
-	for e > s && (unicode.IsSpace(rune(text[e-1])) || strings.ContainsRune(`"').`, rune(text[e-1]))) {
+	for e > s && (unicode.IsSpace(rune(text[e-1])) || strings.ContainsRune(`"').|`, rune(text[e-1]))) {
 		e--
 	}
 	// Keep a closing parenthesis that closes one inside the span.

@@ -122,6 +122,12 @@ func Check(fsys fs.FS, dir string) (*Report, error) {
 			p.ValueSets = vs
 			rep.Diagnostics = append(rep.Diagnostics, vs.Check(p)...)
 		}
+		if sec, err := rules.LoadSectionsFS(fsys, dir); err != nil {
+			rep.Diagnostics = append(rep.Diagnostics, &rules.Diagnostic{Code: rules.CodeSections, File: rules.SectionsFile, Row: -1, Rule: -1,
+				Message: err.Error(), Fix: "fix the entry and field the message names (section kinds and headings, cues, forms)"})
+		} else {
+			p.Sections = sec
+		}
 		rep.Stats = rules.ComputeStats(p)
 		rep.Stats.Files = len(rep.Files)
 		if parsed {

@@ -1,0 +1,194 @@
+package extract
+
+import (
+	"strings"
+
+	"github.com/executablekg/execkg/rules"
+)
+
+// Reading is a pack's document reading data compiled once: its section
+// headings and their meaning, and its status words. A nil or empty
+// Reading reads every finding as stated, unheaded.
+type Reading struct {
+	sec         *rules.Sections
+	cues        map[string]Cues
+	planned     Cues
+	titles      map[string]bool
+	salutations Cues
+}
+
+// NewReading compiles a pack's sections data (nil: none).
+func NewReading(sec *rules.Sections) *Reading {
+	r := &Reading{sec: sec, cues: map[string]Cues{}}
+	if sec == nil {
+		return r
+	}
+	for k, ws := range sec.Cues {
+		r.cues[k] = NewCues(ws)
+	}
+	r.planned = NewCues(sec.PlannedConcepts)
+	r.titles = map[string]bool{}
+	for _, t := range sec.Frame.NameTitles {
+		for _, w := range rules.CueWords(t) {
+			r.titles[w] = true
+		}
+	}
+	var sal []string
+	for _, w := range sec.Frame.Salutations {
+		sal = append(sal, "^"+strings.TrimPrefix(w, "^"))
+	}
+	r.salutations = NewCues(sal)
+	return r
+}
+
+// Frame reads a finding against a letter's frame: skip is how many bytes
+// of salutation or closing open it ("Dear ", "Yours sincerely"), and drop
+// whether nothing else is left but a person's name after a title ("Dear Dr
+// Okafor", "Mrs Doreen FLYNN", "Dr R. Iqbal"), which states nothing about
+// the patient. "Dear RACPC" keeps its addressee: where a letter goes may
+// say what it is about.
+func (r *Reading) Frame(text string) (skip int, drop bool) {
+	if r == nil || r.sec == nil {
+		return 0, false
+	}
+	if c := r.salutations.FindWords(Words(text)); c != "" {
+		skip = wordsEnd(text, len(rules.CueWords(c)))
+		for skip < len(text) && !isWordByte(text[skip]) {
+			skip++
+		}
+	}
+	rest := text[skip:]
+	if rest == "" {
+		return skip, true
+	}
+	fields := strings.Fields(rest)
+	if len(fields) < 2 || len(fields) > 4 || !r.titles[strings.ToLower(strings.TrimRight(fields[0], "."))] {
+		return skip, false
+	}
+	for _, w := range fields[1:] {
+		if c := w[0]; c < 'A' || c > 'Z' {
+			return skip, false // "Dr advised rest" is no name
+		}
+	}
+	return skip, true
+}
+
+// wordsEnd returns the byte offset just after the n-th word of text, words
+// as Words splits them.
+func wordsEnd(text string, n int) int {
+	in := false
+	for i := 0; i < len(text); i++ {
+		w := isWordByte(text[i])
+		if in && !w {
+			if n--; n == 0 {
+				return i
+			}
+		}
+		in = w
+	}
+	return len(text)
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// Sections reads the headed sections of a document.
+func (r *Reading) Sections(text string) []Section {
+	if r == nil {
+		return nil
+	}
+	return ReadSections(text, r.sec)
+}
+
+// Annotate sets what the document's layout and the pack's words say of each
+// finding: its section kind (when the extractor gave none), whether it is
+// intended rather than present (under a plan heading, or its own words
+// schedule it: "booked for", "next week") and whose it is when not the
+// patient's (a relative's under a family history heading).
+func (r *Reading) Annotate(text string, secs []Section, fs []Finding) {
+	if r == nil || r.sec == nil {
+		return
+	}
+	for i := range fs {
+		f := &fs[i]
+		if f.Section == "" && f.Start >= 0 {
+			f.Section = SectionAt(secs, f.Start)
+		}
+		k := r.sec.Kind(f.Section)
+		f.Intended = k != nil && k.Status == rules.SectionIntended || r.Cue(rules.CueIntention, f.Text) != ""
+		if k != nil {
+			f.Experiencer = k.Experiencer
+		}
+	}
+}
+
+// Kind returns the pack's section kind of a finding, or nil.
+func (r *Reading) Kind(f Finding) *rules.SectionKind {
+	if r == nil {
+		return nil
+	}
+	return r.sec.Kind(f.Section)
+}
+
+// Cue returns the first cue of the given kind (rules.CueNotTaken, …) that
+// text states, or "".
+func (r *Reading) Cue(kind, text string) string {
+	if r == nil {
+		return ""
+	}
+	c, ok := r.cues[kind]
+	if !ok {
+		return ""
+	}
+	return c.Find(text)
+}
+
+// PlannedConcept: the concept is itself an intention ("planned PCI",
+// "candidate for revascularization") and may be read from a plan.
+func (r *Reading) PlannedConcept(name string) bool {
+	return r != nil && r.planned.Find(name) != ""
+}
+
+// PlannedForms returns the names of the pack's intended forms of a concept
+// ("planned {concept}" → "planned PCI").
+func (r *Reading) PlannedForms(concept string) []string {
+	if r == nil || r.sec == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range r.sec.PlannedForms {
+		out = append(out, strings.Replace(f, rules.FormPlaceholderConcept, concept, 1))
+	}
+	return out
+}
+
+// IntolerantOf returns the drug an intolerance concept names ("statin
+// intolerance" → "statin" with the form "{drug} intolerance"), or "".
+func (r *Reading) IntolerantOf(concept string) string {
+	if r == nil || r.sec == nil {
+		return ""
+	}
+	c := strings.TrimSpace(concept)
+	for _, f := range r.sec.IntoleranceForms {
+		i := strings.Index(f, rules.FormPlaceholderDrug)
+		pre, post := f[:i], f[i+len(rules.FormPlaceholderDrug):]
+		if len(c) > len(pre)+len(post) && strings.HasPrefix(c, pre) && strings.HasSuffix(c, post) {
+			return c[len(pre) : len(c)-len(post)]
+		}
+	}
+	return ""
+}
+
+// IntoleranceForms returns the names of the pack's concepts stating a drug
+// is not tolerated or not allowed ("statin" → "statin intolerance").
+func (r *Reading) IntoleranceForms(drug string) []string {
+	if r == nil || r.sec == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range r.sec.IntoleranceForms {
+		out = append(out, strings.Replace(f, rules.FormPlaceholderDrug, drug, 1))
+	}
+	return out
+}

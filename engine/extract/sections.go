@@ -1,0 +1,313 @@
+package extract
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/executablekg/execkg/rules"
+)
+
+// Section is one headed part of a document: the heading as written and the
+// byte span of its body (the heading excluded), with the pack's kind of it.
+// Kind is "" for a label the pack does not know ("ICA (02/26):"): it ends
+// the section before it and means nothing itself.
+type Section struct {
+	Kind         string `json:"kind"`
+	Heading      string `json:"heading"`
+	HeadingStart int    `json:"heading_start"`
+	Start        int    `json:"start"`
+	End          int    `json:"end"`
+}
+
+// maximum words of a label before its colon: longer is a sentence with a
+// colon in it, not a heading.
+const maxLabelWords = 6
+
+// ReadSections finds the headed sections of a document with the pack's
+// heading words. A heading is a label at the start of a line or of a
+// sentence, ended by a colon (or, for a heading the pack knows, by " - ",
+// or standing alone on its line). A heading alone on its line opens a block
+// that runs to the next heading at a line start or a blank line; a heading
+// with words after it on its line covers that line and the bulleted lines
+// that follow it. Text with no sections data reads as one unheaded part.
+func ReadSections(text string, sec *rules.Sections) []Section {
+	if sec == nil || len(sec.Kinds) == 0 {
+		return nil
+	}
+	kinds := headingIndex(sec)
+	var out []Section
+	open := -1 // index in out of the block section still open, or -1
+	closeAt := func(pos int) {
+		if open >= 0 {
+			out[open].End = trimEnd(text, out[open].Start, pos)
+			open = -1
+		}
+	}
+	lineStart := 0
+	for lineStart <= len(text) {
+		lineEnd := strings.IndexByte(text[lineStart:], '\n')
+		if lineEnd < 0 {
+			lineEnd = len(text)
+		} else {
+			lineEnd += lineStart
+		}
+		line := text[lineStart:lineEnd]
+		body := lineStart + leadingSpace(line)
+		switch {
+		case body == lineEnd:
+			closeAt(lineStart) // a blank line ends a block
+		case bulletAt(text, body, lineEnd) > body:
+			// A list item continues the section above it.
+		default:
+			for _, at := range sentenceStarts(text, body, lineEnd) {
+				h, ok := labelAt(text, at, lineEnd, kinds, at == body)
+				if !ok {
+					continue
+				}
+				if open >= 0 {
+					closeAt(at)
+				} else if len(out) > 0 && out[len(out)-1].End > at {
+					out[len(out)-1].End = trimEnd(text, out[len(out)-1].Start, at)
+				}
+				h.End = lineEnd
+				out = append(out, h)
+				if h.Start >= lineEnd || strings.TrimSpace(text[h.Start:lineEnd]) == "" {
+					open = len(out) - 1 // a block: runs on below
+				} else {
+					// Bulleted lines right below belong to it.
+					open = -1
+					next := lineEnd
+					for next < len(text) {
+						ns := next + 1
+						ne := strings.IndexByte(text[ns:], '\n')
+						if ne < 0 {
+							ne = len(text)
+						} else {
+							ne += ns
+						}
+						b := ns + leadingSpace(text[ns:ne])
+						if b == ne || bulletAt(text, b, ne) == b {
+							break
+						}
+						next = ne
+					}
+					out[len(out)-1].End = trimEnd(text, h.Start, next)
+				}
+			}
+		}
+		if lineEnd >= len(text) {
+			break
+		}
+		lineStart = lineEnd + 1
+	}
+	closeAt(len(text))
+	return out
+}
+
+// SectionAt returns the kind of the section holding byte offset pos ("" if
+// none).
+func SectionAt(secs []Section, pos int) string {
+	kind := ""
+	for _, s := range secs {
+		if pos >= s.Start && pos < s.End {
+			kind = s.Kind // a later (inner) section wins
+		}
+	}
+	return kind
+}
+
+type headingWords struct {
+	words []string
+	kind  string
+}
+
+func headingIndex(sec *rules.Sections) []headingWords {
+	var hs []headingWords
+	for _, k := range sec.Kinds {
+		for _, h := range k.Headings {
+			hs = append(hs, headingWords{rules.CueWords(h), k.Kind})
+		}
+	}
+	return hs
+}
+
+// labelAt reads a heading starting at byte at: a label of at most
+// maxLabelWords words ended by a colon, a known heading ended by " - ", or
+// (first on its line) a known heading alone on the line. An unknown label
+// is returned with Kind "" only at the start of a line.
+func labelAt(text string, at, lineEnd int, kinds []headingWords, lineFirst bool) (Section, bool) {
+	r, _ := utf8.DecodeRuneInString(text[at:])
+	if !unicode.IsLetter(r) {
+		return Section{}, false
+	}
+	// The label runs to the first colon, dash separator or line end.
+	end, after := -1, -1
+	depth := 0
+	for i := at; i < lineEnd; i++ {
+		c := text[i]
+		switch {
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case depth <= 0 && c == ':' && (i+1 >= lineEnd || text[i+1] == ' ' || text[i+1] == '\t'):
+			end, after = i, i+1
+		case depth <= 0 && c == ' ' && strings.HasPrefix(text[i:], " - "):
+			end, after = i, -(i + 3) // known headings only
+		case depth <= 0 && (c == '.' || c == ';' || c == ',') && (i+1 >= lineEnd || text[i+1] == ' '):
+			end = -2
+		}
+		if end != -1 {
+			break
+		}
+	}
+	label := ""
+	alone := false
+	switch {
+	case end >= 0:
+		label = text[at:end]
+	case end == -1 && lineFirst:
+		label, end, after, alone = text[at:lineEnd], lineEnd, lineEnd, true
+	default:
+		return Section{}, false
+	}
+	words := rules.CueWords(stripParens(label))
+	if len(words) == 0 || len(words) > maxLabelWords {
+		return Section{}, false
+	}
+	kind, known := matchHeading(words, kinds)
+	dash := after < 0
+	if dash {
+		after = -after
+	}
+	if !known && (dash || alone || !lineFirst) {
+		return Section{}, false
+	}
+	if known && alone && len(words) != len(kindWords(words, kinds)) {
+		return Section{}, false
+	}
+	start := after
+	for start < lineEnd && (text[start] == ' ' || text[start] == '\t') {
+		start++
+	}
+	return Section{Kind: kind, Heading: strings.TrimSpace(text[at:end]), HeadingStart: at, Start: start}, true
+}
+
+// matchHeading: the label's words begin with a heading's words and add at
+// most two more ("Bloods 06/01/25", "Meds on admission"); the longest
+// heading wins.
+func matchHeading(words []string, kinds []headingWords) (string, bool) {
+	best, kind := 0, ""
+	for _, h := range kinds {
+		if len(h.words) > len(words) || len(words)-len(h.words) > 2 || len(h.words) <= best {
+			continue
+		}
+		ok := true
+		for i, w := range h.words {
+			if words[i] != w {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			best, kind = len(h.words), h.kind
+		}
+	}
+	return kind, best > 0
+}
+
+func kindWords(words []string, kinds []headingWords) []string {
+	best := []string(nil)
+	for _, h := range kinds {
+		if len(h.words) <= len(words) && len(h.words) > len(best) && strings.Join(words[:len(h.words)], " ") == strings.Join(h.words, " ") {
+			best = h.words
+		}
+	}
+	return best
+}
+
+// stripParens drops parenthesised parts of a label ("Bloods (fasting)").
+func stripParens(s string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')':
+			if depth > 0 {
+				depth--
+			}
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// sentenceStarts lists where sentences begin in a line: its first word and
+// every word after ". " (not after an abbreviation).
+func sentenceStarts(text string, body, lineEnd int) []int {
+	out := []int{body}
+	for i := body; i+1 < lineEnd; i++ {
+		if (text[i] == '.' || text[i] == '?' || text[i] == '!') && text[i+1] == ' ' && !(text[i] == '.' && isAbbrevEnd(text, i)) {
+			j := i + 1
+			for j < lineEnd && text[j] == ' ' {
+				j++
+			}
+			if j < lineEnd {
+				out = append(out, j)
+			}
+		}
+	}
+	return out
+}
+
+// bulletAt returns where the item text begins after a list marker at pos
+// ("- ", "* ", "• ", "1. ", "2) ", "(a) ", "a) "), or pos when there is none.
+func bulletAt(text string, pos, lineEnd int) int {
+	if pos >= lineEnd {
+		return pos
+	}
+	s := text[pos:lineEnd]
+	for _, b := range []string{"- ", "* ", "• ", "– ", "· ", "> "} {
+		if strings.HasPrefix(s, b) {
+			return pos + len(b) + leadingSpace(s[len(b):])
+		}
+	}
+	i := 0
+	if s[0] == '(' {
+		i = 1
+	}
+	j := i
+	for j < len(s) && j-i < 2 && isDigit(s[j]) {
+		j++
+	}
+	digits := j > i
+	if !digits && j < len(s) && s[j] >= 'a' && s[j] <= 'h' {
+		j++ // "(a)", "b)"
+	}
+	if j == i || j+1 >= len(s) || s[j+1] != ' ' {
+		return pos
+	}
+	if s[j] == ')' || s[j] == '.' && digits && i == 0 {
+		return pos + j + 2 + leadingSpace(s[j+2:])
+	}
+	return pos
+}
+
+func leadingSpace(s string) int {
+	n := 0
+	for n < len(s) && (s[n] == ' ' || s[n] == '\t' || s[n] == '\r') {
+		n++
+	}
+	return n
+}
+
+func trimEnd(text string, start, end int) int {
+	for end > start && unicode.IsSpace(rune(text[end-1])) {
+		end--
+	}
+	return end
+}

@@ -1,0 +1,222 @@
+package rules
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"unicode"
+)
+
+// SectionsFile is where a pack keeps how documents are read: the headings
+// of their sections, what each section kind means for the facts under it,
+// and the words that state a drug's or a finding's status. Relative to the
+// pack's rule directory.
+const SectionsFile = "meta/sections.json"
+
+// Sections is a pack's document reading data (meta/sections.json).
+type Sections struct {
+	Comment string `json:"_comment,omitempty"`
+	// Kinds are the section kinds with their heading words.
+	Kinds []SectionKind `json:"sections"`
+	// Cues are the pack's status words, by what they state:
+	//   intention       the finding is intended, not present ("booked for")
+	//   not-tolerated   a drug is not tolerated or not allowed ("allergic")
+	//   not-taken       a sentence about a drug that is no statement that
+	//                   the patient takes it ("contraindicated", "avoid",
+	//                   "consider starting", "the guideline recommends")
+	// A cue is a phrase of words; "*" ending a word matches any word it
+	// starts ("intoleran*"), "#" matches a number, and a leading "^" ties
+	// the cue to the start of the finding.
+	Cues map[string][]string `json:"cues"`
+	// IntoleranceForms name the pack's concept of a drug not tolerated or
+	// not allowed, with {drug} for the drug's concept name
+	// ("{drug} intolerance"): a drug under an allergies heading reads as
+	// that concept when the pack has it.
+	IntoleranceForms []string `json:"intolerance_forms"`
+	// PlannedForms name the pack's concept of an intended procedure
+	// ("planned {concept}"), and PlannedConcepts the words of a concept
+	// name that make it an intention itself ("candidate"): under a plan
+	// heading only these are read.
+	PlannedForms    []string `json:"planned_forms"`
+	PlannedConcepts []string `json:"planned_concepts"`
+	// Frame holds the words of a letter's frame, which states nothing
+	// about the patient: the titles before a person's name ("Dr", "Mrs")
+	// and the salutations and closings ("Dear", "Yours sincerely"). A
+	// finding that is only a name or a salutation is not read.
+	Frame Frame `json:"frame"`
+}
+
+// Frame is the words of a document's frame (see Sections.Frame).
+type Frame struct {
+	NameTitles  []string `json:"name_titles"`
+	Salutations []string `json:"salutations"`
+}
+
+// SectionKind is one kind of document section.
+type SectionKind struct {
+	Kind string `json:"kind"`
+	// Headings are the heading words that open a section of this kind
+	// ("PMH", "past medical history"), matched word by word, ignoring case.
+	Headings []string `json:"headings"`
+	// Status of what the section states: "" (as stated) or "intended"
+	// (a plan: what it names is not present yet).
+	Status string `json:"status,omitempty"`
+	// KeepsRoles: under an intended section, concepts of these condition
+	// roles with no intended form of their own ("planned {concept}") are
+	// still read: a test in the plan is one the patient is to undergo,
+	// which conditions on the test ("when ICA is indicated") read.
+	KeepsRoles []string `json:"keeps_roles,omitempty"`
+	// Experiencer: "" (the patient), "relative" (family history: the
+	// findings are a relative's) or "other" (someone else's: a meeting's
+	// attendees, a letter's addressee).
+	Experiencer string `json:"experiencer,omitempty"`
+	// Medication is how a drug named in the section stands: "" (as
+	// stated), "taking" (a medication list: taken unless the item says it
+	// was stopped) or "not-tolerated" (allergies and intolerances).
+	Medication string `json:"medication,omitempty"`
+}
+
+// Section semantics the engine knows (the words are the pack's).
+const (
+	SectionIntended        = "intended"
+	SectionRelative        = "relative"
+	SectionOther           = "other"
+	SectionTaking          = "taking"
+	SectionNotTolerated    = "not-tolerated"
+	CueIntention           = "intention"
+	CueNotTolerated        = "not-tolerated"
+	CueNotTaken            = "not-taken"
+	FormPlaceholderDrug    = "{drug}"
+	FormPlaceholderConcept = "{concept}"
+)
+
+var knownCues = map[string]bool{CueIntention: true, CueNotTolerated: true, CueNotTaken: true}
+
+// Kind returns the section kind named k, or nil.
+func (s *Sections) Kind(k string) *SectionKind {
+	if s == nil {
+		return nil
+	}
+	for i := range s.Kinds {
+		if s.Kinds[i].Kind == k {
+			return &s.Kinds[i]
+		}
+	}
+	return nil
+}
+
+// LoadSectionsFS reads dir/meta/sections.json; a missing file is no
+// section data (documents are then read without sections), not an error.
+func LoadSectionsFS(fsys fs.FS, dir string) (*Sections, error) {
+	name := path.Join(dir, SectionsFile)
+	b, err := fs.ReadFile(fsys, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ParseSections(name, b)
+}
+
+// ParseSections reads and checks a sections file; errors name the file,
+// the entry and the field.
+func ParseSections(name string, data []byte) (*Sections, error) {
+	var s Sections
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("%s: %w (see rules/sections.go for the fields)", name, err)
+	}
+	seenKind := map[string]bool{}
+	heading := map[string]string{}
+	for i, k := range s.Kinds {
+		at := fmt.Sprintf("%s: sections[%d]", name, i)
+		if strings.TrimSpace(k.Kind) == "" {
+			return nil, fmt.Errorf("%s: kind is empty; name the section kind (\"plan\", \"family history\")", at)
+		}
+		at += " (" + k.Kind + ")"
+		if seenKind[k.Kind] {
+			return nil, fmt.Errorf("%s: kind given twice; merge the two entries", at)
+		}
+		seenKind[k.Kind] = true
+		if len(k.Headings) == 0 {
+			return nil, fmt.Errorf("%s: headings is empty; give the words that open such a section", at)
+		}
+		for j, h := range k.Headings {
+			w := strings.Join(CueWords(h), " ")
+			if w == "" {
+				return nil, fmt.Errorf("%s: headings[%d] %q has no word", at, j, h)
+			}
+			if other, ok := heading[w]; ok {
+				return nil, fmt.Errorf("%s: headings[%d] %q already opens section %q; a heading opens one kind", at, j, h, other)
+			}
+			heading[w] = k.Kind
+		}
+		if k.Status != "" && k.Status != SectionIntended {
+			return nil, fmt.Errorf("%s: status %q: use \"\" or %q", at, k.Status, SectionIntended)
+		}
+		if len(k.KeepsRoles) > 0 && k.Status != SectionIntended {
+			return nil, fmt.Errorf("%s: keeps_roles applies to an intended section only; set status %q or drop it", at, SectionIntended)
+		}
+		for j, r := range k.KeepsRoles {
+			if r != RoleProcedure && r != RoleMedication && r != RoleClinicalCondition && r != RoleClinicalParameter {
+				return nil, fmt.Errorf("%s: keeps_roles[%d] %q is no condition role; use %s, %s, %s or %s", at, j, r, RoleClinicalCondition, RoleClinicalParameter, RoleMedication, RoleProcedure)
+			}
+		}
+		if k.Experiencer != "" && k.Experiencer != SectionRelative && k.Experiencer != SectionOther {
+			return nil, fmt.Errorf("%s: experiencer %q: use \"\", %q or %q", at, k.Experiencer, SectionRelative, SectionOther)
+		}
+		if k.Medication != "" && k.Medication != SectionTaking && k.Medication != SectionNotTolerated {
+			return nil, fmt.Errorf("%s: medication %q: use \"\", %q or %q", at, k.Medication, SectionTaking, SectionNotTolerated)
+		}
+	}
+	for c, ws := range s.Cues {
+		if !knownCues[c] {
+			return nil, fmt.Errorf("%s: cues.%s: unknown cue kind; use %s, %s or %s (a drug's stopped words are meta/reading.json's)", name, c, CueIntention, CueNotTolerated, CueNotTaken)
+		}
+		for j, w := range ws {
+			if len(CueWords(strings.TrimPrefix(w, "^"))) == 0 {
+				return nil, fmt.Errorf("%s: cues.%s[%d] %q has no word", name, c, j, w)
+			}
+		}
+	}
+	for j, w := range append(append([]string{}, s.Frame.NameTitles...), s.Frame.Salutations...) {
+		if len(CueWords(w)) == 0 {
+			return nil, fmt.Errorf("%s: frame: %q (entry %d) has no word", name, w, j)
+		}
+	}
+	for j, f := range s.IntoleranceForms {
+		if strings.Count(f, FormPlaceholderDrug) != 1 {
+			return nil, fmt.Errorf("%s: intolerance_forms[%d] %q: write %s once where the drug's name goes", name, j, f, FormPlaceholderDrug)
+		}
+	}
+	for j, f := range s.PlannedForms {
+		if strings.Count(f, FormPlaceholderConcept) != 1 {
+			return nil, fmt.Errorf("%s: planned_forms[%d] %q: write %s once where the concept's name goes", name, j, f, FormPlaceholderConcept)
+		}
+	}
+	return &s, nil
+}
+
+// CueWords splits a heading or cue into its lower-case words: runs of
+// letters and digits, "*" and "#" kept as part of a word. Document text is
+// split the same way, so "Imp/Plan" is the words "imp", "plan".
+func CueWords(s string) []string {
+	var out []string
+	start := -1
+	for i, r := range s + " " {
+		in := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '*' || r == '#'
+		if in && start < 0 {
+			start = i
+		} else if !in && start >= 0 {
+			out = append(out, strings.ToLower(s[start:i]))
+			start = -1
+		}
+	}
+	return out
+}
