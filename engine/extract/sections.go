@@ -30,7 +30,7 @@ const maxLabelWords = 6
 // or standing alone on its line). A heading alone on its line opens a block
 // that runs to the next heading at a line start or a blank line; a heading
 // with words after it on its line covers that line and the bulleted lines
-// that follow it. Text with no sections data reads as one unheaded part.
+// that follow it; a heading inside running text covers its sentence. Text with no sections data reads as one unheaded part.
 func ReadSections(text string, sec *rules.Sections) []Section {
 	if sec == nil || len(sec.Kinds) == 0 {
 		return nil
@@ -60,10 +60,15 @@ func ReadSections(text string, sec *rules.Sections) []Section {
 		case bulletAt(text, body, lineEnd) > body:
 			// A list item continues the section above it.
 		default:
-			for _, at := range sentenceStarts(text, body, lineEnd) {
+			starts := sentenceStarts(text, body, lineEnd)
+			headed := false // the line starts with a heading: a line of labelled fields
+			for k, at := range starts {
 				h, ok := labelAt(text, at, lineEnd, kinds, at == body)
 				if !ok {
 					continue
+				}
+				if at == body {
+					headed = true
 				}
 				if open >= 0 {
 					closeAt(at)
@@ -71,6 +76,17 @@ func ReadSections(text string, sec *rules.Sections) []Section {
 					out[len(out)-1].End = trimEnd(text, out[len(out)-1].Start, at)
 				}
 				h.End = lineEnd
+				if !headed {
+					// A label inside running text ("… ACS excluded. FHx:
+					// mother MI at 55. No personal history of MI.") heads
+					// its own sentence only: the prose goes on after it.
+					if k+1 < len(starts) {
+						h.End = starts[k+1]
+					}
+					h.End = trimEnd(text, h.Start, h.End)
+					out = append(out, h)
+					continue
+				}
 				out = append(out, h)
 				if h.Start >= lineEnd || strings.TrimSpace(text[h.Start:lineEnd]) == "" {
 					open = len(out) - 1 // a block: runs on below
