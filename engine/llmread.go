@@ -96,7 +96,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 		// extractor cuts it as it cuts any text ("58M" is an age and a
 		// sex, "HTN and DM2" two problems), each piece keeping the
 		// reader's statuses.
-		parts, _ := extract.Clauses{}.Extract(ctx, text[s.Start:s.End])
+		parts, _ := extract.Clauses{Demographic: demographicWords(p.pack.Reading)}.Extract(ctx, text[s.Start:s.End])
 		var placed []extract.Finding
 		for _, pt := range parts {
 			if pt.Start >= 0 && pt.End <= s.End-s.Start && pt.Start < pt.End {

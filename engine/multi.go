@@ -49,7 +49,13 @@ func NewMulti(ctx context.Context, members []Member, shared ...Option) (*Multi, 
 	}
 	inner := c.extractor
 	if inner == nil {
-		inner = extract.Clauses{}
+		// The first pack's document reading (sections) and every pack's
+		// demographic words: one reading of the case serves them all.
+		var words []string
+		for _, mb := range members {
+			words = append(words, demographicWords(mb.Pack.Reading)...)
+		}
+		inner = extract.Clauses{Sections: members[0].Pack.Sections, Demographic: words}
 	}
 	memo := onceExtractor{inner: inner}
 	m := &Multi{}

@@ -152,7 +152,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		return nil, fmt.Errorf("engine: top-k must be at least 1, got %d", cfg.topK)
 	}
 	if cfg.extractor == nil {
-		cfg.extractor = extract.Clauses{Sections: pack.Sections}
+		cfg.extractor = extract.Clauses{Sections: pack.Sections, Demographic: demographicWords(pack.Reading)}
 	}
 	if cfg.formatter == nil {
 		cfg.formatter = evidence.Deterministic{}
@@ -912,4 +912,17 @@ func containsStr(xs []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// demographicWords are the words the pack's demographics name a concept by
+// ("woman", "F"): the extractor splits them off after an age.
+func demographicWords(r *rules.Reading) []string {
+	if r == nil {
+		return nil
+	}
+	var out []string
+	for _, d := range r.Demographics {
+		out = append(out, d.Words...)
+	}
+	return out
 }

@@ -329,3 +329,50 @@ var (
 	scopeRules = must(loadScope())
 	cueRules   = must(loadCues())
 )
+
+// qualifierFile is cues/qualifiers.json.
+type qualifierFile struct {
+	About        string            `json:"about"`
+	Course       []string          `json:"course"`
+	Severity     []string          `json:"severity"`
+	Certainty    []string          `json:"certainty"`
+	Spellings    map[string]string `json:"spellings"`
+	Descriptions map[string]string `json:"descriptions"`
+}
+
+// loadQualifiers reads cues/qualifiers.json: each word once, every
+// spelling and description naming a qualifier the file lists.
+func loadQualifiers() (map[string]qualKind, map[string]string, map[string]string, error) {
+	var f qualifierFile
+	if err := readCueFile("qualifiers.json", &f); err != nil {
+		return nil, nil, nil, err
+	}
+	q := map[string]qualKind{}
+	for _, g := range []struct {
+		words []string
+		kind  qualKind
+		field string
+	}{{f.Course, qualCourse, "course"}, {f.Severity, qualSeverity, "severity"}, {f.Certainty, qualCertainty, "certainty"}} {
+		for _, w := range g.words {
+			if _, dup := q[w]; dup || w == "" {
+				return nil, nil, nil, fmt.Errorf("engine/consistency/cues/qualifiers.json: %s: %q is empty or listed twice; list each qualifier once", g.field, w)
+			}
+			q[w] = g.kind
+		}
+	}
+	for field, m := range map[string]map[string]string{"spellings": f.Spellings, "descriptions": f.Descriptions} {
+		for k, v := range m {
+			if _, ok := q[v]; !ok {
+				return nil, nil, nil, fmt.Errorf("engine/consistency/cues/qualifiers.json: %s[%q] names %q, which is no qualifier of course, severity or certainty; name one of them", field, k, v)
+			}
+		}
+	}
+	return q, f.Spellings, f.Descriptions, nil
+}
+
+func must3[A, B, C any](a A, b B, c C, err error) (A, B, C) {
+	if err != nil {
+		panic(err)
+	}
+	return a, b, c
+}

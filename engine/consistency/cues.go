@@ -686,44 +686,9 @@ const (
 	qualCertainty                     // established, documented, known, …
 )
 
-var qualifiers = map[string]qualKind{
-	"chronic": qualCourse, "acute": qualCourse, "subacute": qualCourse, "hyperacute": qualCourse,
-	"stable": qualCourse, "unstable": qualCourse, "decompensated": qualCourse, "compensated": qualCourse,
-	"recurrent": qualCourse, "refractory": qualCourse, "persistent": qualCourse, "paroxysmal": qualCourse,
-	"permanent": qualCourse, "new-onset": qualCourse, "long-standing": qualCourse, "intermittent": qualCourse,
-	// "resting" findings (ST depression on the resting ECG) differ from
-	// those on exercise or stress testing.
-	"resting": qualCourse,
-	"severe":  qualSeverity, "mild": qualSeverity, "moderate": qualSeverity,
-	"established": qualCertainty, "documented": qualCertainty, "known": qualCertainty,
-	"confirmed": qualCertainty, "proven": qualCertainty,
-}
-
-// qualifierSpellings write a qualifier word differently; they count on
-// both sides.
-var qualifierSpellings = map[string]string{
-	"new onset": "new-onset", "newonset": "new-onset",
-	"long standing": "long-standing", "longstanding": "long-standing",
-	"chronically": "chronic",
-	"at rest":     "resting",
-}
-
-// qualifierDescriptions describe a qualifier in other words ("de novo" is
-// new-onset, "despite therapy" and "insufficient response" a refractory
-// course). They satisfy a condition's qualifier in the case text but do
-// not add one to a condition, whose wording may paraphrase ("persists
-// despite therapy") what its concept names once ("refractory").
-var qualifierDescriptions = map[string]string{
-	"new": "new-onset", "de novo": "new-onset",
-	"despite": "refractory", "resistant": "refractory", "uncontrolled": "refractory",
-	"insufficient response": "refractory", "inadequate response": "refractory",
-	"responds insufficiently": "refractory", "respond insufficiently": "refractory",
-	"not respond": "refractory", "not responding": "refractory", "not controlled": "refractory",
-	"not adequately controlled": "refractory", "poorly controlled": "refractory",
-	"persist": "persistent", "persists": "persistent", "persisting": "persistent", "persisted": "persistent",
-	"recurring": "recurrent", "recurrence": "recurrent", "recurrences": "recurrent",
-	"rest": "resting", "baseline": "resting",
-}
+// qualifiers, qualifierSpellings and qualifierDescriptions are the
+// qualifier words of step (v), data in cues/qualifiers.json.
+var qualifiers, qualifierSpellings, qualifierDescriptions = must3(loadQualifiers())
 
 // maxQualifierWords is the longest qualifier phrase.
 const maxQualifierWords = 3

@@ -1,6 +1,8 @@
 package evidence
 
 import (
+	_ "embed"
+	"encoding/json"
 	"regexp"
 	"strings"
 
@@ -106,21 +108,28 @@ func coverAcronyms(m, pw []string, covered []bool) {
 
 // modifiers change what a phrase means; a phrase missing one of them is
 // another concept ("heart failure" vs "heart failure with preserved
-// ejection fraction"). Generic words only: the list names no disease.
-var modifiers = func() map[string]bool {
+// ejection fraction"). Generic words only, data in modifiers.json.
+var modifiers = loadModifiers()
+
+//go:embed modifiers.json
+var modifiersJSON []byte
+
+func loadModifiers() map[string]bool {
+	var f struct {
+		About  string              `json:"about"`
+		Groups map[string][]string `json:"groups"`
+	}
+	if err := json.Unmarshal(modifiersJSON, &f); err != nil {
+		panic("engine/evidence/modifiers.json: " + err.Error() + "; fix the file ({\"about\", \"groups\": {name: [words]}})")
+	}
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`low high very increased decreased reduced preserved mildly mild moderate severe
-		minimal maximal maximum normal abnormal non not no without inconclusive equivocal indeterminate uninterpretable diagnostic exertional exertion effort rest failure failed failing planned scheduled redo suspected possible probable
-		acute subacute chronic stable unstable decompensated new recurrent refractory persistent complex significant
-		intermediate extensive isolated left right main proximal mid distal one two three four single multivessel
-		1 2 3 4 type documented contraindication intolerance intolerant inability unavailability availability
-		unavailable available deterioration restenosis thrombosis occlusion complication dysfunction loss resistant
-		selected candidate eligible ineligible ineligibility absence absent elevated raised lowered
-		prohibitive extreme excessive borderline cannot unable incapable unfit poor impossible`) {
-		m[w] = true
+	for _, ws := range f.Groups {
+		for _, w := range ws {
+			m[w] = true
+		}
 	}
 	return m
-}()
+}
 
 // fillers carry no concept: determiners, "history of", "known", "patient".
 var fillers = map[string]bool{

@@ -41,9 +41,11 @@ var unitPatterns = []string{
 }
 
 var (
-	numRe    = regexp.MustCompile(`[-−–]?\d+(?:[.,]\d+)?`)
-	unitRe   = regexp.MustCompile(`(?i)^\s*(?:-\s*)?(` + strings.Join(unitPatterns, "|") + `)`)
-	romanRe  = regexp.MustCompile(`(?i)\b(?:nyha|class|grade|stage)\s*(?:class\s*)?(i{1,3}|iv)\b(?:\s*[-–/]\s*(i{1,3}|iv)\b)?`)
+	numRe  = regexp.MustCompile(`[-−–]?\d+(?:[.,]\d+)?`)
+	unitRe = regexp.MustCompile(`(?i)^\s*(?:-\s*)?(` + strings.Join(unitPatterns, "|") + `)`)
+	// An ordinal class: a scale named by its acronym ("NYHA II") or the
+	// word class, grade or stage ("class III"), then a roman numeral.
+	romanRe  = regexp.MustCompile(`\b(?:[A-Z]{2,6}\s+(?:(?i:class)\s*)?|(?i:class|grade|stage)\s*(?:(?i:class)\s*)?)((?i:i{1,3}|iv))\b(?:\s*[-–/]\s*((?i:i{1,3}|iv))\b)?`)
 	ofTotal  = regexp.MustCompile(`^\s*(?:out of|of|/)\s*\d+`)
 	rangeSep = regexp.MustCompile(`^\s*(?:-|–|to)\s*$`)
 )

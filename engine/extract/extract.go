@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -49,6 +50,9 @@ type Extractor interface {
 type Clauses struct {
 	// Sections are the pack's section headings (nil: no sections).
 	Sections *rules.Sections
+	// Demographic words a pack names after an age ("78-year-old woman"),
+	// split off as findings of their own (the pack's meta/reading.json).
+	Demographic []string
 }
 
 // Name identifies the extractor in caches and traces.
@@ -72,7 +76,30 @@ var article = regexp.MustCompile(`(?i)^(?:(?:a|an|the|has|had|having|is|was)\s+|
 
 // demographic lead: "67yo F", "78-year-old woman", "a 54 y/o male". The age
 // and the sex are findings of their own, so each grounds on its concept.
-var demographic = regexp.MustCompile(`(?i)^(\d{1,3}\s*(?:-?\s*(?:years?|yrs?)[\s-]*old|\s*-?\s*(?:yo|y/o|y\.o\.)|-year-old))(?:\s+(man|woman|male|female|gentleman|lady|boy|girl|m|f))?\b`)
+const agePattern = `(\d{1,3}\s*(?:-?\s*(?:years?|yrs?)[\s-]*old|\s*-?\s*(?:yo|y/o|y\.o\.)|-year-old))`
+
+var demographicREs sync.Map // joined words → *regexp.Regexp
+
+// demographicRE is the age lead followed by one of the pack's demographic
+// words, compiled once per word list.
+func demographicRE(words []string) *regexp.Regexp {
+	key := strings.Join(words, "|")
+	if re, ok := demographicREs.Load(key); ok {
+		return re.(*regexp.Regexp)
+	}
+	alt := make([]string, 0, len(words))
+	for _, w := range words {
+		alt = append(alt, regexp.QuoteMeta(w))
+	}
+	pat := `(?i)^` + agePattern
+	if len(alt) > 0 {
+		pat += `(?:\s+(` + strings.Join(alt, "|") + `))?\b`
+	} else {
+		pat += `()?`
+	}
+	re, _ := demographicREs.LoadOrStore(key, regexp.MustCompile(pat))
+	return re.(*regexp.Regexp)
+}
 
 // compact demographic lead: "58M", "72F" (age glued to the sex letter).
 var compactDemographic = regexp.MustCompile(`^(\d{1,3}) ?([MF])\b`)
@@ -121,13 +148,13 @@ func (c Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 		if s >= e || !hasLetterOrDigit(text[s:e]) {
 			continue
 		}
-		m := demographic.FindStringSubmatchIndex(text[s:e])
+		m := demographicRE(c.Demographic).FindStringSubmatchIndex(text[s:e])
 		if m == nil {
 			m = compactDemographic.FindStringSubmatchIndex(text[s:e])
 		}
 		if m != nil {
 			out = append(out, Finding{Text: text[s+m[2] : s+m[3]], Start: s + m[2], End: s + m[3]})
-			if m[4] >= 0 {
+			if m[4] >= 0 && m[5] > m[4] {
 				out = append(out, Finding{Text: text[s+m[4] : s+m[5]], Start: s + m[4], End: s + m[5]})
 			}
 			s += m[1]
@@ -349,7 +376,7 @@ func valueAfterColon(text string, i int) bool {
 	}
 	// "Pt: 49M", "Age: 67 years old": the demographic is a finding of
 	// its own, so the colon still cuts.
-	if demographic.MatchString(text[j:]) || compactDemographic.MatchString(text[j:]) {
+	if demographicRE(nil).MatchString(text[j:]) || compactDemographic.MatchString(text[j:]) {
 		return false
 	}
 	// Only a bare value (a number and at most a unit) joins its label:

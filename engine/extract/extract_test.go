@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/executablekg/execkg/rules"
 	"os"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestClauses(t *testing.T) {
 			Want []string `json:"want"`
 		}
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &c), "line %d", n)
-		got, err := Clauses{}.Extract(context.Background(), c.Text)
+		got, err := Clauses{Demographic: packDemographic(t)}.Extract(context.Background(), c.Text)
 		require.NoError(t, err)
 		texts := []string{}
 		for i, g := range got {
@@ -36,4 +37,18 @@ func TestClauses(t *testing.T) {
 		assert.Equal(t, c.Want, texts, "line %d", n)
 	}
 	require.Greater(t, n, 3)
+}
+
+// packDemographic are the built-in pack's demographic words (its
+// meta/reading.json), which the extractor splits off after an age.
+func packDemographic(t *testing.T) []string {
+	t.Helper()
+	r, err := rules.LoadReadingFS(os.DirFS("../../rules/packs/esc-ccs-2024"), ".")
+	require.NoError(t, err)
+	var out []string
+	for _, d := range r.Demographics {
+		out = append(out, d.Words...)
+	}
+	require.NotEmpty(t, out)
+	return out
 }
