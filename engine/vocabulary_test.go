@@ -49,25 +49,33 @@ var genericWords = map[string]string{
 // those files like every other.
 var pendingFiles = map[string]string{}
 
-// packVocabulary returns the built-in pack's vocabulary: concept names of
+// packVocabulary returns every built-in pack's vocabulary: concept names of
 // the rules and the hierarchy, lexicon concepts, synonyms and antonyms,
 // the anatomy words and the reading words, each with where it comes from.
 func packVocabulary(t *testing.T) map[string]string {
 	t.Helper()
-	p, err := packs.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lex, err := lexicon.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]string{}
+	for _, id := range packs.IDs() {
+		p, err := packs.Load(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lex, err := lexicon.LoadBuiltin(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addPackVocabulary(out, id, p, lex)
+	}
+	return out
+}
+
+// addPackVocabulary adds one pack's words to out.
+func addPackVocabulary(out map[string]string, id string, p *rules.Pack, lex *lexicon.Lexicon) {
 	add := func(from string, ws ...string) {
 		for _, w := range ws {
 			w = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(w, "*"), "#"))
 			if _, ok := out[strings.ToLower(w)]; !ok && w != "" {
-				out[strings.ToLower(w)] = from
+				out[strings.ToLower(w)] = id + ": " + from
 			}
 		}
 	}
@@ -79,6 +87,9 @@ func packVocabulary(t *testing.T) map[string]string {
 		add("concept name (meta/lexicon.json)", c.Concept)
 		add("synonym of "+c.Concept+" (meta/lexicon.json)", c.Synonyms...)
 		add("antonym of "+c.Concept+" (meta/lexicon.json)", c.Antonyms...)
+	}
+	if p.Hierarchy == nil {
+		return
 	}
 	if a := p.Hierarchy.Anatomy; a != nil {
 		for _, v := range a.Vessels {
@@ -93,8 +104,9 @@ func packVocabulary(t *testing.T) map[string]string {
 			add("lesion word (meta/hierarchy.json anatomy)", ws...)
 		}
 	}
-	add("reader word ("+rules.ReadingFile+")", p.Reading.Words()...)
-	return out
+	if p.Reading != nil {
+		add("reader word ("+rules.ReadingFile+")", p.Reading.Words()...)
+	}
 }
 
 // vocabularyFinding is one pack word found in engine code.
