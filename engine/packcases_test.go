@@ -24,10 +24,14 @@ import (
 // the rows that must and must not fire, the grade term output gives a row,
 // concepts that must be among a fired row's conditions, and what the pack's
 // calculator gives (a value within tolerance, or unknown with a reason).
+// FHIR names a bundle (relative to the cases file) that is the same
+// patient as coded records: it must meet the same expectations and fire
+// the same rows as the question.
 type packCase struct {
 	CaseID     string              `json:"case_id"`
 	Note       string              `json:"note"`
 	Question   string              `json:"question"`
+	FHIR       string              `json:"fhir"`
 	Must       []string            `json:"must"`
 	MustNot    []string            `json:"must_not"`
 	Grades     map[string]string   `json:"grades"`
@@ -65,7 +69,7 @@ func TestPackCases(t *testing.T) {
 				var c packCase
 				require.NoError(t, json.Unmarshal(sc.Bytes(), &c), "line %d", n+1)
 				n++
-				t.Run(c.CaseID, func(t *testing.T) { checkPackCase(t, prog, c) })
+				t.Run(c.CaseID, func(t *testing.T) { checkPackCase(t, prog, dir, c) })
 			}
 			require.NoError(t, sc.Err())
 			require.Positive(t, n)
@@ -73,9 +77,24 @@ func TestPackCases(t *testing.T) {
 	}
 }
 
-func checkPackCase(t *testing.T, prog *engine.Program, c packCase) {
-	res, err := prog.AskOn(context.Background(), c.CaseID, c.Question, time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
+func checkPackCase(t *testing.T, prog *engine.Program, dir string, c packCase) {
+	date := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	res, err := prog.AskOn(context.Background(), c.CaseID, c.Question, date)
 	require.NoError(t, err)
+	checkPackResult(t, c, res)
+	if c.FHIR == "" {
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(dir, c.FHIR))
+	require.NoError(t, err, "%s: bundle %s", c.CaseID, c.FHIR)
+	fres, err := prog.AskFHIR(context.Background(), c.CaseID, b, engine.EvalDate(date))
+	require.NoError(t, err, "%s: bundle %s", c.CaseID, c.FHIR)
+	require.Equal(t, res.PredictedRowIDs, fres.PredictedRowIDs, "%s: bundle %s and the question fire different rows", c.CaseID, c.FHIR)
+	c.CaseID += " (bundle " + c.FHIR + ")"
+	checkPackResult(t, c, fres)
+}
+
+func checkPackResult(t *testing.T, c packCase, res *engine.Result) {
 	got := map[string]bool{}
 	for _, id := range res.PredictedRowIDs {
 		got[id] = true

@@ -247,6 +247,7 @@ func conceptChecks(p *Pack) Diagnostics {
 		ptr, key string
 	}
 	byWording := map[string][]occ{}
+	byName := map[string][]occ{}
 	byCode := map[string]map[string]occ{}
 	for _, t := range p.Tables {
 		for ri := range t.Rows {
@@ -257,6 +258,7 @@ func conceptChecks(p *Pack) Diagnostics {
 					w := NormalizeName(c.EntityOriginal) + "|" + c.Role
 					o := occ{t.File, row.Row, k, ptr, ConceptKey(c)}
 					byWording[w] = append(byWording[w], o)
+					byName[NormalizeName(c.Concept())] = append(byName[NormalizeName(c.Concept())], o)
 					if id := c.SnomedID(); id != "" {
 						if byCode[id] == nil {
 							byCode[id] = map[string]occ{}
@@ -284,6 +286,25 @@ func conceptChecks(p *Pack) Diagnostics {
 				ds = append(ds, &Diagnostic{Code: CodeConceptSplit, File: o.file, Row: o.row, Rule: o.k, Pointer: o.ptr + "/entity_standardized_list",
 					Message: fmt.Sprintf("wording %q is coded as %s here but as %s in %s row %d", strings.Split(w, "|")[0], o.key, first.key, first.file, first.row),
 					Fix:     "use one concept per finding across all tables (same standardized name and code), or reword the entity if it is a different finding"})
+			}
+		}
+	}
+	// A concept name coded in one place and uncoded in another becomes two
+	// concepts (sct: and name: keys): a finding grounds to one of them only.
+	names := make([]string, 0, len(byName))
+	for n := range byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		occs := byName[n]
+		first := occs[0]
+		for _, o := range occs[1:] {
+			if o.key != first.key {
+				ds = append(ds, &Diagnostic{Code: CodeConceptSplit, File: o.file, Row: o.row, Rule: o.k, Pointer: o.ptr + "/entity_standardized_list",
+					Message: fmt.Sprintf("concept %q is keyed %s here but %s in %s row %d", n, o.key, first.key, first.file, first.row),
+					Fix:     "give the concept the same snomed_id (or none) wherever it is named"})
+				break
 			}
 		}
 	}

@@ -32,6 +32,9 @@ func TestBuiltinValueSets(t *testing.T) {
 		{"http://hl7.org/fhir/sid/icd-10", "I25.2", "myocardial infarction", false},
 		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.10", "coronary artery disease", true},
 		{"http://hl7.org/fhir/sid/icd-10", "I21.4", "myocardial infarction", true},
+		{"http://www.whocc.no/atc", "B01AE07", "oral anticoagulant", false},
+		{"http://www.whocc.no/atc", "G04BE09", "phosphodiesterase inhibitor", false},
+		{"http://loinc.org", "22748-8", "low-density lipoprotein cholesterol", false},
 	}
 	for _, c := range cases {
 		m, ok := vs.Lookup(c.system, c.code)
@@ -40,7 +43,7 @@ func TestBuiltinValueSets(t *testing.T) {
 			assert.Equal(t, c.prefix, m.Prefix, "%s|%s prefix", c.system, c.code)
 		}
 	}
-	for _, miss := range [][2]string{{"http://loinc.org", "18262"}, {"http://example.org/local", "18262-6"}, {"http://www.whocc.no/atc", "B01A"}} {
+	for _, miss := range [][2]string{{"http://loinc.org", "18262"}, {"http://example.org/local", "18262-6"}, {"http://www.whocc.no/atc", "B01A"}, {"http://www.whocc.no/atc", "B01AE02"}, {"http://www.whocc.no/atc", "G04BE01"}} {
 		_, ok := vs.Lookup(miss[0], miss[1])
 		assert.False(t, ok, "%s|%s must not match", miss[0], miss[1])
 	}
@@ -60,7 +63,7 @@ func TestValueSetCoverage(t *testing.T) {
 		assert.Positive(t, cov[sys].Codes, sys)
 		assert.Positive(t, cov[sys].Concepts, sys)
 	}
-	assert.Equal(t, 10, cov["loinc"].Codes)
+	assert.Equal(t, 12, cov["loinc"].Codes)
 	assert.Positive(t, coded)
 	_, condKeys := p.ConditionIndex()
 	assert.LessOrEqual(t, coded, len(condKeys))
@@ -73,7 +76,7 @@ func TestValueSetSearchTokens(t *testing.T) {
 	require.NoError(t, err)
 	loinc := p.ValueSets.SearchTokens("loinc")
 	assert.Contains(t, loinc, "http://loinc.org|10230-1")
-	assert.Len(t, loinc, 10)
+	assert.Len(t, loinc, 12)
 	for _, tok := range p.ValueSets.SearchTokens("atc") {
 		assert.NotEqual(t, "http://www.whocc.no/atc|C07", tok, "a class prefix is no search token")
 	}

@@ -92,8 +92,10 @@ func TestBatchFHIRDir(t *testing.T) {
 }
 
 // execkg ask --pack all --fhir: every pack reads the bundle with its own
-// value sets; the CCS pack's rows come prefixed, a pack without value sets
-// reads nothing and says so.
+// value sets; the CCS pack's rows come prefixed, and the USPSTF pack reads
+// the same codes as its own concepts: the coded PCI is cardiovascular
+// disease (no primary-prevention aspirin D, no nontraditional risk
+// factors), the coded AF ends AF screening.
 func TestAskFHIRAllPacks(t *testing.T) {
 	t.Setenv("NEO4J_URI", "")
 	var so, se bytes.Buffer
@@ -114,5 +116,9 @@ func TestAskFHIRAllPacks(t *testing.T) {
 		}
 	}
 	assert.ElementsMatch(t, rows, ccs)
-	assert.Contains(t, so.String(), "the pack has no value sets")
+	for _, r := range []string{"table_02.json::row_1", "table_09.json::row_0", "table_10.json::row_0"} {
+		assert.NotContains(t, got, "uspstf-cvd-prevention/"+r)
+	}
+	assert.Contains(t, got, "uspstf-cvd-prevention/table_06.json::row_0")
+	assert.NotContains(t, so.String(), "the pack has no value sets")
 }
