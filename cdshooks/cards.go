@@ -171,6 +171,11 @@ func summary(rec engine.Recommendation) string {
 		tail += ", level " + rec.Level
 	}
 	tail += ")"
+	if rec.Grade != "" {
+		// A pack with its own grading scheme says it in its own terms
+		// ("Grade D — recommend against").
+		tail = " (" + rec.Grade + ")"
+	}
 	return capitalize(truncate(head, MaxSummary-utf8.RuneCountInString(tail))) + tail
 }
 
@@ -271,7 +276,11 @@ func whenText(w *eval.When) string {
 func detail(rec engine.Recommendation, ext *RecommendationExt, matches []orderMatch) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n", md(rec.Text))
-	fmt.Fprintf(&b, "Class %s, level of evidence %s", md(rec.Class), md(rec.Level))
+	if rec.Grade != "" {
+		b.WriteString(md(rec.Grade))
+	} else {
+		fmt.Fprintf(&b, "Class %s, level of evidence %s", md(rec.Class), md(rec.Level))
+	}
 	if rec.TableTopic != "" {
 		fmt.Fprintf(&b, " · %s", md(rec.TableTopic))
 	}
