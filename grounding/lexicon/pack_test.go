@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/executablekg/execkg/rules"
 	"github.com/executablekg/execkg/rules/packs"
 )
 
@@ -82,4 +83,51 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// Every concept a definition reads (its members, exceptions and a
+// calculator's inputs) must be one a case can state: a lexicon entry, a
+// rule's concept, or one another definition or is-a relation makes.
+// Otherwise the member is silently never met (the second pass found an
+// exception naming "suspected acute coronary syndrome" while the lexicon
+// reads such wordings as another concept).
+func TestDefinitionMembersAreReadable(t *testing.T) {
+	for _, id := range packs.IDs() {
+		p, err := packs.Load(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lex, err := LoadBuiltin(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Hierarchy == nil {
+			continue
+		}
+		known := map[string]string{}
+		for _, r := range p.Rules() {
+			for _, c := range r.Conditions() {
+				known[rules.NormalizeName(c.Entity.Concept())] = c.Entity.Concept()
+			}
+		}
+		made := map[string]bool{}
+		for _, c := range p.Hierarchy.Composites {
+			made[rules.NormalizeName(c.Concept)] = true
+		}
+		for _, d := range p.Hierarchy.Definitions {
+			made[rules.NormalizeName(d.Concept)] = true
+		}
+		for _, r := range p.Hierarchy.Relations {
+			made[rules.NormalizeName(r.Broader)] = true
+		}
+		for _, c := range p.Hierarchy.Calculated {
+			made[rules.NormalizeName(c.Concept)] = true
+		}
+		names, _ := p.Hierarchy.MemberConcepts(known)
+		for _, n := range names {
+			if lex.Concept(Key(n)) == nil && !made[rules.NormalizeName(n)] {
+				t.Errorf("%s: definition member %q is no lexicon concept, rule concept or defined concept, so no case can state it; add it to meta/lexicon.json or name the concept the lexicon reads", id, n)
+			}
+		}
+	}
 }
