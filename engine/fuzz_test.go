@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/executablekg/execkg/engine"
+	"github.com/executablekg/execkg/grounding"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -69,10 +70,15 @@ func TestAskLimits(t *testing.T) {
 	assert.Equal(t, "max-bytes", le.Limit)
 	assert.Contains(t, err.Error(), "230 bytes, the limit is 64")
 
+	// Without the grounding cache, so the repeated sentences cost their
+	// full work each and outlast the deadline.
+	uncached, err := engine.New(context.Background(), p.Pack(), engine.WithGroundingOptions(grounding.WithCacheSize(0)))
+	require.NoError(t, err)
+	defer uncached.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	t0 := time.Now()
-	_, err = p.Ask(ctx, "slow", strings.Repeat("Patient with chronic coronary syndrome, an LDL-C of 2.1 mmol/L and no diabetes. ", 200))
+	_, err = uncached.Ask(ctx, "slow", strings.Repeat("Patient with chronic coronary syndrome, an LDL-C of 2.1 mmol/L and no diabetes. ", 200))
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, "deadline", le.Limit)
 	assert.True(t, errors.Is(err, context.DeadlineExceeded))
