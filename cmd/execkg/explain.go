@@ -236,6 +236,7 @@ func writePatient(w io.Writer, m *patient.Model, all bool) {
 		fmt.Fprintf(w, "  (%d alternative reading(s) of findings; --explain=all lists them)\n", alt)
 	}
 	for _, d := range m.Dropped {
-		fmt.Fprintf(w, "  dropped %q: %s\n", d.Text+d.Resource, d.Reason)
+		what := strings.TrimSpace(d.Text + " " + d.Resource)
+		fmt.Fprintf(w, "  dropped %q: %s\n", what, d.Reason)
 	}
 }
