@@ -41,7 +41,7 @@ func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
 			v.concepts[strings.ToLower(w)] = g.Concepts
 		}
 	}
-	src := `(?i)\b(` + rules.WordsPattern(sym) + `)\b[^.;]{0,80}?\b(?:` + rules.WordsPattern(r.Links) + `)\b[^.;]{0,60}?\b(` +
+	src := `(?i)\b(` + rules.WordsPattern(sym) + `)\b[^.;]{0,80}?\b(` + rules.WordsPattern(r.Links) + `)\b[^.;]{0,60}?\b(` +
 		rules.WordsPattern(r.Therapies) + `)\b`
 	var err error
 	if v.re, err = regexp.Compile(src); err != nil {
@@ -87,7 +87,10 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 	done := map[string]bool{}
 	for _, m := range v.re.FindAllStringSubmatchIndex(text, -1) {
 		span := text[m[0]:m[1]]
-		link := text[m[3]:m[1]]
+		// Other therapies count only after the link ("despite aspirin"):
+		// "angina after CABG despite a beta-blocker" persists on the
+		// beta-blocker.
+		link := text[m[4]:m[1]]
 		if v.not != nil && v.not.MatchString(link) {
 			continue
 		}

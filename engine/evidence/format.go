@@ -64,7 +64,7 @@ func format(findingID, text string, a Anchor, negated bool, parse func(string) [
 	ms := parse(text)
 	var picked []Item
 	for i, m := range ms {
-		if superseded(text, ms, i) || duration(text, m, a) {
+		if superseded(text, ms, i) || duration(text, m, a) || inDate(text, m) {
 			continue
 		}
 		if u, ok := compatible(m, a); ok {
@@ -115,6 +115,25 @@ func superseded(text string, ms []Measure, i int) bool {
 	}
 	return j < len(ms) && trendTo.MatchString(text[ms[i].End:ms[j].Start])
 }
+
+// inDate reports whether a unitless number is part of a written date
+// ("TTE 04/2025", "12/03/2024", "2024-03-12"): a month or day, not a value.
+func inDate(text string, m Measure) bool {
+	if m.Canon != "" || m.Unit != "" {
+		return false
+	}
+	before, after := text[:m.Start], text[m.End:]
+	if strings.HasPrefix(text[m.Start:], "-") && isoBefore.MatchString(before) {
+		return true // "-03" and "-12" of "2024-03-12", not negative values
+	}
+	return dateAfter.MatchString(after) || dateBefore.MatchString(before)
+}
+
+var (
+	dateAfter  = regexp.MustCompile(`^[/.-]\d{1,2}[/.-](?:\d{2}|\d{4})\b|^[/.-](?:19|20)\d{2}\b`)
+	dateBefore = regexp.MustCompile(`\b(?:\d{1,2}[/.-]|(?:19|20)\d{2}-(?:\d{1,2}-)?)$`)
+	isoBefore  = regexp.MustCompile(`\b(?:19|20)\d{2}(?:-\d{1,2})?$`)
+)
 
 // calendarYear: a bare whole number 1900–2100 is a year ("(2022)", "in 2019").
 func calendarYear(m Measure) bool {

@@ -59,3 +59,19 @@ func TestTrendKeepsTheCurrentValue(t *testing.T) {
 		t.Errorf("range: want two bounds, got %+v", items)
 	}
 }
+
+// A written date's day, month or year is no value: "TTE 04/2025 LVEF 50%"
+// gives 50 %, not 4 %; "BP 120/80" is no date.
+func TestDatesAreNoValues(t *testing.T) {
+	a := Anchor{ConceptKey: "name:lvef", Concept: "left ventricular ejection fraction", Units: []string{"%"}}
+	for text, want := range map[string]float64{"TTE 04/2025 LVEF 50%": 50, "Echo 12/03/2024: LVEF 35%": 35, "LVEF 45 (2024-03-12)": 45} {
+		items := Format("f1", text, a, false)
+		if len(items) != 1 || items[0].Value == nil || *items[0].Value != want {
+			t.Errorf("%q: want only %g, got %+v", text, want, items)
+		}
+	}
+	bp := Anchor{ConceptKey: "name:sbp", Concept: "systolic blood pressure", Units: []string{"mmHg"}}
+	if items := Format("f1", "BP 120/80", bp, false); len(items) == 0 || items[0].Value == nil || *items[0].Value != 120 {
+		t.Errorf("BP 120/80: want 120 kept, got %+v", items)
+	}
+}
