@@ -115,7 +115,7 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	// from a stated pre-test likelihood) states the doubt a doubtful
 	// condition asks for: the derivation, not the mention, is uncertain.
 	if v.Check == consistency.CheckCertainty && e.DerivedBy == eval.ReaderDefinition &&
-		strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") && a.doubtfulConcept(e.Concept) {
+		strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") && a.p.doubtfulName(e.Concept) {
 		v.Pass, v.Check, v.Reason = true, "", "certainty: the definition of '"+e.Concept+"' states the doubt"
 		return v
 	}
@@ -126,15 +126,4 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 		v.Pass, v.Reason, v.Check = true, v.Check+": "+e.Via, ""
 	}
 	return v
-}
-
-// doubtfulConcept reports whether a concept's own name states a doubt
-// (read by the same cue data as the case), cached per Program.
-func (a *admitter) doubtfulConcept(name string) bool {
-	if v, ok := a.p.doubtful.Load(name); ok {
-		return v.(bool)
-	}
-	d := consistency.Analyze(name, name).Uncertain
-	a.p.doubtful.Store(name, d)
-	return d
 }

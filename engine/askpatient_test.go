@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/internal/jsonl"
 	"github.com/stretchr/testify/require"
 )
 
@@ -154,14 +154,8 @@ func readSpecs(t *testing.T, file string) []caseSpec {
 	f, err := os.Open(file)
 	require.NoError(t, err)
 	defer f.Close()
-	var out []caseSpec
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var c caseSpec
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
-		out = append(out, c)
-	}
+	out, err := jsonl.Read[caseSpec](file, f, jsonl.Options{}, nil)
+	require.NoError(t, err)
 	require.NotEmpty(t, out)
 	return out
 }

@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -55,20 +54,7 @@ type caseSpec struct {
 	MustNot  []string `json:"must_not"`
 }
 
-func readCases(t *testing.T) []caseSpec {
-	f, err := os.Open("testdata/cases.jsonl")
-	require.NoError(t, err)
-	defer f.Close()
-	var out []caseSpec
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var c caseSpec
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
-		out = append(out, c)
-	}
-	require.NotEmpty(t, out)
-	return out
-}
+func readCases(t *testing.T) []caseSpec { return readSpecs(t, "testdata/cases.jsonl") }
 
 // testdata/cases.jsonl states, per case, rows that must and must not be
 // returned (hand-written from the guideline logic); testdata/

@@ -129,9 +129,7 @@ func (p *Program) AskPatient(ctx context.Context, m *patient.Model, opts ...Eval
 	}
 	res := &Result{CaseID: m.CaseID, Question: m.Text, CaseDate: noon(c.date).Format("2006-01-02"), Patient: &cp}
 	tr := p.newTrace(c)
-	for _, e := range cp.Evidence() {
-		res.Evidence = append(res.Evidence, e)
-	}
+	res.Evidence = cp.Evidence()
 	chk := p.checker(c, &cp, tr)
 	if err := p.decide(ctx, c, res, tr, &cp, chk.admit, chk.passes, nil); err != nil {
 		return nil, err
@@ -151,11 +149,7 @@ func (p *Program) checker(c *call, m *patient.Model, tr *Trace) *admitter {
 			clause[f.ID] = commaClause(m.Text, s.Start, s.End)
 			continue
 		}
-		present, _ := f.Asserts()
-		// A code may name a suspicion itself ("suspected X"): the
-		// concept's own words count as the record's doubt.
-		doubt := f.Certainty == patient.Suspected || f.Concept != "" && consistency.Analyze(f.Concept, f.Concept).Uncertain
-		coded[f.ID] = consistency.Coded{Uncertain: doubt, Absent: !present}
+		coded[f.ID] = p.coded(f)
 	}
 	adm := p.newAdmitter(c, consistency.NewText(m.Text), mention, clause, tr)
 	adm.coded = coded
@@ -181,11 +175,7 @@ func (p *Program) Evaluate(ctx context.Context, caseID string, ev []eval.Evidenc
 			return nil, stageErr(caseID, StageRead, fmt.Errorf("evidence %d (%q) names no concept", i, e.Text), "structured evidence; set ConceptKey or Concept")
 		}
 		e.ConceptKey = k
-		f := p.fact(e, "structured", nil)
-		if !e.Present {
-			f.Status = patient.StatusAbsent
-		}
-		m.Facts = append(m.Facts, f)
+		m.Facts = append(m.Facts, p.fact(e, "structured", nil))
 		res.Evidence = append(res.Evidence, e)
 	}
 	if err := p.decide(ctx, c, res, tr, m, nil, nil, nil); err != nil {
@@ -211,11 +201,31 @@ func (p *Program) StepV(res *Result, checks consistency.Checks) func(eval.Cond, 
 		coded := map[string]consistency.Coded{}
 		for _, f := range res.Patient.Facts {
 			if _, ok := mention[f.ID]; !ok && len(f.Spans) == 0 {
-				present, _ := f.Asserts()
-				coded[f.ID] = consistency.Coded{Uncertain: f.Certainty == patient.Suspected, Absent: !present}
+				coded[f.ID] = p.coded(f)
 			}
 		}
 		adm.coded = coded
 	}
 	return adm.verdict
+}
+
+// coded is a fact without words as step (v) sees it: its record's doubt
+// (a provisional status, or a code that names a suspicion itself,
+// "suspected X") and its stated absence.
+func (p *Program) coded(f patient.Fact) consistency.Coded {
+	present, _ := f.Asserts()
+	doubt := f.Certainty == patient.Suspected || f.Concept != "" && p.doubtfulName(f.Concept)
+	return consistency.Coded{Uncertain: doubt, Absent: !present}
+}
+
+// doubtfulName reports whether a concept's own name states a doubt (read
+// by the cue data), cached per Program: concept names are few and asked
+// of in every case.
+func (p *Program) doubtfulName(name string) bool {
+	if v, ok := p.doubtful.Load(name); ok {
+		return v.(bool)
+	}
+	d := consistency.Analyze(name, name).Uncertain
+	p.doubtful.Store(name, d)
+	return d
 }

@@ -39,7 +39,7 @@ type Program struct {
 	phrases   map[string][]string
 	verbatim  verbatimSet         // phrases prepared once for verbatimAnchors
 	compiled  compiledConds       // conditions compiled for step (v), admit.go
-	doubtful  sync.Map            // concept name → its name states a doubt (admit.go)
+	doubtful  sync.Map            // concept name → its name states a doubt (model.go)
 	synonyms  map[string][]string // lexicon synonyms alone, for step (v)
 	hierarchy *rules.Hierarchy
 	// anatomy reads per-vessel stenosis reports with the pack's words.
@@ -562,19 +562,19 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				Reason: it.ConceptKey + ": '" + it.Text + "' states the drug was stopped, so it is read as not taken now"})
 		}
 		ev = append(ev, e)
-		ei := evidenceItem(e)
+		ei := e
 		ei.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
 		res.Evidence = append(res.Evidence, ei)
 	}
 	for _, a := range append(antonyms, listedIntolerant...) {
 		keys[a.ConceptKey] = true
 		ev = append(ev, a)
-		res.Evidence = append(res.Evidence, evidenceItem(a))
+		res.Evidence = append(res.Evidence, a)
 	}
 	for _, f := range p.readRounds(&read.Case{Text: text, Findings: findings, Date: date}, ev) {
 		ev = append(ev, f.Evidence)
 		keys[f.ConceptKey] = true
-		res.Evidence = append(res.Evidence, evidenceItem(f.Evidence))
+		res.Evidence = append(res.Evidence, f.Evidence)
 	}
 	// The patient model is complete: later stages read it, not the text.
 	m := p.textModel(caseID, text, date, findings, ev, doubted, dropped)
@@ -617,7 +617,7 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 	for _, d := range derived {
 		ev = append(ev, d)
 		keys[d.ConceptKey] = true
-		res.Evidence = append(res.Evidence, evidenceItem(d))
+		res.Evidence = append(res.Evidence, d)
 		m.Facts = append(m.Facts, p.fact(d, "derive", nil))
 		c.emit(Event{Stage: StageDerive, Kind: EventDerived, FactID: d.ID, Concept: d.ConceptKey, Detail: d.Via})
 	}
@@ -836,13 +836,9 @@ func ruleTrace(rr eval.RuleResult) RuleTrace {
 func condTrace(c eval.ConditionResult) FiredCond {
 	fc := FiredCond{DecisionID: c.DecisionID, ConceptKey: c.ConceptKey, Concept: c.Concept, Operator: c.Operator, Threshold: c.Threshold,
 		Unit: c.Unit, Truth: c.Truth.String(), Reason: c.Reason}
-	for _, e := range c.Evidence {
-		fc.Evidence = append(fc.Evidence, evidenceItem(e))
-	}
+	fc.Evidence = append(fc.Evidence, c.Evidence...)
 	return fc
 }
-
-func evidenceItem(e eval.Evidence) EvidenceItem { return e }
 
 func anchorInfo(a grounding.Anchor) AnchorInfo {
 	ai := AnchorInfo{Rank: a.Rank, ConceptKey: a.ConceptKey, Concept: a.Concept, Score: a.Score, Channels: a.Channels}
