@@ -186,27 +186,11 @@ func BenchmarkAskDocumentsParallel(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
-	for _, g := range groundings {
-		b.Run(g.name, func(b *testing.B) {
-			p := g.prog.get(b)
-			var next atomic.Int64
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu0 := processCPU()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					d := docs[int(next.Add(1))%len(docs)]
-					if _, err := p.Ask(ctx, d.DocID, d.Text); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "docs/s")
-			b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/doc")
-		})
+	cases := make([][2]string, len(docs))
+	for i, d := range docs {
+		cases[i] = [2]string{d.DocID, d.Text}
 	}
+	benchParallel(b, cases, "doc")
 }
 
 // BenchmarkAskShortParallel: short-case throughput, the shipped vignettes
@@ -216,6 +200,17 @@ func BenchmarkAskShortParallel(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	cases := make([][2]string, len(vs))
+	for i, v := range vs {
+		cases[i] = [2]string{v.CaseID, v.Question}
+	}
+	benchParallel(b, cases, "case")
+}
+
+// benchParallel answers (id, text) cases round-robin on GOMAXPROCS
+// workers, cached and uncached grounding, reporting throughput and
+// process CPU per case under the unit's name.
+func benchParallel(b *testing.B, cases [][2]string, unit string) {
 	ctx := context.Background()
 	for _, g := range groundings {
 		b.Run(g.name, func(b *testing.B) {
@@ -226,15 +221,15 @@ func BenchmarkAskShortParallel(b *testing.B) {
 			cpu0 := processCPU()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					v := vs[int(next.Add(1))%len(vs)]
-					if _, err := p.Ask(ctx, v.CaseID, v.Question); err != nil {
+					c := cases[int(next.Add(1))%len(cases)]
+					if _, err := p.Ask(ctx, c[0], c[1]); err != nil {
 						b.Error(err)
 						return
 					}
 				}
 			})
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cases/s")
-			b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/case")
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unit+"s/s")
+			b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/"+unit)
 		})
 	}
 }
