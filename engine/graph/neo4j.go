@@ -167,6 +167,25 @@ func (s *Neo4j) query(ctx context.Context, cypher string, params map[string]any,
 	return res, nil
 }
 
+// schema runs one "CREATE … IF NOT EXISTS" statement. Two builds at once
+// (two `execkg build`s, or test packages sharing a server) can both pass the
+// IF NOT EXISTS check; the later one is then refused with
+// EquivalentSchemaRuleAlreadyExists although the index it asked for exists.
+// That refusal is the statement's goal met, so it is success. A different
+// index under the same name (IndexAlreadyExists) is still an error.
+func (s *Neo4j) schema(ctx context.Context, stmt string) error {
+	_, err := s.query(ctx, stmt, nil, true)
+	if equivalentSchema(err) {
+		return nil
+	}
+	return err
+}
+
+func equivalentSchema(err error) bool {
+	var ne *neo4j.Neo4jError
+	return errors.As(err, &ne) && ne.Code == "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
+}
+
 // keyPattern is the map pattern matching a node of label by its identity
 // properties taken from the expression src (a map holding them).
 func keyPattern(label, src string) string {
@@ -286,7 +305,7 @@ RETURN d.decision_id AS id, d.grounding_hash AS hash, d.grounding_embedder AS mo
 	}
 
 	for _, stmt := range schemaStatements() {
-		if _, err := s.query(ctx, stmt, nil, true); err != nil {
+		if err := s.schema(ctx, stmt); err != nil {
 			return st, err
 		}
 	}
@@ -418,7 +437,7 @@ RETURN elementId(n) AS id, %s AS key`, identExpr("n")), params(map[string]any{})
 	}
 
 	// Grounding indexes: full text always, vectors when this build made some.
-	if _, err := s.query(ctx, fmt.Sprintf("CREATE FULLTEXT INDEX %s IF NOT EXISTS FOR (n:DecisionNode) ON EACH [n.grounding_text]", FulltextIndex), nil, true); err != nil {
+	if err := s.schema(ctx, fmt.Sprintf("CREATE FULLTEXT INDEX %s IF NOT EXISTS FOR (n:DecisionNode) ON EACH [n.grounding_text]", FulltextIndex)); err != nil {
 		return st, err
 	}
 	if recreate {
@@ -427,7 +446,7 @@ RETURN elementId(n) AS id, %s AS key`, identExpr("n")), params(map[string]any{})
 		}
 	}
 	if ep.dim > 0 {
-		if _, err := s.query(ctx, fmt.Sprintf("CREATE VECTOR INDEX %s IF NOT EXISTS FOR (n:DecisionNode) ON (n.grounding_embedding) OPTIONS {indexConfig: {`vector.dimensions`: %d, `vector.similarity_function`: 'cosine'}}", VectorIndex, ep.dim), nil, true); err != nil {
+		if err := s.schema(ctx, fmt.Sprintf("CREATE VECTOR INDEX %s IF NOT EXISTS FOR (n:DecisionNode) ON (n.grounding_embedding) OPTIONS {indexConfig: {`vector.dimensions`: %d, `vector.similarity_function`: 'cosine'}}", VectorIndex, ep.dim)); err != nil {
 			return st, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/executablekg/execkg/internal/neo4jtest"
 	"github.com/executablekg/execkg/rules"
 )
 
@@ -19,23 +20,25 @@ const skipNeo4j = "set NEO4J_URI (e.g. bash scripts/neo4j.sh start) to run the N
 // TestMain removes the packs the Neo4j tests wrote (every version of
 // TEST_MINI, and the default pack under versions "test-…"), so a database
 // keeps only real packs. The tests never touch a real pack version, but they
-// do create the schema and indexes: prefer a scratch database.
+// do create the schema and indexes: prefer a scratch database. The package
+// holds neo4jtest's lock meanwhile, so other packages' Neo4j tests wait.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if os.Getenv("NEO4J_URI") != "" {
-		if s, err := OpenNeo4j(context.Background(), Neo4jConfigFromEnv()); err == nil {
-			res, err := s.query(context.Background(), `MATCH (n) WHERE n.pack_id = 'TEST_MINI' OR n.pack_version STARTS WITH 'test-'
-RETURN DISTINCT n.pack_id AS p, n.pack_version AS v`, nil, false)
-			if err == nil {
-				for _, r := range res.Records {
-					m := r.AsMap()
-					_, _ = s.deletePack(context.Background(), scope{pString(m, "p"), pString(m, "v")})
-				}
-			}
-			_ = s.Close()
+	os.Exit(neo4jtest.Main(m, func() {
+		s, err := OpenNeo4j(context.Background(), Neo4jConfigFromEnv())
+		if err != nil {
+			return
 		}
-	}
-	os.Exit(code)
+		defer s.Close()
+		res, err := s.query(context.Background(), `MATCH (n) WHERE n.pack_id = 'TEST_MINI' OR n.pack_version STARTS WITH 'test-'
+RETURN DISTINCT n.pack_id AS p, n.pack_version AS v`, nil, false)
+		if err != nil {
+			return
+		}
+		for _, r := range res.Records {
+			m := r.AsMap()
+			_, _ = s.deletePack(context.Background(), scope{pString(m, "p"), pString(m, "v")})
+		}
+	}))
 }
 
 // testEmbedder returns the trigram embedder with the dimension of the
