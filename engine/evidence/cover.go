@@ -49,7 +49,7 @@ func covers(mention string, phrases []string, all bool) (bool, string) {
 		for i, w := range pw {
 			covered[i] = hasWord(m, w)
 		}
-		coverAcronyms(m, pw, pi.gap, covered)
+		coverAcronyms(m, pw, pi.gap, pi.acr, covered)
 		n, modifierMissing := 0, false
 		for i, c := range covered {
 			if c {
@@ -87,8 +87,10 @@ var acronymRe = regexp.MustCompile(`\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b`)
 // the mention. An acronym is made of adjacent words, skipping at most one
 // function word between two of them ("ischaemia with non-obstructive
 // coronary arteries" is INOCA); initials scattered across a phrase are a
-// coincidence ("prn" is not "pain radiating to the neck").
-func coverAcronyms(m, pw []string, gap []int, covered []bool) {
+// coincidence ("prn" is not "pain radiating to the neck"). A word that is
+// itself an acronym is no initial of another ("PSA" is not "presentation
+// suggesting ACS").
+func coverAcronyms(m, pw []string, gap []int, acr []bool, covered []bool) {
 	for _, w := range m {
 		if len(w) < 3 || len(w) > 6 || isNum(w) {
 			continue
@@ -96,7 +98,7 @@ func coverAcronyms(m, pw []string, gap []int, covered []bool) {
 		for i := 0; i+len(w) <= len(pw); i++ {
 			match := true
 			for j := 0; j < len(w); j++ {
-				if pw[i+j] == "" || pw[i+j][0] != w[j] || j > 0 && gap[i+j-1] > 1 {
+				if pw[i+j] == "" || pw[i+j][0] != w[j] || acr[i+j] || j > 0 && gap[i+j-1] > 1 {
 					match = false
 					break
 				}

@@ -24,6 +24,7 @@ func TestCovers(t *testing.T) {
 		// Acronyms: adjacent initials, one function word skipped at most.
 		{"INOCA on invasive testing", []string{"ischaemia with non-obstructive coronary arteries"}, true},
 		{"GTN spray prn", []string{"pain radiating to the neck"}, false},
+		{"PSA undetectable", []string{"presentation suggesting ACS"}, false},
 		{"", []string{"x"}, false},
 	}
 	for _, c := range cases {

@@ -19,6 +19,8 @@ type phraseInfo struct {
 	critical []bool
 	// gap[i] is how many stop words lie between words[i] and words[i+1].
 	gap []int
+	// acr[i]: words[i] is written as an acronym in the phrase ("ACS").
+	acr []bool
 }
 
 // phraseWords returns contentWords(p) and which of them are critical.
@@ -35,8 +37,10 @@ func phraseOf(p string) phraseInfo {
 	pi.words, pi.gap = contentWordsGaps(p)
 	acr := acronyms(p)
 	pi.critical = make([]bool, len(pi.words))
+	pi.acr = make([]bool, len(pi.words))
 	for i, w := range pi.words {
 		pi.critical[i] = modifiers[w] || isNum(w) || acr[w]
+		pi.acr[i] = acr[w]
 	}
 	phraseCache.Store(p, pi)
 	return pi
