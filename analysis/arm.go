@@ -58,6 +58,13 @@ func (a *AskerArm) Predict(ctx context.Context, cases []vignettes.Vignette) ([]e
 type Case struct {
 	ID, Text string
 	Date     time.Time
+	// Bundle, when set, is a FHIR R4 Bundle answered instead of Text.
+	Bundle []byte
+}
+
+// FHIRAsker answers a FHIR R4 Bundle (engine.Program.AskFHIR).
+type FHIRAsker interface {
+	AskFHIR(ctx context.Context, caseID string, bundle []byte, opts ...engine.EvalOption) (*engine.Result, error)
 }
 
 // DatedAsker answers a case as of its date (engine.Program.AskOn).
@@ -81,7 +88,16 @@ func AskAll(ctx context.Context, a Asker, cases []Case, workers int) ([]engine.R
 				c := cases[i]
 				var res *engine.Result
 				var err error
-				if da, ok := a.(DatedAsker); ok && !c.Date.IsZero() {
+				if len(c.Bundle) > 0 {
+					fa, ok := a.(FHIRAsker)
+					if !ok {
+						err = fmt.Errorf("case %s is a FHIR bundle and this pipeline reads text only", c.ID)
+					} else if c.Date.IsZero() {
+						res, err = fa.AskFHIR(ctx, c.ID, c.Bundle)
+					} else {
+						res, err = fa.AskFHIR(ctx, c.ID, c.Bundle, engine.EvalDate(c.Date))
+					}
+				} else if da, ok := a.(DatedAsker); ok && !c.Date.IsZero() {
 					res, err = da.AskOn(ctx, c.ID, c.Text, c.Date)
 				} else {
 					res, err = a.Ask(ctx, c.ID, c.Text)

@@ -539,7 +539,7 @@ func (s *Score) WriteTable(w io.Writer) {
 func Ask(ctx context.Context, a analysis.Asker, docs []documents.Document, workers int) ([]engine.Result, error) {
 	cases := make([]analysis.Case, len(docs))
 	for i, d := range docs {
-		cases[i] = analysis.Case{ID: d.DocID, Text: d.Text}
+		cases[i] = analysis.Case{ID: d.DocID, Text: d.Text, Bundle: d.Bundle}
 		if date, err := time.Parse("2006-01-02", d.Date); err == nil {
 			cases[i].Date = date
 		}

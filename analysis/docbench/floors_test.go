@@ -44,7 +44,7 @@ func TestDocumentFloors(t *testing.T) {
 	h, err := packs.DefaultHierarchy()
 	require.NoError(t, err)
 	k := docbench.PackKnowledge(analysis.NewPackIndex(prog.Pack()), lex, h)
-	for _, split := range []string{documents.Dev, documents.Test} {
+	for _, split := range []string{documents.Dev, documents.Test, documents.FHIRDev} {
 		f, ok := floors[split]
 		require.True(t, ok, "floors.json has no %s floor", split)
 		docs, err := documents.Load(split)
@@ -52,11 +52,11 @@ func TestDocumentFloors(t *testing.T) {
 		res, err := docbench.Ask(ctx, prog, docs, 2)
 		require.NoError(t, err)
 		s := k.Run(split, docs, res)
-		if split == documents.Dev {
+		if split == documents.Dev || split == documents.FHIRDev {
 			// The test split's figures are measured with `execkg reproduce
 			// --documents test`, which logs them; here they are only held.
-			t.Logf("dev: must %d/%d (%.3f), violations %d/%d (%.3f), clean %d, exact %d",
-				s.Total.MustHit, s.Total.Must, s.Total.Recall(), s.Total.Violated, s.Total.MustNot, s.Total.ViolationRate(), s.Total.Clean, s.Total.Exact)
+			t.Logf("%s: must %d/%d (%.3f), violations %d/%d (%.3f), clean %d, exact %d",
+				split, s.Total.MustHit, s.Total.Must, s.Total.Recall(), s.Total.Violated, s.Total.MustNot, s.Total.ViolationRate(), s.Total.Clean, s.Total.Exact)
 		}
 		require.GreaterOrEqual(t, s.Total.MustHit, f.MustHit, "%s: must-include rows fell below the floor", split)
 		require.LessOrEqual(t, s.Total.Violated, f.MaxViolated, "%s: more must-not rows returned than the floor allows", split)

@@ -28,7 +28,7 @@ type docFlags struct {
 }
 
 func (d *docFlags) register(fl *flag.FlagSet) {
-	fl.StringVar(&d.split, "documents", documents.Dev, "document benchmark split to score: dev, test (measured sparingly, logged), final (measured once, logged) or none")
+	fl.StringVar(&d.split, "documents", documents.Dev, "document benchmark split to score: dev, test (measured sparingly, logged), final (measured once, logged), fhir-dev, fhir-test (coded EHR records; logged) or none")
 	fl.StringVar(&d.file, "documents-file", "", "score this documents JSON-lines file instead of a shipped split (not logged)")
 	fl.StringVar(&d.errorsCSV, "documents-errors", "documents_errors.csv", "write every document miss and violation, with its stage, to this CSV")
 	fl.StringVar(&d.log, "documents-log", "", "measurement log for the test and final splits (default "+documents.LogFile+", run from the repository root)")
@@ -59,7 +59,7 @@ func (d *docFlags) score(ctx context.Context, r docRun, stdout io.Writer) (*docb
 		return nil, err
 	}
 	logPath := ""
-	if d.file == "" && split != documents.Dev {
+	if d.file == "" && documents.Logged(split) {
 		if logPath, err = d.checkLog(split); err != nil {
 			return nil, err
 		}

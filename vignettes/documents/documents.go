@@ -23,7 +23,7 @@ import (
 
 // Data holds the shipped splits, so every command works from the binary.
 //
-//go:embed dev.jsonl test.jsonl final.jsonl
+//go:embed dev.jsonl test.jsonl final.jsonl fhir-dev.jsonl fhir-test.jsonl
 var Data embed.FS
 
 // Splits in the order they may be measured.
@@ -31,10 +31,21 @@ const (
 	Dev   = "dev"
 	Test  = "test"
 	Final = "final"
+	// FHIRDev and FHIRTest are coded EHR records (FHIR R4 Bundles),
+	// written and labelled blind like the documents: develop on fhir-dev,
+	// measure fhir-test sparingly (logged).
+	FHIRDev  = "fhir-dev"
+	FHIRTest = "fhir-test"
 )
 
 // Splits lists the shipped split names.
-var Splits = []string{Dev, Test, Final}
+var Splits = []string{Dev, Test, Final, FHIRDev, FHIRTest}
+
+// Logged reports whether measuring split is logged (every held-out split).
+func Logged(split string) bool { return split != Dev && split != FHIRDev }
+
+// FHIRStyle is the style of a record given as a FHIR Bundle, not text.
+const FHIRStyle = "fhir"
 
 // RepoDir is this package's directory relative to the repository root;
 // the measurement log is written there.
@@ -49,11 +60,13 @@ type Document struct {
 	Style string `json:"style"`
 	// Date is the document's date (YYYY-MM-DD): the "today" that its
 	// relative times ("PCI 6 weeks ago") refer to.
-	Date    string   `json:"date"`
-	Text    string   `json:"text"`
-	Must    []string `json:"must"`
-	MustNot []string `json:"must_not"`
-	Why     string   `json:"why"`
+	Date string `json:"date"`
+	Text string `json:"text,omitempty"`
+	// Bundle is a FHIR R4 Bundle (style "fhir"), read instead of a text.
+	Bundle  json.RawMessage `json:"bundle,omitempty"`
+	Must    []string        `json:"must"`
+	MustNot []string        `json:"must_not"`
+	Why     string          `json:"why"`
 	// Writer names the blind writer (W1…W4) whose labels these were
 	// before adjudication.
 	Writer string `json:"writer,omitempty"`
@@ -130,13 +143,23 @@ func Validate(docs []Document, rowExists func(string) bool) []Problem {
 			add("doc_id", "duplicate id")
 		}
 		seen[d.DocID] = true
-		if !styles[d.Style] {
-			add("style", "%q is not one of %s", d.Style, strings.Join(Styles, ", "))
+		if !styles[d.Style] && d.Style != FHIRStyle {
+			add("style", "%q is not one of %s, %s", d.Style, strings.Join(Styles, ", "), FHIRStyle)
 		}
 		if !isDate(d.Date) {
 			add("date", "%q is not YYYY-MM-DD", d.Date)
 		}
-		if n := strings.Count(strings.TrimRight(d.Text, "\n"), "\n") + 1; n < 5 || n > 40 {
+		if d.Style == FHIRStyle {
+			var head struct {
+				ResourceType string `json:"resourceType"`
+			}
+			if err := json.Unmarshal(d.Bundle, &head); err != nil || head.ResourceType != "Bundle" {
+				add("bundle", "a fhir record holds a FHIR R4 Bundle (resourceType \"Bundle\")")
+			}
+			if d.Text != "" {
+				add("text", "a fhir record is coded data only; put no text beside its bundle")
+			}
+		} else if n := strings.Count(strings.TrimRight(d.Text, "\n"), "\n") + 1; n < 5 || n > 40 {
 			add("text", "%d lines; documents have 5–40", n)
 		}
 		must := map[string]bool{}

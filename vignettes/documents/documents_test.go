@@ -16,6 +16,8 @@ func TestValidateNamesEachProblem(t *testing.T) {
 	docs := []Document{
 		{DocID: "ok", Style: "report", Date: "2026-01-02", Text: five, Must: []string{"table_01.json::row_0"}, MustNot: []string{"table_02.json::row_1"}},
 		{DocID: "ok", Style: "poem", Date: "2026-1-2", Text: "one line", Must: []string{"table_99.json::row_0", "table_01.json::row_0"}, MustNot: []string{"table_01.json::row_0"}},
+		{DocID: "rec", Style: FHIRStyle, Date: "2026-01-02", Bundle: []byte(`{"resourceType": "Patient"}`), Text: "a note"},
+		{DocID: "rec2", Style: FHIRStyle, Date: "2026-01-02", Bundle: []byte(`{"resourceType": "Bundle", "type": "collection"}`)},
 	}
 	var got []string
 	for _, p := range Validate(docs, known) {
@@ -23,11 +25,13 @@ func TestValidateNamesEachProblem(t *testing.T) {
 	}
 	require.Equal(t, []string{
 		"doc_id: duplicate id",
-		`style: "poem" is not one of clinic_letter, discharge_summary, shorthand_note, gp_referral, report, heart_team`,
+		`style: "poem" is not one of clinic_letter, discharge_summary, shorthand_note, gp_referral, report, heart_team, fhir`,
 		`date: "2026-1-2" is not YYYY-MM-DD`,
 		"text: 1 lines; documents have 5–40",
 		`must: unknown row id "table_99.json::row_0"`,
 		`must_not: "table_01.json::row_0" is also a must row`,
+		`bundle: a fhir record holds a FHIR R4 Bundle (resourceType "Bundle")`,
+		"text: a fhir record is coded data only; put no text beside its bundle",
 	}, got)
 }
 
@@ -54,14 +58,15 @@ func TestUnknownSplit(t *testing.T) {
 	require.ErrorContains(t, err, "have dev, test, final")
 }
 
-// TestShippedSplits: 240 documents, 40 per style split 20/10/10, every
-// document valid against the built-in pack, no document in two splits.
+// TestShippedSplits: 240 documents, 40 per style split 20/10/10, and 30
+// FHIR records split 20/10, every one valid against the built-in pack, no
+// document in two splits.
 func TestShippedSplits(t *testing.T) {
 	p, err := packs.Default()
 	require.NoError(t, err)
 	exists := func(id string) bool { _, _, ok := p.Row(id); return ok }
 	seen := map[string]string{}
-	want := map[string]int{Dev: 20, Test: 10, Final: 10}
+	want := map[string]int{Dev: 20, Test: 10, Final: 10, FHIRDev: 20, FHIRTest: 10}
 	for _, split := range Splits {
 		docs, err := Load(split)
 		require.NoError(t, err)
@@ -72,9 +77,13 @@ func TestShippedSplits(t *testing.T) {
 			seen[d.DocID] = split
 			per[d.Style]++
 		}
+		if split == FHIRDev || split == FHIRTest {
+			require.Equal(t, map[string]int{FHIRStyle: want[split]}, per, split)
+			continue
+		}
 		for _, s := range Styles {
 			require.Equal(t, want[split], per[s], "%s: %s", split, s)
 		}
 	}
-	require.Len(t, seen, 240)
+	require.Len(t, seen, 270)
 }
