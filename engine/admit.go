@@ -90,12 +90,21 @@ func (p *Program) compile(cond consistency.Condition) *consistency.Compiled {
 
 func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	cond := consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}
-	if cf, ok := a.coded[e.ID]; ok {
-		return a.p.compile(cond).CheckCoded(cf, a.checks)
+	cf, coded := a.coded[e.ID]
+	var v consistency.Verdict
+	if coded {
+		v = a.p.compile(cond).CheckCoded(cf, a.checks)
+	} else {
+		v = a.text.CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.checks)
 	}
-	v := a.text.CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.checks)
 	if v.Pass {
 		return v
+	}
+	if coded {
+		// A record has no words for the synonym pass below; what a
+		// derivation states (a definition's own doubt) holds for it as
+		// for text.
+		return a.derivedPass(c, e, v)
 	}
 	// A curated synonym carries the concept's qualifiers in its own words:
 	// "stable angina" is chronic coronary syndrome although it does not say
@@ -111,6 +120,12 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 			return v
 		}
 	}
+	return a.derivedPass(c, e, v)
+}
+
+// derivedPass lets through a failed verdict on derived evidence where the
+// derivation itself makes the point of the check.
+func (a *admitter) derivedPass(c eval.Cond, e eval.Evidence, v consistency.Verdict) consistency.Verdict {
 	// A definition whose concept is itself a doubt ("suspected X", made
 	// from a stated pre-test likelihood) states the doubt a doubtful
 	// condition asks for: the derivation, not the mention, is uncertain.
