@@ -189,6 +189,10 @@ func (m *Multi) merge(rs []*Result) *Result {
 			nm.RowID, nm.Pack = pre(nm.RowID), id
 			out.NearMisses = append(out.NearMisses, nm)
 		}
+		for _, w := range r.Withheld {
+			w.RowID, w.Pack = pre(w.RowID), id
+			out.Withheld = append(out.Withheld, w)
+		}
 		if r.Error != "" {
 			errs = append(errs, id+": "+r.Error)
 		}

@@ -639,6 +639,23 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 	if err := p.evaluate(ctx, c, res, tr, sortedKeys(keys), ev, passes, judged, overridden, date); err != nil {
 		return err
 	}
+	if w := p.withhold(res, m); len(w) > 0 {
+		res.Withheld = w
+		still := map[string]bool{}
+		for _, r := range res.Recommendations {
+			still[r.RowID] = true
+		}
+		rows := res.PredictedRowIDs[:0]
+		for _, id := range res.PredictedRowIDs {
+			if still[id] {
+				rows = append(rows, id)
+			}
+		}
+		res.PredictedRowIDs = rows
+		for _, x := range w {
+			c.emit(Event{Stage: StageEvaluate, Kind: EventRejected, FactID: x.FactID, RowID: x.RowID, RuleID: x.RuleID, Detail: x.Reason})
+		}
+	}
 	if c.tracing() {
 		for _, r := range tr.Rejected {
 			c.emit(Event{Stage: StageCheck, Kind: EventRejected, FactID: r.FindingID, DecisionID: r.DecisionID, Detail: r.Reason})

@@ -20,6 +20,9 @@ type Result struct {
 	RetrievedRowIDs []string         `json:"retrieved_row_ids"`
 	RetrievedRules  []string         `json:"retrieved_rule_ids"`
 	NearMisses      []NearMiss       `json:"near_misses,omitempty"`
+	// Withheld are rows that fired but recommend giving what the record
+	// states the patient does not tolerate or must not have.
+	Withheld []Withheld `json:"withheld,omitempty"`
 	// Patient is the patient model the case was read into: every fact
 	// with its kind, status, certainty, section, spans or resource, and
 	// the reader that made it, derived facts included.

@@ -110,6 +110,16 @@ func writeExplain(w io.Writer, r *engine.Result, all bool) {
 			fmt.Fprintf(w, "      because %s\n", condLine(c, findingText))
 		}
 	}
+	if len(r.Withheld) > 0 {
+		fmt.Fprintf(w, "\nWithheld (the row fired, but the record says the patient does not tolerate or must not have what it gives):\n")
+		for _, x := range r.Withheld {
+			term := x.Grade
+			if term == "" {
+				term = rules.DefaultGrading.Term(x.Class)
+			}
+			fmt.Fprintf(w, "  ✘ %s  %s: %s\n", x.RowID, term, x.Reason)
+		}
+	}
 	if len(r.NearMisses) > 0 {
 		fmt.Fprintf(w, "\nNear misses (would apply if the case also stated):\n")
 		for _, n := range r.NearMisses {
