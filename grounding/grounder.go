@@ -107,6 +107,7 @@ type config struct {
 	abbrev       bool
 	fusion       Fusion
 	cacheSize    int
+	ftStore      string
 }
 
 // Option configures New.
@@ -141,6 +142,12 @@ func WithGuard(on bool) Option { return func(c *config) { c.guard = on } }
 // WithAbbreviations switches abbreviation expansion from the index's own
 // long forms (default on).
 func WithAbbreviations(on bool) Option { return func(c *config) { c.abbrev = on } }
+
+// WithFullTextStore selects the key-value store under the in-memory
+// full-text index (fulltext.Options.Store): "" the sorted snapshot store,
+// fulltext.GtreapStore Bleve's own. Answers are the same; it exists to
+// measure and test that.
+func WithFullTextStore(name string) Option { return func(c *config) { c.ftStore = name } }
 
 // WithFusion sets how the channels are fused and how many anchors are kept
 // (default DefaultFusion()).
@@ -236,7 +243,7 @@ func New(records []Record, opts ...Option) (*Grounder, error) {
 		texts[i] = e.text
 	}
 	var err error
-	g.ft, err = fulltext.New(texts, fulltext.Options{Path: cfg.indexPath})
+	g.ft, err = fulltext.New(texts, fulltext.Options{Path: cfg.indexPath, Store: cfg.ftStore})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,176 @@
+package fulltext
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/executablekg/execkg/grounding/textnorm"
+)
+
+// findings reads the grounding test corpus: findings as the extraction
+// step writes them for the vignettes and the dev documents.
+func findings(t testing.TB) []string {
+	t.Helper()
+	f, err := os.Open("../testdata/findings.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if l := sc.Text(); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// equivalenceCases are searches over the corpus: each finding alone, with
+// the next one as an abbreviation-style variant, and hiding a text.
+type equivalenceCase struct {
+	variants []string
+	o        SearchOptions
+}
+
+func equivalenceCases(fs []string) []equivalenceCase {
+	var cs []equivalenceCase
+	for i, f := range fs {
+		q := QueryText(f)
+		cs = append(cs, equivalenceCase{[]string{q}, SearchOptions{}})
+		switch i % 3 {
+		case 0:
+			cs = append(cs, equivalenceCase{[]string{q, QueryText(fs[(i+1)%len(fs)])}, SearchOptions{VariantWeight: 0.6, Guard: true}})
+		case 1:
+			cs = append(cs, equivalenceCase{[]string{q}, SearchOptions{Exclude: []int{i, (i * 7) % len(fs)}, Guard: true}})
+		}
+	}
+	return cs
+}
+
+// referenceSearch is the query Search sent before it built its queries
+// from its own analysis: Bleve's MatchPhraseQuery and MatchQuery per
+// variant, every time.
+func referenceSearch(t *testing.T, ix *Index, variants []string, o SearchOptions) []Hit {
+	t.Helper()
+	var disj []query.Query
+	for i, v := range variants {
+		n := textnorm.Normalize(v)
+		if len(ix.analyze(n)) == 0 {
+			continue
+		}
+		w := 1.0
+		if i > 0 {
+			w = o.VariantWeight
+		}
+		p := query.NewMatchPhraseQuery(n)
+		p.SetField(field)
+		p.SetBoost(DefaultPhraseBoost * w)
+		m := query.NewMatchQuery(n)
+		m.SetField(field)
+		m.SetBoost(w)
+		disj = append(disj, p, m)
+	}
+	if len(disj) == 0 {
+		return nil
+	}
+	var q query.Query = query.NewDisjunctionQuery(disj)
+	if len(o.Exclude) > 0 {
+		ids := make([]string, len(o.Exclude))
+		for i, id := range o.Exclude {
+			ids[i] = strconv.Itoa(id)
+		}
+		q = query.NewBooleanQuery([]query.Query{q}, nil, []query.Query{query.NewDocIDQuery(ids)})
+	}
+	res, err := ix.bi.Search(bleve.NewSearchRequestOptions(q, DefaultK, 0, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Hit
+	for _, h := range res.Hits {
+		id, _ := strconv.Atoi(h.ID)
+		out = append(out, Hit{ID: id, Score: h.Score})
+	}
+	return out
+}
+
+// TestSearchMatchesReference: the sorted in-memory store, the queries
+// built from Search's own analysis and the skip of queries with no
+// indexed term return exactly (same texts, same order, bit-identical
+// scores) what Bleve's own in-memory store and match queries return, over
+// every finding of the corpus indexed as texts and queried back.
+func TestSearchMatchesReference(t *testing.T) {
+	fs := findings(t)
+	if testing.Short() {
+		var some []string
+		for i := 0; i < len(fs); i += 8 {
+			some = append(some, fs[i])
+		}
+		fs = some
+	}
+	texts := fs[:len(fs)/2]
+	ref, err := New(texts, Options{Store: GtreapStore})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	ix, err := New(texts, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	cases := equivalenceCases(fs)
+	var nonEmpty int
+	for _, c := range cases {
+		o := c.o
+		o.K = DefaultK
+		want := referenceSearch(t, ref, c.variants, o)
+		raw, err := ix.Search(c.variants, SearchOptions{K: DefaultK, VariantWeight: o.VariantWeight, Exclude: o.Exclude})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(raw) != len(want) {
+			t.Fatalf("search %q %+v: %d hits, reference %d", c.variants, o, len(raw), len(want))
+		}
+		for i := range want {
+			if raw[i].ID != want[i].ID || raw[i].Score != want[i].Score {
+				t.Fatalf("search %q %+v: hit %d is text %d score %v, reference text %d score %v", c.variants, o, i, raw[i].ID, raw[i].Score, want[i].ID, want[i].Score)
+			}
+		}
+		if len(want) > 0 {
+			nonEmpty++
+		}
+		// The full search (guard, matched words) on both stores.
+		got, err := ix.Search(c.variants, c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exp, err := ref.Search(c.variants, c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(exp) {
+			t.Fatalf("search %q %+v: %d hits on the sorted store, %d on gtreap", c.variants, c.o, len(got), len(exp))
+		}
+		for i := range exp {
+			g, e := got[i], exp[i]
+			if g.ID != e.ID || g.Score != e.Score || g.Phrase != e.Phrase || strings.Join(g.Matched, " ") != strings.Join(e.Matched, " ") {
+				t.Fatalf("search %q %+v: hit %d is %+v on the sorted store, %+v on gtreap", c.variants, c.o, i, g, e)
+			}
+		}
+	}
+	// The corpus must exercise the comparison, not pass on empty lists.
+	if nonEmpty < len(cases)/2 {
+		t.Fatalf("only %d of %d searches found anything; the comparison is too weak", nonEmpty, len(cases))
+	}
+	t.Logf("%d searches, %d with hits, identical on both stores and to the reference queries", len(cases), nonEmpty)
+}
