@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/executablekg/execkg/grounding/embed"
 	"github.com/executablekg/execkg/grounding/fulltext"
@@ -56,6 +57,8 @@ type Grounder struct {
 	elems    []element
 	byQuery  map[string][]int // normalised QueryText of a phrase → elements
 	concepts map[string]*concept
+	conList  []*concept // by concept.idx
+	slots    sync.Pool  // *[]int32, one per concept, -1 between Fuse calls
 	ft       *fulltext.Index
 	vec      *vector.Index
 	acr      *acronyms
@@ -80,6 +83,7 @@ type element struct {
 // conceptRef is one concept whose records hold an element.
 type conceptRef struct {
 	key         string
+	idx         int // concept.idx
 	decisionIDs []string
 	sources     []string
 }
@@ -91,6 +95,7 @@ type ref struct {
 
 // concept is what an anchor stands for.
 type concept struct {
+	idx                 int // position in Grounder.conList
 	key, name, snomedID string
 	decisionIDs         []string
 	ruleIDs             []string
@@ -205,7 +210,8 @@ func New(records []Record, opts ...Option) (*Grounder, error) {
 		}
 		c := g.concepts[r.ConceptKey]
 		if c == nil {
-			c = &concept{key: r.ConceptKey, name: r.Concept}
+			c = &concept{idx: len(g.conList), key: r.ConceptKey, name: r.Concept}
+			g.conList = append(g.conList, c)
 			if strings.HasPrefix(r.ConceptKey, "sct:") {
 				c.snomedID = strings.TrimPrefix(r.ConceptKey, "sct:")
 			}
@@ -228,7 +234,7 @@ func New(records []Record, opts ...Option) (*Grounder, error) {
 			if !ok {
 				j = len(e.byConcept)
 				pos[rec.ConceptKey] = j
-				e.byConcept = append(e.byConcept, conceptRef{key: rec.ConceptKey})
+				e.byConcept = append(e.byConcept, conceptRef{key: rec.ConceptKey, idx: g.concepts[rec.ConceptKey].idx})
 			}
 			cr := &e.byConcept[j]
 			cr.decisionIDs = append(cr.decisionIDs, rec.DecisionID)
