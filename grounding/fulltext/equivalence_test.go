@@ -2,10 +2,12 @@ package fulltext
 
 import (
 	"bufio"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -173,4 +175,85 @@ func TestSearchMatchesReference(t *testing.T) {
 		t.Fatalf("only %d of %d searches found anything; the comparison is too weak", nonEmpty, len(cases))
 	}
 	t.Logf("%d searches, %d with hits, identical on both stores and to the reference queries", len(cases), nonEmpty)
+}
+
+// TestQueryTextPrechecksMatchReference: the checks that let QueryText skip
+// its regexps (no digit, no word a negation cue starts with) never skip a
+// match: over the corpus and random mixes of cue fragments, QueryText
+// equals referenceQueryText (QueryText as first written, both regexps
+// always run), and every text negationRe matches passes hasNegationWord.
+func TestQueryTextPrechecksMatchReference(t *testing.T) {
+	texts := findings(t)
+	parts := []string{"no", "not", "w/o", "w", "/", "o", " ", "-", "_", "history", "of", "ruled", "out", "none", "nor", "x", "2", ".", "é", "No", "neither", "denies"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for j := r.IntN(8); j >= 0; j-- {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		texts = append(texts, b.String())
+	}
+	matched := 0
+	for _, s := range texts {
+		f := textnorm.Fold(s)
+		if negationRe.MatchString(f) {
+			matched++
+			if !hasNegationWord(f) {
+				t.Fatalf("negationRe matches %q but hasNegationWord says no cue", f)
+			}
+		}
+		if got, want := QueryText(s), referenceQueryText(s); got != want {
+			t.Fatalf("QueryText(%q) = %q, reference %q", s, got, want)
+		}
+	}
+	if matched < 1000 {
+		t.Fatalf("only %d texts hold a negation; the check is too weak", matched)
+	}
+}
+
+// referenceQueryText is QueryText as first written.
+func referenceQueryText(finding string) string {
+	s := textnorm.Fold(finding)
+
+	// Remove numbers right to left, so earlier offsets stay valid.
+	locs := numberRe.FindAllStringIndex(s, -1)
+	for i := len(locs) - 1; i >= 0; i-- {
+		a, b := locs[i][0], locs[i][1]
+		d := a // first digit of the match
+		for d < b && !unicode.IsDigit(rune(s[d])) {
+			d++
+		}
+		if d == a && d > 0 && isWordByte(s[d-1]) {
+			continue // digit inside a word: cha2ds2, hba1c
+		}
+		if b < len(s) && (isWordByte(s[b]) || (s[b] == '-' && b+1 < len(s) && isLetter(s[b+1]))) {
+			continue // 2nd, 12-lead, 3-vessel
+		}
+		if keepBefore[lastWord(s[:a])] {
+			continue
+		}
+		if m := comparatorTail.FindStringIndex(s[:a]); m != nil {
+			a = m[0]
+		}
+		s = s[:a] + " " + s[b:]
+	}
+	s = negationRe.ReplaceAllString(s, " ")
+
+	// Stray comparator symbols and punctuation at word edges.
+	words := strings.Fields(s)
+	out := words[:0]
+	for _, w := range words {
+		w = strings.Trim(w, "<>=!~:;,.?()[]{}\"'/+*")
+		if w == "" || w == "-" {
+			continue
+		}
+		out = append(out, w)
+	}
+	for len(out) > 0 && edgeWords[out[0]] {
+		out = out[1:]
+	}
+	for len(out) > 0 && edgeWords[out[len(out)-1]] {
+		out = out[:len(out)-1]
+	}
+	return strings.Join(out, " ")
 }
