@@ -387,8 +387,20 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 // matchQueries are the queries Bleve's MatchPhraseQuery and MatchQuery
 // (operator or) build from an analysed text, with its tokens and their
 // terms given: the same searchers score the same, without analysing the
-// text twice more inside Bleve.
+// text twice more inside Bleve. For a one-term text both are the term query
+// itself: a one-term phrase matches wherever the term occurs and scores as
+// its conjunction of one (0 + score), and a disjunction of one scores its
+// child times coord 1/1, with the same weight for query normalisation.
 func matchQueries(toks analysis.TokenStream, terms []string, phraseBoost, boost float64) (query.Query, query.Query) {
+	term := func(t string, b float64) query.Query {
+		tq := query.NewTermQuery(t)
+		tq.SetField(field)
+		tq.SetBoost(b)
+		return tq
+	}
+	if len(terms) == 1 {
+		return term(terms[0], phraseBoost), term(terms[0], boost)
+	}
 	// Bleve's tokenStreamToPhrase: one slot per position from the first
 	// token's to the last's; a stop word leaves its slot empty.
 	first, last := toks[0].Position, toks[0].Position
@@ -404,10 +416,7 @@ func matchQueries(toks analysis.TokenStream, terms []string, phraseBoost, boost 
 	p.SetFuzziness(0)
 	tqs := make([]query.Query, len(terms))
 	for j, t := range terms {
-		tq := query.NewTermQuery(t)
-		tq.SetField(field)
-		tq.SetBoost(boost)
-		tqs[j] = tq
+		tqs[j] = term(t, boost)
 	}
 	m := query.NewDisjunctionQuery(tqs)
 	m.SetMin(1)
