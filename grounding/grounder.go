@@ -13,9 +13,11 @@
 package grounding
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -416,6 +418,9 @@ func (g *Grounder) search(ctx context.Context, c *Candidates, o RetrieveOptions,
 	if err != nil {
 		return fmt.Errorf("ground %q: %w", finding, err)
 	}
+	if len(fh) > 0 {
+		c.FullText = make([]PhraseHit, 0, len(fh))
+	}
 	for i, h := range fh {
 		c.FullText = append(c.FullText, PhraseHit{Element: h.ID, Phrase: g.elems[h.ID].text, Rank: i + 1, Score: h.Score, Matched: h.Matched, Exact: h.Phrase})
 	}
@@ -424,7 +429,7 @@ func (g *Grounder) search(ctx context.Context, c *Candidates, o RetrieveOptions,
 	if err != nil {
 		return fmt.Errorf("ground %q: embed the query with %s: %w", finding, g.cfg.embedder.Name(), err)
 	}
-	best := map[int]float64{}
+	// Each phrase's best (discounted) cosine over the variants.
 	for i, v := range qv {
 		w := 1.0
 		if i > 0 {
@@ -436,22 +441,29 @@ func (g *Grounder) search(ctx context.Context, c *Candidates, o RetrieveOptions,
 			return fmt.Errorf("ground %q: %w", finding, err)
 		}
 		for _, h := range hits {
-			if s, ok := best[h.ID]; !ok || h.Score*w > s {
-				best[h.ID] = h.Score * w
+			c.Vector = append(c.Vector, PhraseHit{Element: h.ID, Score: h.Score * w})
+		}
+	}
+	if len(qv) > 1 {
+		slices.SortFunc(c.Vector, func(a, b PhraseHit) int {
+			if a.Element != b.Element {
+				return a.Element - b.Element
 			}
-		}
+			return cmp.Compare(b.Score, a.Score)
+		})
+		c.Vector = slices.CompactFunc(c.Vector, func(a, b PhraseHit) bool { return a.Element == b.Element })
 	}
-	for id, s := range best {
-		c.Vector = append(c.Vector, PhraseHit{Element: id, Phrase: g.elems[id].text, Score: s})
-	}
-	sort.Slice(c.Vector, func(i, j int) bool {
-		if c.Vector[i].Score != c.Vector[j].Score {
-			return c.Vector[i].Score > c.Vector[j].Score
+	slices.SortFunc(c.Vector, func(a, b PhraseHit) int {
+		if a.Score != b.Score {
+			return cmp.Compare(b.Score, a.Score)
 		}
-		return c.Vector[i].Element < c.Vector[j].Element
+		return a.Element - b.Element
 	})
 	if len(c.Vector) > o.K {
 		c.Vector = c.Vector[:o.K]
+	}
+	for i := range c.Vector {
+		c.Vector[i].Phrase = g.elems[c.Vector[i].Element].text
 	}
 	for i := range c.Vector {
 		c.Vector[i].Rank = i + 1

@@ -296,7 +296,10 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	}
 	var disj []query.Query
 	var qterms [][]string
-	known := false
+	// matchable bounds the texts the query can match: every match holds
+	// a query term, so at most the sum of their document frequencies.
+	matchable := 0
+	var counted []string
 	for i, v := range variants {
 		toks := ix.analyzer.Analyze([]byte(textnorm.Normalize(v)))
 		if len(toks) == 0 {
@@ -309,13 +312,16 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 		terms := make([]string, len(toks))
 		for j, tok := range toks {
 			terms[j] = string(tok.Term)
-			known = known || ix.df[terms[j]] > 0
+			if !slices.Contains(counted, terms[j]) {
+				counted = append(counted, terms[j])
+				matchable += ix.df[terms[j]]
+			}
 		}
 		qterms = append(qterms, terms)
 		p, m := matchQueries(toks, terms, w*o.PhraseBoost, w)
 		disj = append(disj, p, m)
 	}
-	if !known {
+	if matchable == 0 {
 		// No query term is in the index, so no text matches the phrase or
 		// any word: Bleve would return nothing.
 		return nil, nil
@@ -332,6 +338,10 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	if o.Guard {
 		size = 3 * o.K
 	}
+	// Asking for no more hits than can match returns the same hits (all of
+	// them, in the same order) and spares Bleve's collector its
+	// preallocation of size documents.
+	size = min(size, matchable)
 	req := bleve.NewSearchRequestOptions(q, size, 0, false)
 	res, err := ix.bi.Search(req)
 	if err != nil {
