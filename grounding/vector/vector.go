@@ -27,10 +27,11 @@ type Index struct {
 	acc      sync.Pool // *accumulator
 }
 
-// accumulator holds a sparse search's partial sums, one row per vector,
-// all zero between searches, and the query's non-zero dimensions.
+// accumulator holds a sparse search's partial sums, one array per lane
+// indexed by vector (dense, so a lane's sums share cache lines), all zero
+// between searches, and the query's non-zero dimensions.
 type accumulator struct {
-	sums [][lanes]float32
+	sums [lanes][]float32
 	q    []posting // query dimensions (id holds the dimension)
 }
 
@@ -91,7 +92,11 @@ func New(vecs [][]float32) (*Index, error) {
 		}
 	}
 	ix.acc.New = func() any {
-		return &accumulator{sums: make([][lanes]float32, ix.n)}
+		a := &accumulator{}
+		for l := range a.sums {
+			a.sums[l] = make([]float32, ix.n)
+		}
+		return a
 	}
 	return ix, nil
 }
@@ -125,7 +130,6 @@ func (ix *Index) Search(q []float32, k int, threshold float64, exclude func(id i
 		}
 	} else {
 		ap := ix.acc.Get().(*accumulator)
-		acc := ap.sums
 		// The query's non-zero values as Normalize scales them (its zeros
 		// add nothing to the squared norm).
 		var n float64
@@ -154,19 +158,20 @@ func (ix *Index) Search(q []float32, k int, threshold float64, exclude func(id i
 			if d >= unrolled {
 				lane = 0 // dot's tail loop adds into the first sum
 			}
+			sums := ap.sums[lane]
 			for _, p := range ix.postings[d] {
-				acc[p.id][lane] += float32(p.val * x)
+				sums[p.id] += float32(p.val * x)
 			}
 		}
 		// A vector the query's dimensions did not reach sums to zero,
 		// which never matches: every row is read and cleared for the next
 		// search (cheaper than tracking the rows touched).
-		for id := range acc {
-			a := &acc[id]
-			if s := a[0] + a[1] + a[2] + a[3]; s != 0 {
+		s0, s1, s2, s3 := ap.sums[0], ap.sums[1][:ix.n], ap.sums[2][:ix.n], ap.sums[3][:ix.n]
+		for id := range s0 {
+			if s := s0[id] + s1[id] + s2[id] + s3[id]; s != 0 {
 				keep(id, s)
 			}
-			*a = [lanes]float32{}
+			s0[id], s1[id], s2[id], s3[id] = 0, 0, 0, 0
 		}
 		ix.acc.Put(ap)
 	}
