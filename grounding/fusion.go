@@ -142,7 +142,7 @@ func (g *Grounder) Fuse(c *Candidates, f Fusion) []Anchor {
 	}
 	slots := g.conceptSlots()
 	defer g.slots.Put(slots)
-	var found []fused
+	found := make([]fused, 0, len(c.FullText)+len(c.Vector))
 	useVector := func(h PhraseHit) bool { return !(f.Threshold > 0 && h.Score < f.Threshold) }
 	// A concept's rank in a channel counts the concepts that channel found
 	// before it; its score there is its first (best) hit's.

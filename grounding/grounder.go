@@ -430,15 +430,26 @@ func (g *Grounder) search(ctx context.Context, c *Candidates, o RetrieveOptions,
 		return fmt.Errorf("ground %q: embed the query with %s: %w", finding, g.cfg.embedder.Name(), err)
 	}
 	// Each phrase's best (discounted) cosine over the variants.
+	byVariant := make([][]vector.Hit, len(qv))
+	n := 0
 	for i, v := range qv {
 		w := 1.0
 		if i > 0 {
 			w = expansionWeight
 		}
 		// a discounted cosine must still clear the threshold
-		hits, err := g.vec.Search(v, o.K, o.Threshold/w, isHidden)
-		if err != nil {
+		if byVariant[i], err = g.vec.Search(v, o.K, o.Threshold/w, isHidden); err != nil {
 			return fmt.Errorf("ground %q: %w", finding, err)
+		}
+		n += len(byVariant[i])
+	}
+	if n > 0 {
+		c.Vector = make([]PhraseHit, 0, n)
+	}
+	for i, hits := range byVariant {
+		w := 1.0
+		if i > 0 {
+			w = expansionWeight
 		}
 		for _, h := range hits {
 			c.Vector = append(c.Vector, PhraseHit{Element: h.ID, Score: h.Score * w})

@@ -364,6 +364,9 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 		}
 	}
 	var out []Hit
+	if len(res.Hits) > 0 {
+		out = make([]Hit, 0, min(len(res.Hits), o.K))
+	}
 	for _, h := range res.Hits {
 		id, err := strconv.Atoi(h.ID)
 		if err != nil || id < 0 || id >= len(ix.terms) {
@@ -390,6 +393,9 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 		if len(out) == o.K {
 			break
 		}
+	}
+	if len(out) == 0 {
+		return nil, nil // the guard dropped every hit
 	}
 	return out, nil
 }
