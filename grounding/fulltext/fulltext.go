@@ -79,6 +79,10 @@ type Index struct {
 	analyzer analysis.Analyzer
 	terms    [][]string // analysed terms of each text, in order
 	termSet  []map[string]bool
+	// termID numbers the indexed terms; docTerms are each text's terms
+	// by number, so matching a hit compares integers.
+	termID   map[string]int32
+	docTerms [][]int32
 	df       map[string]int
 	generic  map[string]bool // analysed forms of textnorm.GenericWords
 	// Reused reports that an on-disk index was reused rather than built.
@@ -174,17 +178,26 @@ func New(texts []string, opts Options) (*Index, error) {
 		}
 	}
 	ix.df = map[string]int{}
+	ix.termID = map[string]int32{}
 	for _, t := range norm {
 		terms := ix.analyze(t)
 		set := map[string]bool{}
-		for _, x := range terms {
+		ids := make([]int32, len(terms))
+		for i, x := range terms {
 			if !set[x] {
 				set[x] = true
 				ix.df[x]++
 			}
+			id, ok := ix.termID[x]
+			if !ok {
+				id = int32(len(ix.termID))
+				ix.termID[x] = id
+			}
+			ids[i] = id
 		}
 		ix.terms = append(ix.terms, terms)
 		ix.termSet = append(ix.termSet, set)
+		ix.docTerms = append(ix.docTerms, ids)
 	}
 	ix.generic = map[string]bool{}
 	for w := range textnorm.GenericWords {
@@ -296,6 +309,7 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	}
 	var disj []query.Query
 	var qterms [][]string
+	var qids [][]int32 // qterms by term number, -1 when not indexed
 	// matchable bounds the texts the query can match: every match holds
 	// a query term, so at most the sum of their document frequencies.
 	matchable := 0
@@ -310,14 +324,20 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 			w = o.VariantWeight
 		}
 		terms := make([]string, len(toks))
+		ids := make([]int32, len(toks))
 		for j, tok := range toks {
 			terms[j] = string(tok.Term)
+			ids[j] = -1
+			if id, ok := ix.termID[terms[j]]; ok {
+				ids[j] = id
+			}
 			if !slices.Contains(counted, terms[j]) {
 				counted = append(counted, terms[j])
 				matchable += ix.df[terms[j]]
 			}
 		}
 		qterms = append(qterms, terms)
+		qids = append(qids, ids)
 		p, m := matchQueries(toks, terms, w*o.PhraseBoost, w)
 		disj = append(disj, p, m)
 	}
@@ -374,8 +394,8 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 		}
 		hit := Hit{ID: id, Score: h.Score}
 		keep := !o.Guard
-		for _, qt := range qterms {
-			phrase, matched := ix.match(id, qt)
+		for i, qt := range qterms {
+			phrase, matched := ix.match(id, qt, qids[i])
 			if phrase {
 				hit.Phrase = true
 			}
@@ -440,25 +460,22 @@ func matchQueries(toks analysis.TokenStream, terms []string, phraseBoost, boost 
 	return p, m
 }
 
-// match reports whether the query terms occur as a contiguous run in text
-// id, and which distinct query terms occur at all.
-func (ix *Index) match(id int, qt []string) (bool, []string) {
+// match reports whether the query terms qt (by number, qid) occur as a
+// contiguous run in text id, and which distinct query terms occur at all.
+func (ix *Index) match(id int, qt []string, qid []int32) (bool, []string) {
+	doc := ix.docTerms[id]
 	var matched []string
-	for _, t := range qt {
-		if ix.termSet[id][t] && !slices.Contains(matched, t) { // a query has a few terms
-			matched = append(matched, t)
+	for j, t := range qid {
+		// a query and a text have a few terms each
+		if t >= 0 && slices.Contains(doc, t) && !slices.Contains(matched, qt[j]) {
+			if matched == nil {
+				matched = make([]string, 0, len(qt))
+			}
+			matched = append(matched, qt[j])
 		}
 	}
-	doc := ix.terms[id]
-	for i := 0; i+len(qt) <= len(doc); i++ {
-		ok := true
-		for j, t := range qt {
-			if doc[i+j] != t {
-				ok = false
-				break
-			}
-		}
-		if ok {
+	for i := 0; i+len(qid) <= len(doc); i++ {
+		if slices.Equal(doc[i:i+len(qid)], qid) {
 			return true, matched
 		}
 	}
