@@ -40,6 +40,10 @@ type memStore struct {
 
 type memSnapshot struct {
 	keys, vals [][]byte // sorted by key (bytes.Compare)
+	// pre holds each key's first 8 bytes as a big-endian number (zero
+	// padded), in the same order: searches narrow by number first.
+	pre []uint64
+	at  map[string]int // key → position, for Get
 }
 
 func newMemStore(mo store.MergeOperator, config map[string]any) (store.KVStore, error) {
@@ -62,9 +66,11 @@ func (s *memStore) Reader() (store.KVReader, error) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys) // string order is byte order
-		sn := &memSnapshot{keys: make([][]byte, len(keys)), vals: make([][]byte, len(keys))}
+		sn := &memSnapshot{keys: make([][]byte, len(keys)), vals: make([][]byte, len(keys)), pre: make([]uint64, len(keys)), at: make(map[string]int, len(keys))}
 		for i, k := range keys {
 			sn.keys[i], sn.vals[i] = []byte(k), s.rows[k]
+			sn.pre[i] = prefix8(sn.keys[i])
+			sn.at[k] = i
 		}
 		s.snap = sn
 	}
@@ -112,14 +118,47 @@ func (w *memWriter) Close() error { return nil }
 
 type memReader struct{ sn *memSnapshot }
 
-// search is the position of the first key ≥ k.
+// prefix8 is a key's first 8 bytes as a big-endian number, zero padded:
+// a < b (bytes.Compare) implies prefix8(a) ≤ prefix8(b).
+func prefix8(k []byte) uint64 {
+	var p uint64
+	for i := 0; i < 8; i++ {
+		p <<= 8
+		if i < len(k) {
+			p |= uint64(k[i])
+		}
+	}
+	return p
+}
+
+// search is the position of the first key ≥ k. Keys whose prefix8 is
+// below k's are below k, those above it above k; only keys sharing k's
+// prefix8 are compared byte by byte.
 func (sn *memSnapshot) search(k []byte) int {
-	return sort.Search(len(sn.keys), func(i int) bool { return bytes.Compare(sn.keys[i], k) >= 0 })
+	p := prefix8(k)
+	lo, hi := 0, len(sn.pre)
+	for lo < hi { // first position with pre ≥ p
+		m := int(uint(lo+hi) >> 1)
+		if sn.pre[m] < p {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	end, top := lo, len(sn.pre)
+	for end < top { // first position with pre > p
+		m := int(uint(end+top) >> 1)
+		if sn.pre[m] <= p {
+			end = m + 1
+		} else {
+			top = m
+		}
+	}
+	return lo + sort.Search(end-lo, func(i int) bool { return bytes.Compare(sn.keys[lo+i], k) >= 0 })
 }
 
 func (r *memReader) Get(k []byte) ([]byte, error) {
-	i := r.sn.search(k)
-	if i < len(r.sn.keys) && bytes.Equal(r.sn.keys[i], k) {
+	if i, ok := r.sn.at[string(k)]; ok {
 		return bytes.Clone(r.sn.vals[i]), nil // gtreap returns a copy too
 	}
 	return nil, nil
