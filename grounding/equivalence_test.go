@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/executablekg/execkg/grounding/fulltext"
@@ -77,4 +78,44 @@ func TestGroundSameOnBothStores(t *testing.T) {
 	if grounded < len(fs)/2 {
 		t.Fatalf("only %d of %d findings grounded; the comparison is too weak", grounded, len(fs))
 	}
+}
+
+// TestGroundConcurrentUncached: without the anchors cache, goroutines
+// sharing one Grounder (pooled search scratch: vector sums, embedder
+// buffers, Fuse's concept slots) answer every finding exactly as one
+// goroutine does.
+func TestGroundConcurrentUncached(t *testing.T) {
+	all := corpusFindings(t)
+	var fs []string
+	for i := 0; i < len(all); i += 12 {
+		fs = append(fs, all[i])
+	}
+	g, err := New(packRecords(t), WithCacheSize(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	ctx := context.Background()
+	want := make([][]Anchor, len(fs))
+	for i, f := range fs {
+		if want[i], err = g.Ground(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for j := range fs {
+				i := (j*7 + w*31) % len(fs)
+				got, err := g.Ground(ctx, fs[i])
+				if err != nil || !reflect.DeepEqual(got, want[i]) {
+					t.Errorf("worker %d, Ground(%q) = %+v, %v; alone %+v", w, fs[i], got, err, want[i])
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
 }

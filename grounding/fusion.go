@@ -140,8 +140,8 @@ func (g *Grounder) Fuse(c *Candidates, f Fusion) []Anchor {
 	if f.RRFK <= 0 {
 		f.RRFK = DefaultRRFK
 	}
+	// Not deferred: a panic must not return slots that are not all -1.
 	slots := g.conceptSlots()
-	defer g.slots.Put(slots)
 	found := make([]fused, 0, len(c.FullText)+len(c.Vector))
 	useVector := func(h PhraseHit) bool { return !(f.Threshold > 0 && h.Score < f.Threshold) }
 	// A concept's rank in a channel counts the concepts that channel found
@@ -283,6 +283,7 @@ func (g *Grounder) Fuse(c *Candidates, f Fusion) []Anchor {
 	for i := range found {
 		(*slots)[found[i].con.idx] = -1
 	}
+	g.slots.Put(slots)
 	return out
 }
 
