@@ -13,6 +13,7 @@
 package fulltext
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -36,6 +37,8 @@ import (
 	"github.com/blevesearch/bleve/v2/index/upsidedown"
 	"github.com/blevesearch/bleve/v2/index/upsidedown/store/gtreap"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/collector"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 
@@ -86,7 +89,9 @@ type Index struct {
 	df       map[string]int
 	generic  map[string]bool // analysed forms of textnorm.GenericWords
 	// Reused reports that an on-disk index was reused rather than built.
-	Reused bool
+	Reused   bool
+	inMemory bool   // the upsidedown index over the sorted store (collect)
+	scoring  string // the mapping's scoring model, as Index.Search reads it
 }
 
 func newMapping() (*mapping.IndexMappingImpl, error) {
@@ -144,6 +149,11 @@ func New(texts []string, opts Options) (*Index, error) {
 			kv = memStoreName
 		}
 		ix.bi, err = bleve.NewUsing("", im, upsidedown.Name, kv, nil)
+		ix.inMemory = true
+		ix.scoring = index.DefaultScoringModel
+		if im.ScoringModel == index.BM25Scoring {
+			ix.scoring = index.BM25Scoring
+		}
 		if err != nil {
 			return nil, fmt.Errorf("full-text index in memory: %w", err)
 		}
@@ -362,8 +372,7 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	// them, in the same order) and spares Bleve's collector its
 	// preallocation of size documents.
 	size = min(size, matchable)
-	req := bleve.NewSearchRequestOptions(q, size, 0, false)
-	res, err := ix.bi.Search(req)
+	hits, err := ix.collect(q, size)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search %q: %w", strings.Join(variants, " | "), err)
 	}
@@ -384,10 +393,10 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 		}
 	}
 	var out []Hit
-	if len(res.Hits) > 0 {
-		out = make([]Hit, 0, min(len(res.Hits), o.K))
+	if len(hits) > 0 {
+		out = make([]Hit, 0, min(len(hits), o.K))
 	}
-	for _, h := range res.Hits {
+	for _, h := range hits {
 		id, err := strconv.Atoi(h.ID)
 		if err != nil || id < 0 || id >= len(ix.terms) {
 			return nil, fmt.Errorf("full-text index returned unknown document %q; rebuild the index", h.ID)
@@ -418,6 +427,43 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 		return nil, nil // the guard dropped every hit
 	}
 	return out, nil
+}
+
+// collect returns the best size hits of q, best first. The in-memory index
+// runs q's searchers into Bleve's top-N collector by score directly, as
+// Index.Search does for a request without fields, facets or highlights
+// (the same searchers, scoring model and collector, so the same hits and
+// scores), without the request's per-hit field loading and bookkeeping;
+// an on-disk index goes through Index.Search.
+func (ix *Index) collect(q query.Query, size int) (search.DocumentMatchCollection, error) {
+	if !ix.inMemory {
+		res, err := ix.bi.Search(bleve.NewSearchRequestOptions(q, size, 0, false))
+		if err != nil {
+			return nil, err
+		}
+		return res.Hits, nil
+	}
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	ctx := context.WithValue(context.Background(), search.GetScoringModelCallbackKey,
+		search.GetScoringModelCallbackFn(func() string { return ix.scoring }))
+	s, err := q.Searcher(ctx, r, ix.bi.Mapping(), search.SearcherOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	coll := collector.NewTopNCollector(size, 0, search.SortOrder{&search.SortScore{Desc: true}})
+	if err := coll.Collect(ctx, s, r); err != nil {
+		return nil, err
+	}
+	return coll.Results(), nil
 }
 
 // matchQueries are the queries Bleve's MatchPhraseQuery and MatchQuery
