@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/executablekg/execkg/grounding/fulltext"
 	"github.com/executablekg/execkg/grounding/lexicon"
 	"github.com/executablekg/execkg/rules/packs"
 )
@@ -21,7 +22,7 @@ var benchFindings = []string{
 	"stable angina despite beta-blocker",
 }
 
-func packRecords(b *testing.B) []Record {
+func packRecords(b testing.TB) []Record {
 	pack, err := packs.Default()
 	if err != nil {
 		b.Fatal(err)
@@ -75,4 +76,33 @@ func BenchmarkNew(b *testing.B) {
 		g.Close()
 	}
 	b.ReportMetric(median(ds), "ms-median/build")
+}
+
+// BenchmarkGroundFresh grounds every finding of testdata/findings.txt
+// afresh (no anchors cache), as a batch of new wordings does, on the
+// sorted full-text store and on Bleve's gtreap in one run: compare them by
+// cpu-µs/finding (process CPU, which moves far less than wall time on a
+// shared machine).
+func BenchmarkGroundFresh(b *testing.B) {
+	recs := packRecords(b)
+	fs := corpusFindings(b)
+	ctx := context.Background()
+	for _, st := range []struct{ name, store string }{{"store=sorted", ""}, {"store=gtreap", fulltext.GtreapStore}} {
+		b.Run(st.name, func(b *testing.B) {
+			g, err := New(recs, WithCacheSize(0), WithFullTextStore(st.store))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer g.Close()
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := processCPU()
+			for i := 0; i < b.N; i++ {
+				if _, err := g.Ground(ctx, fs[i%len(fs)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(processCPU()-cpu0)/1e3/float64(b.N), "cpu-µs/finding")
+		})
+	}
 }

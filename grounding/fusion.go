@@ -3,7 +3,8 @@ package grounding
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // Fusion methods.
@@ -132,109 +133,205 @@ type Hit struct {
 // Fuse ranks the concepts found in c, which must come from this Grounder's
 // Retrieve. Ground calls it with the configured fusion; evaluation calls it
 // with several. An RRF k of 0 means DefaultRRFK.
+//
+// It ranks every concept found by its channel standings alone and builds
+// anchors, with their hits, only for the few it keeps.
 func (g *Grounder) Fuse(c *Candidates, f Fusion) []Anchor {
 	if f.RRFK <= 0 {
 		f.RRFK = DefaultRRFK
 	}
-	anchors := map[string]*Anchor{}
-	get := func(key string) *Anchor {
-		a := anchors[key]
-		if a == nil {
-			con := g.concepts[key]
-			a = &Anchor{ConceptKey: key, Concept: con.name, SnomedID: con.snomedID, DecisionIDs: con.decisionIDs, RuleIDs: con.ruleIDs}
-			anchors[key] = a
-		}
-		return a
-	}
-	collect := func(channel string, hits []PhraseHit) {
+	// Not deferred: a panic must not return slots that are not all -1.
+	slots := g.conceptSlots()
+	found := make([]fused, 0, len(c.FullText)+len(c.Vector))
+	useVector := func(h PhraseHit) bool { return !(f.Threshold > 0 && h.Score < f.Threshold) }
+	// A concept's rank in a channel counts the concepts that channel found
+	// before it; its score there is its first (best) hit's.
+	collect := func(vector bool, hits []PhraseHit) {
 		rank := 0
 		for _, h := range hits {
-			if channel == ChannelVector && f.Threshold > 0 && h.Score < f.Threshold {
+			if vector && !useVector(h) {
 				continue
 			}
 			for _, cr := range g.elems[h.Element].byConcept {
-				a := get(cr.key)
-				a.Hits = append(a.Hits, Hit{Channel: channel, Rank: h.Rank, Score: h.Score, Phrase: h.Phrase, Sources: cr.sources, DecisionIDs: cr.decisionIDs})
-				cs := &a.FullText
-				if channel == ChannelVector {
-					cs = &a.Vector
+				j := (*slots)[cr.idx]
+				if j < 0 {
+					j = int32(len(found))
+					(*slots)[cr.idx] = j
+					found = append(found, fused{con: g.conList[cr.idx]})
 				}
-				if *cs == nil {
+				cs := &found[j].ft
+				if vector {
+					cs = &found[j].vec
+				}
+				if !cs.set {
 					rank++
-					*cs = &ChannelScore{Rank: rank, Score: h.Score}
-					a.Channels = append(a.Channels, channel)
+					*cs = channelStanding{set: true, ChannelScore: ChannelScore{Rank: rank, Score: h.Score}}
+					found[j].channels++
 				}
 			}
 		}
 	}
 	if f.Method != MethodVector {
-		collect(ChannelFullText, c.FullText)
+		collect(false, c.FullText)
 	}
 	if f.Method != MethodFullText {
-		collect(ChannelVector, c.Vector)
+		collect(true, c.Vector)
+	}
+	for i := range found {
+		(*slots)[found[i].con.idx] = -1
 	}
 
 	var maxFT float64
-	for _, a := range anchors {
-		if a.FullText != nil {
-			maxFT = math.Max(maxFT, a.FullText.Score)
+	for i := range found {
+		if found[i].ft.set {
+			maxFT = math.Max(maxFT, found[i].ft.Score)
 		}
 	}
 	tau := f.Threshold
 	if tau <= 0 {
 		tau = g.cfg.threshold
 	}
-	out := make([]Anchor, 0, len(anchors))
-	for _, a := range anchors {
-		if a.FullText != nil && maxFT > 0 {
-			a.FullText.Norm = a.FullText.Score / maxFT
+	for i := range found {
+		a := &found[i]
+		if a.ft.set && maxFT > 0 {
+			a.ft.Norm = a.ft.Score / maxFT
 		}
-		if a.Vector != nil && tau < 1 {
-			a.Vector.Norm = math.Max(0, (a.Vector.Score-tau)/(1-tau))
+		if a.vec.set && tau < 1 {
+			a.vec.Norm = math.Max(0, (a.vec.Score-tau)/(1-tau))
 		}
+		a.norm = a.normSum()
 		switch f.Method {
 		case MethodRRF:
-			for _, cs := range []*ChannelScore{a.FullText, a.Vector} {
-				if cs != nil {
-					a.Score += 1 / (f.RRFK + float64(cs.Rank))
+			for _, cs := range []*channelStanding{&a.ft, &a.vec} {
+				if cs.set {
+					a.score += 1 / (f.RRFK + float64(cs.Rank))
 				}
 			}
 		case MethodScore:
-			a.Score = normSum(a)
+			a.score = a.norm
 		case MethodFullText:
-			a.Score = a.FullText.Score
+			a.score = a.ft.Score
 		case MethodVector:
-			a.Score = a.Vector.Score
+			a.score = a.vec.Score
 		}
-		out = append(out, *a)
 	}
 	// Ties (equal fused score) go to the better normalised evidence, then
 	// to the concept key, so rankings are reproducible.
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
+	slices.SortFunc(found, func(x, y fused) int {
+		if x.score != y.score {
+			return cmpDesc(x.score, y.score)
 		}
-		ni, nj := normSum(&out[i]), normSum(&out[j])
-		if ni != nj {
-			return ni > nj
+		if x.norm != y.norm {
+			return cmpDesc(x.norm, y.norm)
 		}
-		return out[i].ConceptKey < out[j].ConceptKey
+		return strings.Compare(x.con.key, y.con.key)
 	})
-	if f.Method == MethodScore && f.MinRelative > 0 && len(out) > 0 {
-		best := out[0].Score
+	if f.Method == MethodScore && f.MinRelative > 0 && len(found) > 0 {
+		best := found[0].score
 		n := 0
-		for n < len(out) && out[n].Score >= f.MinRelative*best {
+		for n < len(found) && found[n].score >= f.MinRelative*best {
 			n++
 		}
-		out = out[:n]
+		found = found[:n]
 	}
-	if f.Anchors > 0 && len(out) > f.Anchors {
-		out = out[:f.Anchors]
+	if f.Anchors > 0 && len(found) > f.Anchors {
+		found = found[:f.Anchors]
 	}
-	for i := range out {
-		out[i].Rank = i + 1
+
+	out := make([]Anchor, len(found))
+	for i := range found {
+		a, con := &found[i], found[i].con
+		out[i] = Anchor{Rank: i + 1, ConceptKey: con.key, Concept: con.name, SnomedID: con.snomedID, Score: a.score, DecisionIDs: con.decisionIDs, RuleIDs: con.ruleIDs}
+		o := &out[i]
+		// The full-text channel is read first.
+		o.Channels = make([]string, 0, a.channels)
+		if a.ft.set {
+			o.Channels = append(o.Channels, ChannelFullText)
+		}
+		if a.vec.set {
+			o.Channels = append(o.Channels, ChannelVector)
+		}
+		if a.ft.set {
+			cs := a.ft.ChannelScore
+			o.FullText = &cs
+		}
+		if a.vec.set {
+			cs := a.vec.ChannelScore
+			o.Vector = &cs
+		}
+		(*slots)[con.idx] = int32(i)
 	}
+	// The kept anchors' hits, in the order the channels were read.
+	hits := func(channel string, hs []PhraseHit) {
+		for _, h := range hs {
+			if channel == ChannelVector && !useVector(h) {
+				continue
+			}
+			for _, cr := range g.elems[h.Element].byConcept {
+				if j := (*slots)[cr.idx]; j >= 0 {
+					out[j].Hits = append(out[j].Hits, Hit{Channel: channel, Rank: h.Rank, Score: h.Score, Phrase: h.Phrase, Sources: cr.sources, DecisionIDs: cr.decisionIDs})
+				}
+			}
+		}
+	}
+	if f.Method != MethodVector {
+		hits(ChannelFullText, c.FullText)
+	}
+	if f.Method != MethodFullText {
+		hits(ChannelVector, c.Vector)
+	}
+	for i := range found {
+		(*slots)[found[i].con.idx] = -1
+	}
+	g.slots.Put(slots)
 	return out
+}
+
+// fused is a concept's standing while Fuse ranks the concepts found.
+type fused struct {
+	con      *concept
+	ft, vec  channelStanding
+	channels int // channels that found it
+	// vecSecond: the full-text channel had found it when the vector
+	// channel did (Anchor.Channels lists the channels in that order).
+	vecSecond   bool
+	score, norm float64
+}
+
+type channelStanding struct {
+	set bool
+	ChannelScore
+}
+
+// normSum is normSum of the anchor the concept becomes.
+func (a *fused) normSum() float64 {
+	var s float64
+	if a.ft.set {
+		s += a.ft.Norm
+	}
+	if a.vec.set {
+		s += a.vec.Norm
+	}
+	return s
+}
+
+func cmpDesc(x, y float64) int {
+	if x > y {
+		return -1
+	}
+	return 1
+}
+
+// conceptSlots is a per-concept scratch array, all -1.
+func (g *Grounder) conceptSlots() *[]int32 {
+	if s, ok := g.slots.Get().(*[]int32); ok {
+		return s
+	}
+	s := make([]int32, len(g.conList))
+	for i := range s {
+		s[i] = -1
+	}
+	return &s
 }
 
 func normSum(a *Anchor) float64 {

@@ -13,11 +13,14 @@
 package grounding
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/executablekg/execkg/grounding/embed"
 	"github.com/executablekg/execkg/grounding/fulltext"
@@ -56,6 +59,8 @@ type Grounder struct {
 	elems    []element
 	byQuery  map[string][]int // normalised QueryText of a phrase → elements
 	concepts map[string]*concept
+	conList  []*concept // by concept.idx
+	slots    sync.Pool  // *[]int32, one per concept, -1 between Fuse calls
 	ft       *fulltext.Index
 	vec      *vector.Index
 	acr      *acronyms
@@ -80,6 +85,7 @@ type element struct {
 // conceptRef is one concept whose records hold an element.
 type conceptRef struct {
 	key         string
+	idx         int // concept.idx
 	decisionIDs []string
 	sources     []string
 }
@@ -91,6 +97,7 @@ type ref struct {
 
 // concept is what an anchor stands for.
 type concept struct {
+	idx                 int // position in Grounder.conList
 	key, name, snomedID string
 	decisionIDs         []string
 	ruleIDs             []string
@@ -107,6 +114,7 @@ type config struct {
 	abbrev       bool
 	fusion       Fusion
 	cacheSize    int
+	ftStore      string
 }
 
 // Option configures New.
@@ -141,6 +149,12 @@ func WithGuard(on bool) Option { return func(c *config) { c.guard = on } }
 // WithAbbreviations switches abbreviation expansion from the index's own
 // long forms (default on).
 func WithAbbreviations(on bool) Option { return func(c *config) { c.abbrev = on } }
+
+// WithFullTextStore selects the key-value store under the in-memory
+// full-text index (fulltext.Options.Store): "" the sorted snapshot store,
+// fulltext.GtreapStore Bleve's own. Answers are the same; it exists to
+// measure and test that.
+func WithFullTextStore(name string) Option { return func(c *config) { c.ftStore = name } }
 
 // WithFusion sets how the channels are fused and how many anchors are kept
 // (default DefaultFusion()).
@@ -198,7 +212,8 @@ func New(records []Record, opts ...Option) (*Grounder, error) {
 		}
 		c := g.concepts[r.ConceptKey]
 		if c == nil {
-			c = &concept{key: r.ConceptKey, name: r.Concept}
+			c = &concept{idx: len(g.conList), key: r.ConceptKey, name: r.Concept}
+			g.conList = append(g.conList, c)
 			if strings.HasPrefix(r.ConceptKey, "sct:") {
 				c.snomedID = strings.TrimPrefix(r.ConceptKey, "sct:")
 			}
@@ -221,7 +236,7 @@ func New(records []Record, opts ...Option) (*Grounder, error) {
 			if !ok {
 				j = len(e.byConcept)
 				pos[rec.ConceptKey] = j
-				e.byConcept = append(e.byConcept, conceptRef{key: rec.ConceptKey})
+				e.byConcept = append(e.byConcept, conceptRef{key: rec.ConceptKey, idx: g.concepts[rec.ConceptKey].idx})
 			}
 			cr := &e.byConcept[j]
 			cr.decisionIDs = append(cr.decisionIDs, rec.DecisionID)
@@ -236,7 +251,7 @@ func New(records []Record, opts ...Option) (*Grounder, error) {
 		texts[i] = e.text
 	}
 	var err error
-	g.ft, err = fulltext.New(texts, fulltext.Options{Path: cfg.indexPath})
+	g.ft, err = fulltext.New(texts, fulltext.Options{Path: cfg.indexPath, Store: cfg.ftStore})
 	if err != nil {
 		return nil, err
 	}
@@ -403,6 +418,9 @@ func (g *Grounder) search(ctx context.Context, c *Candidates, o RetrieveOptions,
 	if err != nil {
 		return fmt.Errorf("ground %q: %w", finding, err)
 	}
+	if len(fh) > 0 {
+		c.FullText = make([]PhraseHit, 0, len(fh))
+	}
 	for i, h := range fh {
 		c.FullText = append(c.FullText, PhraseHit{Element: h.ID, Phrase: g.elems[h.ID].text, Rank: i + 1, Score: h.Score, Matched: h.Matched, Exact: h.Phrase})
 	}
@@ -411,34 +429,52 @@ func (g *Grounder) search(ctx context.Context, c *Candidates, o RetrieveOptions,
 	if err != nil {
 		return fmt.Errorf("ground %q: embed the query with %s: %w", finding, g.cfg.embedder.Name(), err)
 	}
-	best := map[int]float64{}
+	// Each phrase's best (discounted) cosine over the variants.
+	byVariant := make([][]vector.Hit, len(qv))
+	n := 0
 	for i, v := range qv {
 		w := 1.0
 		if i > 0 {
 			w = expansionWeight
 		}
 		// a discounted cosine must still clear the threshold
-		hits, err := g.vec.Search(v, o.K, o.Threshold/w, isHidden)
-		if err != nil {
+		if byVariant[i], err = g.vec.Search(v, o.K, o.Threshold/w, isHidden); err != nil {
 			return fmt.Errorf("ground %q: %w", finding, err)
 		}
+		n += len(byVariant[i])
+	}
+	if n > 0 {
+		c.Vector = make([]PhraseHit, 0, n)
+	}
+	for i, hits := range byVariant {
+		w := 1.0
+		if i > 0 {
+			w = expansionWeight
+		}
 		for _, h := range hits {
-			if s, ok := best[h.ID]; !ok || h.Score*w > s {
-				best[h.ID] = h.Score * w
+			c.Vector = append(c.Vector, PhraseHit{Element: h.ID, Score: h.Score * w})
+		}
+	}
+	if len(qv) > 1 {
+		slices.SortFunc(c.Vector, func(a, b PhraseHit) int {
+			if a.Element != b.Element {
+				return a.Element - b.Element
 			}
-		}
+			return cmp.Compare(b.Score, a.Score)
+		})
+		c.Vector = slices.CompactFunc(c.Vector, func(a, b PhraseHit) bool { return a.Element == b.Element })
 	}
-	for id, s := range best {
-		c.Vector = append(c.Vector, PhraseHit{Element: id, Phrase: g.elems[id].text, Score: s})
-	}
-	sort.Slice(c.Vector, func(i, j int) bool {
-		if c.Vector[i].Score != c.Vector[j].Score {
-			return c.Vector[i].Score > c.Vector[j].Score
+	slices.SortFunc(c.Vector, func(a, b PhraseHit) int {
+		if a.Score != b.Score {
+			return cmp.Compare(b.Score, a.Score)
 		}
-		return c.Vector[i].Element < c.Vector[j].Element
+		return a.Element - b.Element
 	})
 	if len(c.Vector) > o.K {
 		c.Vector = c.Vector[:o.K]
+	}
+	for i := range c.Vector {
+		c.Vector[i].Phrase = g.elems[c.Vector[i].Element].text
 	}
 	for i := range c.Vector {
 		c.Vector[i].Rank = i + 1

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 
 	"github.com/executablekg/execkg/grounding/textnorm"
 )
@@ -78,6 +80,33 @@ const (
 	genericWeight = 0.35
 )
 
+// scratch is one vector's working space: the vector and the block being
+// filled, dense, and the dimensions each has set, so the sums and scalings
+// visit those only, in ascending order, which adds the same non-zero terms
+// in the same order as a pass over every dimension does (a zero term
+// changes no sum).
+type scratch struct {
+	v, block     []float64
+	vDims, bDims []int
+	vSet, bSet   []bool
+}
+
+var scratchPool sync.Pool // *scratch
+
+func (b *Builtin) scratch() *scratch {
+	if sc, ok := scratchPool.Get().(*scratch); ok && len(sc.v) == b.dim {
+		return sc
+	}
+	return &scratch{v: make([]float64, b.dim), block: make([]float64, b.dim), vSet: make([]bool, b.dim), bSet: make([]bool, b.dim)}
+}
+
+// Feature hash prefixes (fnvString of the feature kind).
+var (
+	fnvWord   = fnvString(fnvOffset, "w:")
+	fnvBigram = fnvString(fnvOffset, "b:")
+	fnvChar   = fnvString(fnvOffset, "c:")
+)
+
 func (b *Builtin) vector(text string) []float32 {
 	var words []string
 	for _, w := range textnorm.Tokens(text) {
@@ -85,79 +114,111 @@ func (b *Builtin) vector(text string) []float32 {
 			words = append(words, w)
 		}
 	}
-	v := make([]float64, b.dim)
+	out := make([]float32, b.dim)
 	if len(words) == 0 {
-		return make([]float32, b.dim)
+		return out
 	}
+	sc := b.scratch()
+	defer scratchPool.Put(sc)
 	wt := func(w string) float64 {
 		if textnorm.GenericWords[w] {
 			return genericWeight
 		}
 		return 1
 	}
-	block := make([]float64, b.dim)
+	add := func(x uint64, w float64) {
+		i := b.add(sc.block, x, w)
+		if !sc.bSet[i] {
+			sc.bSet[i] = true
+			sc.bDims = append(sc.bDims, i)
+		}
+	}
 	flush := func(weight float64) {
+		slices.Sort(sc.bDims)
 		var n float64
-		for _, x := range block {
-			n += x * x
+		for _, i := range sc.bDims {
+			n += sc.block[i] * sc.block[i]
 		}
 		if n > 0 {
 			s := weight / math.Sqrt(n)
-			for i, x := range block {
-				v[i] += x * s
-				block[i] = 0
+			for _, i := range sc.bDims {
+				sc.v[i] += sc.block[i] * s
+				if !sc.vSet[i] {
+					sc.vSet[i] = true
+					sc.vDims = append(sc.vDims, i)
+				}
 			}
 		}
+		for _, i := range sc.bDims {
+			sc.block[i], sc.bSet[i] = 0, false
+		}
+		sc.bDims = sc.bDims[:0]
 	}
 	for _, w := range words {
-		b.add(block, fnvString(fnvString(fnvOffset, "w:"), w), wt(w))
+		add(fnvString(fnvWord, w), wt(w))
 	}
 	flush(weightUnigram)
 	for i := 0; i+1 < len(words); i++ {
-		h := fnvString(fnvString(fnvString(fnvString(fnvOffset, "b:"), words[i]), " "), words[i+1])
-		b.add(block, h, math.Min(wt(words[i]), wt(words[i+1])))
+		add(fnvString(fnvString(fnvString(fnvBigram, words[i]), " "), words[i+1]), math.Min(wt(words[i]), wt(words[i+1])))
 	}
 	flush(weightBigram)
 	for _, w := range words {
-		p := "<" + w + ">"
-		var grams []string
+		// The character 3- to 5-grams of "<" + w + ">", hashed in place.
+		// A word's n-grams share the word's weight, so long words count as
+		// much as short ones.
+		np := len(w) + 2
+		grams := 0
 		for n := 3; n <= 5; n++ {
-			for i := 0; i+n <= len(p); i++ {
-				grams = append(grams, p[i:i+n])
-			}
+			grams += max(0, np-n+1)
 		}
-		// A word's n-grams share the word's weight, so long words count
-		// as much as short ones.
-		g := wt(w) / math.Sqrt(float64(len(grams)))
-		for _, gr := range grams {
-			b.add(block, fnvString(fnvString(fnvOffset, "c:"), gr), g)
+		g := wt(w) / math.Sqrt(float64(grams))
+		for n := 3; n <= 5; n++ {
+			for i := 0; i+n <= np; i++ {
+				h := fnvChar
+				for j := i; j < i+n; j++ {
+					c := byte('<')
+					switch {
+					case j == np-1:
+						c = '>'
+					case j > 0:
+						c = w[j-1]
+					}
+					h ^= uint64(c)
+					h *= fnvPrime
+				}
+				add(h, g)
+			}
 		}
 	}
 	flush(weightChar)
+	slices.Sort(sc.vDims)
 	var n float64
-	for _, x := range v {
-		n += x * x
+	for _, i := range sc.vDims {
+		n += sc.v[i] * sc.v[i]
 	}
-	out := make([]float32, b.dim)
-	if n == 0 {
-		return out
+	if n > 0 {
+		s := 1 / math.Sqrt(n)
+		for _, i := range sc.vDims {
+			out[i] = float32(sc.v[i] * s)
+		}
 	}
-	s := 1 / math.Sqrt(n)
-	for i, x := range v {
-		out[i] = float32(x * s)
+	for _, i := range sc.vDims {
+		sc.v[i], sc.vSet[i] = 0, false
 	}
+	sc.vDims = sc.vDims[:0]
 	return out
 }
 
 // add puts a feature, by its 64-bit FNV-1a hash (fnvString), into the
 // block with a hash-derived sign, so that collisions cancel on average
-// instead of inflating similarity.
-func (b *Builtin) add(block []float64, x uint64, w float64) {
+// instead of inflating similarity; it returns the dimension.
+func (b *Builtin) add(block []float64, x uint64, w float64) int {
 	i := int(x % uint64(b.dim))
 	if x>>63 == 1 {
 		w = -w
 	}
 	block[i] += w
+	return i
 }
 
 // FNV-1a, 64 bits (hash/fnv's New64a), over strings in turn: hashing the

@@ -13,6 +13,7 @@
 package fulltext
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -33,7 +34,11 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/token/stop"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/analysis/tokenmap"
+	"github.com/blevesearch/bleve/v2/index/upsidedown"
+	"github.com/blevesearch/bleve/v2/index/upsidedown/store/gtreap"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/collector"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 
@@ -62,7 +67,14 @@ type Options struct {
 	// existing index at Path is reused when it holds exactly these texts and
 	// rebuilt otherwise.
 	Path string
+	// Store names the Bleve key-value store of an in-memory index: ""
+	// selects the sorted snapshot store (memstore.go), GtreapStore Bleve's
+	// own; both give the same answers, the first in a fraction of the time.
+	Store string
 }
+
+// GtreapStore is Bleve's default in-memory key-value store (Options.Store).
+const GtreapStore = gtreap.Name
 
 // Index is a full-text index over texts addressed by position.
 type Index struct {
@@ -70,10 +82,16 @@ type Index struct {
 	analyzer analysis.Analyzer
 	terms    [][]string // analysed terms of each text, in order
 	termSet  []map[string]bool
+	// termID numbers the indexed terms; docTerms are each text's terms
+	// by number, so matching a hit compares integers.
+	termID   map[string]int32
+	docTerms [][]int32
 	df       map[string]int
 	generic  map[string]bool // analysed forms of textnorm.GenericWords
 	// Reused reports that an on-disk index was reused rather than built.
-	Reused bool
+	Reused   bool
+	inMemory bool   // the upsidedown index over the sorted store (collect)
+	scoring  string // the mapping's scoring model, as Index.Search reads it
 }
 
 func newMapping() (*mapping.IndexMappingImpl, error) {
@@ -126,7 +144,16 @@ func New(texts []string, opts Options) (*Index, error) {
 
 	ix := &Index{}
 	if opts.Path == "" {
-		ix.bi, err = bleve.NewMemOnly(im)
+		kv := opts.Store
+		if kv == "" {
+			kv = memStoreName
+		}
+		ix.bi, err = bleve.NewUsing("", im, upsidedown.Name, kv, nil)
+		ix.inMemory = true
+		ix.scoring = index.DefaultScoringModel
+		if im.ScoringModel == index.BM25Scoring {
+			ix.scoring = index.BM25Scoring
+		}
 		if err != nil {
 			return nil, fmt.Errorf("full-text index in memory: %w", err)
 		}
@@ -161,17 +188,26 @@ func New(texts []string, opts Options) (*Index, error) {
 		}
 	}
 	ix.df = map[string]int{}
+	ix.termID = map[string]int32{}
 	for _, t := range norm {
 		terms := ix.analyze(t)
 		set := map[string]bool{}
-		for _, x := range terms {
+		ids := make([]int32, len(terms))
+		for i, x := range terms {
 			if !set[x] {
 				set[x] = true
 				ix.df[x]++
 			}
+			id, ok := ix.termID[x]
+			if !ok {
+				id = int32(len(ix.termID))
+				ix.termID[x] = id
+			}
+			ids[i] = id
 		}
 		ix.terms = append(ix.terms, terms)
 		ix.termSet = append(ix.termSet, set)
+		ix.docTerms = append(ix.docTerms, ids)
 	}
 	ix.generic = map[string]bool{}
 	for w := range textnorm.GenericWords {
@@ -283,26 +319,41 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	}
 	var disj []query.Query
 	var qterms [][]string
+	var qids [][]int32 // qterms by term number, -1 when not indexed
+	// matchable bounds the texts the query can match: every match holds
+	// a query term, so at most the sum of their document frequencies.
+	matchable := 0
+	var counted []string
 	for i, v := range variants {
-		n := textnorm.Normalize(v)
-		terms := ix.analyze(n)
-		if len(terms) == 0 {
+		toks := ix.analyzer.Analyze([]byte(textnorm.Normalize(v)))
+		if len(toks) == 0 {
 			continue
 		}
 		w := 1.0
 		if i > 0 {
 			w = o.VariantWeight
 		}
+		terms := make([]string, len(toks))
+		ids := make([]int32, len(toks))
+		for j, tok := range toks {
+			terms[j] = string(tok.Term)
+			ids[j] = -1
+			if id, ok := ix.termID[terms[j]]; ok {
+				ids[j] = id
+			}
+			if !slices.Contains(counted, terms[j]) {
+				counted = append(counted, terms[j])
+				matchable += ix.df[terms[j]]
+			}
+		}
 		qterms = append(qterms, terms)
-		p := query.NewMatchPhraseQuery(n)
-		p.SetField(field)
-		p.SetBoost(o.PhraseBoost * w)
-		m := query.NewMatchQuery(n)
-		m.SetField(field)
-		m.SetBoost(w)
+		qids = append(qids, ids)
+		p, m := matchQueries(toks, terms, w*o.PhraseBoost, w)
 		disj = append(disj, p, m)
 	}
-	if len(disj) == 0 {
+	if matchable == 0 {
+		// No query term is in the index, so no text matches the phrase or
+		// any word: Bleve would return nothing.
 		return nil, nil
 	}
 	var q query.Query = query.NewDisjunctionQuery(disj)
@@ -317,8 +368,11 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	if o.Guard {
 		size = 3 * o.K
 	}
-	req := bleve.NewSearchRequestOptions(q, size, 0, false)
-	res, err := ix.bi.Search(req)
+	// Asking for no more hits than can match returns the same hits (all of
+	// them, in the same order) and spares Bleve's collector its
+	// preallocation of size documents.
+	size = min(size, matchable)
+	hits, err := ix.collect(q, size)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search %q: %w", strings.Join(variants, " | "), err)
 	}
@@ -339,15 +393,18 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 		}
 	}
 	var out []Hit
-	for _, h := range res.Hits {
+	if len(hits) > 0 {
+		out = make([]Hit, 0, min(len(hits), o.K))
+	}
+	for _, h := range hits {
 		id, err := strconv.Atoi(h.ID)
 		if err != nil || id < 0 || id >= len(ix.terms) {
 			return nil, fmt.Errorf("full-text index returned unknown document %q; rebuild the index", h.ID)
 		}
 		hit := Hit{ID: id, Score: h.Score}
 		keep := !o.Guard
-		for _, qt := range qterms {
-			phrase, matched := ix.match(id, qt)
+		for i, qt := range qterms {
+			phrase, matched := ix.match(id, qt, qids[i])
 			if phrase {
 				hit.Phrase = true
 			}
@@ -366,28 +423,105 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 			break
 		}
 	}
+	if len(out) == 0 {
+		return nil, nil // the guard dropped every hit
+	}
 	return out, nil
 }
 
-// match reports whether the query terms occur as a contiguous run in text
-// id, and which distinct query terms occur at all.
-func (ix *Index) match(id int, qt []string) (bool, []string) {
+// collect returns the best size hits of q, best first. The in-memory index
+// runs q's searchers into Bleve's top-N collector by score directly, as
+// Index.Search does for a request without fields, facets or highlights
+// (the same searchers, scoring model and collector, so the same hits and
+// scores), without the request's per-hit field loading and bookkeeping;
+// an on-disk index goes through Index.Search.
+func (ix *Index) collect(q query.Query, size int) (search.DocumentMatchCollection, error) {
+	if !ix.inMemory {
+		res, err := ix.bi.Search(bleve.NewSearchRequestOptions(q, size, 0, false))
+		if err != nil {
+			return nil, err
+		}
+		return res.Hits, nil
+	}
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	ctx := context.WithValue(context.Background(), search.GetScoringModelCallbackKey,
+		search.GetScoringModelCallbackFn(func() string { return ix.scoring }))
+	s, err := q.Searcher(ctx, r, ix.bi.Mapping(), search.SearcherOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	coll := collector.NewTopNCollector(size, 0, search.SortOrder{&search.SortScore{Desc: true}})
+	if err := coll.Collect(ctx, s, r); err != nil {
+		return nil, err
+	}
+	return coll.Results(), nil
+}
+
+// matchQueries are the queries Bleve's MatchPhraseQuery and MatchQuery
+// (operator or) build from an analysed text, with its tokens and their
+// terms given: the same searchers score the same, without analysing the
+// text twice more inside Bleve. For a one-term text both are the term query
+// itself: a one-term phrase matches wherever the term occurs and scores as
+// its conjunction of one (0 + score), and a disjunction of one scores its
+// child times coord 1/1, with the same weight for query normalisation.
+func matchQueries(toks analysis.TokenStream, terms []string, phraseBoost, boost float64) (query.Query, query.Query) {
+	term := func(t string, b float64) query.Query {
+		tq := query.NewTermQuery(t)
+		tq.SetField(field)
+		tq.SetBoost(b)
+		return tq
+	}
+	if len(terms) == 1 {
+		return term(terms[0], phraseBoost), term(terms[0], boost)
+	}
+	// Bleve's tokenStreamToPhrase: one slot per position from the first
+	// token's to the last's; a stop word leaves its slot empty.
+	first, last := toks[0].Position, toks[0].Position
+	for _, t := range toks {
+		first, last = min(first, t.Position), max(last, t.Position)
+	}
+	phrase := make([][]string, last-first+1)
+	for j, t := range toks {
+		phrase[t.Position-first] = append(phrase[t.Position-first], terms[j])
+	}
+	p := query.NewMultiPhraseQuery(phrase, field)
+	p.SetBoost(phraseBoost)
+	p.SetFuzziness(0)
+	tqs := make([]query.Query, len(terms))
+	for j, t := range terms {
+		tqs[j] = term(t, boost)
+	}
+	m := query.NewDisjunctionQuery(tqs)
+	m.SetMin(1)
+	m.SetBoost(boost)
+	return p, m
+}
+
+// match reports whether the query terms qt (by number, qid) occur as a
+// contiguous run in text id, and which distinct query terms occur at all.
+func (ix *Index) match(id int, qt []string, qid []int32) (bool, []string) {
+	doc := ix.docTerms[id]
 	var matched []string
-	for _, t := range qt {
-		if ix.termSet[id][t] && !slices.Contains(matched, t) { // a query has a few terms
-			matched = append(matched, t)
+	for j, t := range qid {
+		// a query and a text have a few terms each
+		if t >= 0 && slices.Contains(doc, t) && !slices.Contains(matched, qt[j]) {
+			if matched == nil {
+				matched = make([]string, 0, len(qt))
+			}
+			matched = append(matched, qt[j])
 		}
 	}
-	doc := ix.terms[id]
-	for i := 0; i+len(qt) <= len(doc); i++ {
-		ok := true
-		for j, t := range qt {
-			if doc[i+j] != t {
-				ok = false
-				break
-			}
-		}
-		if ok {
+	for i := 0; i+len(qid) <= len(doc); i++ {
+		if slices.Equal(doc[i:i+len(qid)], qid) {
 			return true, matched
 		}
 	}

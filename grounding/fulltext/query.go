@@ -53,8 +53,12 @@ var edgeWords = map[string]bool{
 func QueryText(finding string) string {
 	s := textnorm.Fold(finding)
 
-	// Remove numbers right to left, so earlier offsets stay valid.
-	locs := numberRe.FindAllStringIndex(s, -1)
+	// Remove numbers right to left, so earlier offsets stay valid. Every
+	// match holds a digit.
+	var locs [][]int
+	if strings.ContainsAny(s, "0123456789") {
+		locs = numberRe.FindAllStringIndex(s, -1)
+	}
 	for i := len(locs) - 1; i >= 0; i-- {
 		a, b := locs[i][0], locs[i][1]
 		d := a // first digit of the match
@@ -75,7 +79,9 @@ func QueryText(finding string) string {
 		}
 		s = s[:a] + " " + s[b:]
 	}
-	s = negationRe.ReplaceAllString(s, " ")
+	if hasNegationWord(s) {
+		s = negationRe.ReplaceAllString(s, " ")
+	}
 
 	// Stray comparator symbols and punctuation at word edges.
 	words := strings.Fields(s)
@@ -94,6 +100,39 @@ func QueryText(finding string) string {
 		out = out[:len(out)-1]
 	}
 	return strings.Join(out, " ")
+}
+
+// negationStarts are the words a negationRe match starts with ("w" of
+// "w/o"): every match begins with one of them as a whole regexp word.
+var negationStarts = map[string]bool{
+	"no": true, "negative": true, "absence": true, "free": true, "ruled": true, "rules": true,
+	"not": true, "without": true, "w": true, "denies": true, "denied": true, "deny": true,
+	"denying": true, "never": true, "nor": true, "none": true, "absent": true,
+	"excluded": true, "neither": true,
+}
+
+// hasNegationWord reports whether s has a word (a run of regexp word
+// characters, [0-9A-Za-z_]) that can start a negationRe match, so the
+// regexp runs only where it may match.
+func hasNegationWord(s string) bool {
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && isRegexpWord(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && negationStarts[s[start:i]] {
+			return true
+		}
+		start = -1
+	}
+	return false
+}
+
+func isRegexpWord(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }
 
 func lastWord(s string) string {

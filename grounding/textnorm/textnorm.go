@@ -23,6 +23,23 @@ var fold = map[rune]string{
 // Fold lower-cases s and folds accents, superscripts, dashes and quotes; it
 // keeps punctuation, so QueryText can still see units and comparators.
 func Fold(s string) string {
+	if ascii, lower := asciiLower(s); ascii {
+		if lower {
+			return s
+		}
+		// ASCII folds only by case and the backtick (fold's one ASCII
+		// key).
+		b := []byte(s)
+		for i, c := range b {
+			switch {
+			case 'A' <= c && c <= 'Z':
+				b[i] = c + ('a' - 'A')
+			case c == '`':
+				b[i] = '\''
+			}
+		}
+		return string(b)
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
@@ -33,6 +50,22 @@ func Fold(s string) string {
 		b.WriteRune(unicode.ToLower(r))
 	}
 	return b.String()
+}
+
+// asciiLower reports whether s is all ASCII, and then whether Fold leaves
+// it as it is (no upper-case letter, no backtick).
+func asciiLower(s string) (ascii, lower bool) {
+	lower = true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return false, false
+		}
+		if 'A' <= c && c <= 'Z' || c == '`' {
+			lower = false
+		}
+	}
+	return true, lower
 }
 
 // Normalize returns the matching form of s: Fold, British spellings
@@ -47,16 +80,22 @@ func Normalize(s string) string {
 	if strings.HasSuffix(s, "'s") {
 		s = s[:len(s)-2]
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte(' ')
+	var words []string
+	if ascii, _ := asciiLower(s); ascii {
+		// After Fold, ASCII letters are a to z.
+		words = strings.FieldsFunc(s, func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9') })
+	} else {
+		var b strings.Builder
+		b.Grow(len(s))
+		for _, r := range s {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				b.WriteRune(r)
+			} else {
+				b.WriteByte(' ')
+			}
 		}
+		words = strings.Fields(b.String())
 	}
-	words := strings.Fields(b.String())
 	for i, w := range words {
 		if d, ok := numberWords[w]; ok {
 			words[i] = d

@@ -7,7 +7,7 @@ package vector
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"sync"
 )
 
@@ -27,12 +27,12 @@ type Index struct {
 	acc      sync.Pool // *accumulator
 }
 
-// accumulator holds a sparse search's partial sums, one row per vector,
-// and the vectors it has touched; all zero between searches.
+// accumulator holds a sparse search's partial sums, one array per lane
+// indexed by vector (dense, so a lane's sums share cache lines), all zero
+// between searches, and the query's non-zero dimensions.
 type accumulator struct {
-	sums    [][lanes]float32
-	touched []bool
-	ids     []int32
+	sums [lanes][]float32
+	q    []posting // query dimensions (id holds the dimension)
 }
 
 type posting struct {
@@ -92,7 +92,11 @@ func New(vecs [][]float32) (*Index, error) {
 		}
 	}
 	ix.acc.New = func() any {
-		return &accumulator{sums: make([][lanes]float32, ix.n), touched: make([]bool, ix.n)}
+		a := &accumulator{}
+		for l := range a.sums {
+			a.sums[l] = make([]float32, ix.n)
+		}
+		return a
 	}
 	return ix, nil
 }
@@ -112,7 +116,6 @@ func (ix *Index) Search(q []float32, k int, threshold float64, exclude func(id i
 	if len(q) != ix.dim {
 		return nil, fmt.Errorf("vector index: query has dimension %d, index %d; embed queries with the embedder that built the index", len(q), ix.dim)
 	}
-	qn := Normalize(q)
 	var hits []Hit
 	keep := func(i int, s float32) {
 		if float64(s) >= threshold && s != 0 && (exclude == nil || !exclude(i)) {
@@ -120,49 +123,66 @@ func (ix *Index) Search(q []float32, k int, threshold float64, exclude func(id i
 		}
 	}
 	if ix.postings == nil {
+		qn := Normalize(q)
 		d := ix.dim
 		for i := 0; i < ix.n; i++ {
 			keep(i, dot(ix.data[i*d:(i+1)*d], qn))
 		}
 	} else {
 		ap := ix.acc.Get().(*accumulator)
-		acc := ap.sums
+		// The query's non-zero values as Normalize scales them (its zeros
+		// add nothing to the squared norm).
+		var n float64
+		for _, x := range q {
+			n += float64(x) * float64(x)
+		}
+		ap.q = ap.q[:0]
+		if n > 0 {
+			sc := 1 / math.Sqrt(n)
+			for d, x := range q {
+				if x != 0 {
+					ap.q = append(ap.q, posting{int32(d), float32(float64(x) * sc)})
+				}
+			}
+		}
 		// The products dot would add, minus those with a zero factor
 		// (adding a zero never changes a partial sum, which starts at +0),
 		// in dot's order: by ascending dimension within each lane.
 		unrolled := ix.dim / lanes * lanes
-		for d, x := range qn {
+		for _, qd := range ap.q {
+			d, x := int(qd.id), qd.val
 			if x == 0 {
-				continue
+				continue // an underflow to zero in the scaling
 			}
 			lane := d % lanes
 			if d >= unrolled {
 				lane = 0 // dot's tail loop adds into the first sum
 			}
+			sums := ap.sums[lane]
 			for _, p := range ix.postings[d] {
-				if !ap.touched[p.id] {
-					ap.touched[p.id] = true
-					ap.ids = append(ap.ids, p.id)
-				}
-				acc[p.id][lane] += float32(p.val * x)
+				sums[p.id] += float32(p.val * x)
 			}
 		}
-		// Only the vectors the query's dimensions reach can score above
-		// zero; they are read and then cleared for the next search.
-		for _, id := range ap.ids {
-			a := &acc[id]
-			keep(int(id), a[0]+a[1]+a[2]+a[3])
-			*a = [lanes]float32{}
-			ap.touched[id] = false
+		// A vector the query's dimensions did not reach sums to zero,
+		// which never matches: every row is read and cleared for the next
+		// search (cheaper than tracking the rows touched).
+		s0, s1, s2, s3 := ap.sums[0], ap.sums[1][:ix.n], ap.sums[2][:ix.n], ap.sums[3][:ix.n]
+		for id := range s0 {
+			if s := s0[id] + s1[id] + s2[id] + s3[id]; s != 0 {
+				keep(id, s)
+			}
+			s0[id], s1[id], s2[id], s3[id] = 0, 0, 0, 0
 		}
-		ap.ids = ap.ids[:0]
 		ix.acc.Put(ap)
 	}
-	sort.Slice(hits, func(a, b int) bool {
-		if hits[a].Score != hits[b].Score {
-			return hits[a].Score > hits[b].Score
+	slices.SortFunc(hits, func(a, b Hit) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
 		}
-		return hits[a].ID < hits[b].ID
+		return a.ID - b.ID
 	})
 	if len(hits) > k {
 		hits = hits[:k]
