@@ -391,6 +391,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	planned := map[[2]string]grounding.Anchor{} // (finding, planned key) → the procedure's own anchor
 	doubted := map[string]bool{}                // finding ids the case states with doubt
 	var dropped []patient.Dropped
+	var heads map[int]bool // vessel names heading stenosis reports
 	for _, f := range findings {
 		if err := ctx.Err(); err != nil {
 			return nil, deadlineError(caseID, "step (ii) grounding", err)
@@ -409,6 +410,14 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if p.ungrounded(f.Text) {
 			// A measurement the pack has no concept for (meta/reading.json
 			// ungrounded) grounds to nothing.
+			anchors = nil
+		}
+		if heads == nil {
+			heads = p.anatomy.headings(text)
+		}
+		if p.anatomy.located(text, f.Start, f.End, heads) {
+			// A vessel name that heads a stenosis report is where the
+			// report lies (the anatomy reader reads it), not a finding.
 			anchors = nil
 		}
 		if c.checks.Certainty && f.Intended {
