@@ -111,6 +111,14 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 			return v
 		}
 	}
+	// A doubt cue that is a word of the stated synonym itself ("CABG vs
+	// PCI" for a revascularisation candidate) is the concept's wording.
+	if v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the case is uncertain") {
+		if syn := doubtInSynonym(a.clause[e.ID], a.p.synonyms[c.ConceptKey], v.Context.Cues); syn != "" {
+			v.Pass, v.Check, v.Reason = true, "", "certainty: the doubt cue is a word of the stated synonym '"+syn+"' of '"+c.Concept+"'"
+			return v
+		}
+	}
 	// A definition whose concept is itself a doubt ("suspected X", made
 	// from a stated pre-test likelihood) states the doubt a doubtful
 	// condition asks for: the derivation, not the mention, is uncertain.

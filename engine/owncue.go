@@ -29,3 +29,33 @@ func (p *Program) cueInConcept(anchors []grounding.Anchor, cues []string) bool {
 	}
 	return false
 }
+
+// doubtInSynonym returns a synonym of the concept that the clause states
+// word for word and that holds every doubt cue of the mention itself: a
+// concept worded as an open choice ("<one option> vs <another>") is the
+// patient's fact, so the cue that makes the choice does not make the
+// finding doubtful. "" when there is none.
+func doubtInSynonym(clause string, synonyms, cues []string) string {
+	if len(cues) == 0 {
+		return ""
+	}
+	cl := " " + textnorm.Normalize(clause) + " "
+	for _, syn := range synonyms {
+		sn := " " + textnorm.Normalize(syn) + " "
+		if strings.TrimSpace(sn) == "" || !strings.Contains(cl, sn) {
+			continue
+		}
+		all := true
+		for _, c := range cues {
+			cue := " " + textnorm.Normalize(c) + " "
+			if strings.TrimSpace(cue) == "" || !strings.Contains(sn, cue) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return syn
+		}
+	}
+	return ""
+}
