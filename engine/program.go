@@ -563,6 +563,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// "PCI to the LAD (2019)": the date may sit in the clause.
 			e.When = p.whenOf(clause[it.FindingID], date)
 		}
+		if f, ok := byID[it.FindingID]; ok && e.When == nil && e.Present && !e.Secondary {
+			e.When = p.titleWhen(text, f, e.ConceptKey, date)
+		}
 		if e.Present && p.medications[e.ConceptKey] && p.stoppedItem(text, byID[it.FindingID]) {
 			// "aspirin stopped after 1 week": the drug was taken, and is
 			// not now; a stated stop is a stated absence of the therapy.

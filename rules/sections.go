@@ -54,6 +54,11 @@ type Sections struct {
 type Frame struct {
 	NameTitles  []string `json:"name_titles"`
 	Salutations []string `json:"salutations"`
+	// TitleRoles: a document's title line (its first line, when more
+	// follow, with no colon and no number) names what the document
+	// reports ("PCI REPORT"); an undated concept of these condition roles
+	// named there was done on the document's date.
+	TitleRoles []string `json:"title_roles,omitempty"`
 }
 
 // SectionKind is one kind of document section.
