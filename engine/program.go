@@ -391,7 +391,8 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	planned := map[[2]string]grounding.Anchor{} // (finding, planned key) → the procedure's own anchor
 	doubted := map[string]bool{}                // finding ids the case states with doubt
 	var dropped []patient.Dropped
-	var heads map[int]bool // vessel names heading stenosis reports
+	var heads map[int]bool          // vessel names heading stenosis reports
+	procedural := map[string]bool{} // findings that name a procedure first (labelWhen)
 	for _, f := range findings {
 		if err := ctx.Err(); err != nil {
 			return nil, deadlineError(caseID, "step (ii) grounding", err)
@@ -482,6 +483,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		for i, a := range anchors {
 			keys[a.ConceptKey] = true
 			rank[[2]string{f.ID, a.ConceptKey}] = i + 1
+			if i == 0 && p.titleRole(a.ConceptKey) {
+				procedural[f.ID] = true
+			}
 			if p.cfg.trace { // the anchors' hits are for the trace only
 				fa.Anchors = append(fa.Anchors, anchorInfo(a))
 			}
@@ -563,8 +567,11 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// "PCI to the LAD (2019)": the date may sit in the clause.
 			e.When = p.whenOf(clause[it.FindingID], date)
 		}
-		if f, ok := byID[it.FindingID]; ok && e.When == nil && e.Present && !e.Secondary {
-			e.When = p.titleWhen(text, f, e.ConceptKey, date)
+		if f, ok := byID[it.FindingID]; ok && e.When == nil {
+			// "Operation 09/09/2025: CABG x2": the line's label dates it.
+			if e.When = p.labelWhen(text, f, findings, procedural, date); e.When == nil && e.Present && !e.Secondary {
+				e.When = p.titleWhen(text, f, e.ConceptKey, date)
+			}
 		}
 		if e.Present && p.medications[e.ConceptKey] && p.stoppedItem(text, byID[it.FindingID]) {
 			// "aspirin stopped after 1 week": the drug was taken, and is
