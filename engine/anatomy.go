@@ -13,6 +13,7 @@ import (
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/engine/patient"
 	"github.com/executablekg/execkg/engine/read"
+	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/rules"
 )
 
@@ -449,22 +450,29 @@ func (r *anatomyReader) stenoses(text string) []stenosis {
 	return out
 }
 
-// headings returns the offsets of the vessel names that head a report read
-// in text ("<vessel>: normal", "<vessel>: mid 85%").
-func (r *anatomyReader) headings(text string) map[int]bool {
-	out := map[int]bool{}
-	for _, s := range r.stenoses(text) {
-		out[s.At] = true
+// anatomyReports are the stenosis reports of one case text, read once for
+// grounding, with the offsets of the vessel names that head them.
+type anatomyReports struct {
+	ss    []stenosis
+	heads map[int]bool
+}
+
+// reports reads the stenosis reports of text.
+func (r *anatomyReader) reports(text string) *anatomyReports {
+	out := &anatomyReports{heads: map[int]bool{}}
+	out.ss = r.stenoses(text)
+	for _, s := range out.ss {
+		out.heads[s.At] = true
 	}
 	return out
 }
 
 // located reports whether the finding text[lo:hi] is nothing but the name
-// of a vessel that heads a report read from the text (headings): the place
-// of that report, which the anatomy reader reads, not a finding to ground
-// by itself.
-func (r *anatomyReader) located(text string, lo, hi int, heads map[int]bool) bool {
-	if r == nil || lo < 0 || hi > len(text) || lo >= hi {
+// of a vessel that heads a report read from the text: the place of that
+// report, which the anatomy reader reads, not a finding to ground by
+// itself.
+func (r *anatomyReader) located(text string, lo, hi int, rep *anatomyReports) bool {
+	if r == nil || rep == nil || lo < 0 || hi > len(text) || lo >= hi {
 		return false
 	}
 	f := strings.TrimSpace(text[lo:hi])
@@ -474,7 +482,44 @@ func (r *anatomyReader) located(text string, lo, hi int, heads map[int]bool) boo
 	}
 	off := lo + strings.Index(text[lo:hi], f)
 	vi := r.vesselRE.SubexpIndex("v")
-	return heads[off+m[2*vi]]
+	return rep.heads[off+m[2*vi]]
+}
+
+// withoutRead drops the anchors of a finding [lo, hi) to a per-vessel fact
+// of the pack (anatomy.facts) when the finding holds a report of one of
+// the fact's vessels: the reader reads that fact from the report's numbers
+// and segment (a "mid" report is no "proximal" stenosis, a value below the
+// vessel's cut-off no significant one), which the grounder only guesses
+// from words.
+func (r *anatomyReader) withoutRead(lo, hi int, rep *anatomyReports, anchors []grounding.Anchor) []grounding.Anchor {
+	if r == nil || rep == nil || lo < 0 || len(anchors) == 0 {
+		return anchors
+	}
+	read := map[string]bool{}
+	for _, s := range rep.ss {
+		if lo <= s.Start && s.Start < hi {
+			read[s.Vessel.Name] = true
+		}
+	}
+	if len(read) == 0 {
+		return anchors
+	}
+	var kept []grounding.Anchor
+	for _, a := range anchors {
+		drop := false
+		for _, ft := range r.a.Facts {
+			if rules.NormalizeName(ft.Concept) != rules.NormalizeName(a.Concept) {
+				continue
+			}
+			for _, v := range ft.Vessels {
+				drop = drop || read[v]
+			}
+		}
+		if !drop {
+			kept = append(kept, a)
+		}
+	}
+	return kept
 }
 
 // applies reports whether a pack fact is about the report's vessel and

@@ -391,7 +391,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	planned := map[[2]string]grounding.Anchor{} // (finding, planned key) → the procedure's own anchor
 	doubted := map[string]bool{}                // finding ids the case states with doubt
 	var dropped []patient.Dropped
-	var heads map[int]bool          // vessel names heading stenosis reports
+	var reports *anatomyReports     // the case's stenosis reports, read once
 	procedural := map[string]bool{} // findings that name a procedure first (labelWhen)
 	for _, f := range findings {
 		if err := ctx.Err(); err != nil {
@@ -413,14 +413,17 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// ungrounded) grounds to nothing.
 			anchors = nil
 		}
-		if heads == nil {
-			heads = p.anatomy.headings(text)
+		if reports == nil {
+			reports = p.anatomy.reports(text)
 		}
-		if p.anatomy.located(text, f.Start, f.End, heads) {
+		if p.anatomy.located(text, f.Start, f.End, reports) {
 			// A vessel name that heads a stenosis report is where the
 			// report lies (the anatomy reader reads it), not a finding.
 			anchors = nil
 		}
+		// A stenosis report's per-vessel facts are the anatomy reader's,
+		// read from its numbers and segment, not the grounder's guess.
+		anchors = p.anatomy.withoutRead(f.Start, f.End, reports, anchors)
 		if c.checks.Certainty && f.Intended {
 			// Under a "Plan:" heading a finding is intended, not present:
 			// only concepts that are themselves intentions may use it.
