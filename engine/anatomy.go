@@ -468,9 +468,9 @@ func (r *anatomyReader) reports(text string) *anatomyReports {
 }
 
 // located reports whether the finding text[lo:hi] is nothing but the name
-// of a vessel that heads a report read from the text: the place of that
-// report, which the anatomy reader reads, not a finding to ground by
-// itself.
+// of a vessel that heads a report read from the text, or a heading of its
+// own (the name, then a colon: "<vessel>: heavily calcified"): the place of
+// what follows, not a finding to ground by itself.
 func (r *anatomyReader) located(text string, lo, hi int, rep *anatomyReports) bool {
 	if r == nil || rep == nil || lo < 0 || hi > len(text) || lo >= hi {
 		return false
@@ -481,6 +481,9 @@ func (r *anatomyReader) located(text string, lo, hi int, rep *anatomyReports) bo
 		return false
 	}
 	off := lo + strings.Index(text[lo:hi], f)
+	if rest := strings.TrimLeft(text[off+len(f):], " \t"); strings.HasPrefix(rest, ":") {
+		return true
+	}
 	vi := r.vesselRE.SubexpIndex("v")
 	return rep.heads[off+m[2*vi]]
 }
