@@ -14,9 +14,10 @@ import (
 // (meta/sections.json frame.title_roles): a report's title names what it
 // reports ("<procedure> REPORT"), done on the report's date. The title is
 // the first line, when more lines follow, with no colon (a heading) and
-// no digit (a date or a count of its own); an intended finding, or one
-// worded as a plan ("PLANNED <procedure>"), is not done. nil when the
-// finding is no such title.
+// no digit (a date or a count of its own) and no word of the pack's
+// title_not_done (a later encounter's title: "post-<procedure> review");
+// an intended finding, or one worded as a plan ("PLANNED <procedure>"),
+// is not done. nil when the finding is no such title.
 func (p *Program) titleWhen(text string, f extract.Finding, conceptKey string, now time.Time) *eval.When {
 	if p.pack.Sections == nil || f.Start < 0 || f.Intended || p.doc.PlannedConcept(f.Text) {
 		return nil
@@ -28,8 +29,15 @@ func (p *Program) titleWhen(text string, f extract.Finding, conceptKey string, n
 	if nl < 0 || f.End > nl || strings.TrimSpace(text[nl:]) == "" {
 		return nil
 	}
-	if line := text[:nl]; strings.TrimSpace(line) == "" || strings.ContainsAny(line, ":0123456789") {
+	line := text[:nl]
+	if strings.TrimSpace(line) == "" || strings.ContainsAny(line, ":0123456789") {
 		return nil
+	}
+	// "Cardiology Clinic - post-PCI review" is about the procedure, later.
+	for _, w := range strings.FieldsFunc(strings.ToLower(line), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if containsFold(p.pack.Sections.Frame.TitleNotDone, w) {
+			return nil
+		}
 	}
 	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 	return &eval.When{From: day, To: day.Add(24*time.Hour - time.Second), Text: "the document's title"}

@@ -59,6 +59,10 @@ type Frame struct {
 	// reports ("PCI REPORT"); an undated concept of these condition roles
 	// named there was done on the document's date.
 	TitleRoles []string `json:"title_roles,omitempty"`
+	// TitleNotDone: words of a title line that make it an encounter about
+	// a procedure, not its report ("Clinic - post-PCI review"); such a
+	// title dates nothing.
+	TitleNotDone []string `json:"title_not_done,omitempty"`
 	// DoneLabels: words of a dated line label that head what was done on
 	// that date ("Operation 09/09/2025: ..."), as a label naming a concept
 	// of a title role does ("ICA 14/01/2026: ...").
@@ -199,7 +203,7 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 			return nil, fmt.Errorf("%s: frame: %q (entry %d) has no word", name, w, j)
 		}
 	}
-	for field, ws := range map[string][]string{"title_roles": s.Frame.TitleRoles, "done_labels": s.Frame.DoneLabels} {
+	for field, ws := range map[string][]string{"title_roles": s.Frame.TitleRoles, "title_not_done": s.Frame.TitleNotDone, "done_labels": s.Frame.DoneLabels} {
 		for j, w := range ws {
 			if len(CueWords(w)) == 0 {
 				return nil, fmt.Errorf("%s: frame.%s[%d] %q has no word", name, field, j, w)
