@@ -257,22 +257,33 @@ func (r *anatomyReader) vesselOf(name string) (wordOf, bool) {
 // between punctuation that separates reports (, ; . ( ) newline).
 func segmentOf(text string, lo, hi int) (int, int) {
 	a := lo
-	for a > 0 && !strings.ContainsRune(",;()\n", rune(text[a-1])) && !(text[a-1] == '.' && (a == 1 || text[a-2] < '0' || text[a-2] > '9')) {
+	for a > 0 && !stops(text, a-1) {
 		a--
 	}
 	b := hi
-	for b < len(text) && !strings.ContainsRune(",;()\n", rune(text[b])) && !(text[b] == '.' && (b+1 >= len(text) || text[b+1] < '0' || text[b+1] > '9')) {
+	for b < len(text) && !stops(text, b) {
 		b++
 	}
 	return a, b
+}
+
+// stops reports whether text[i] separates reports: , ; ( ) a newline, or
+// a full stop that is no decimal point (a decimal point has a digit on
+// both sides: "FFR 0.71. <vessel> ..." ends at the second stop).
+func stops(text string, i int) bool {
+	c := text[i]
+	if c != '.' {
+		return strings.IndexByte(",;()\n", c) >= 0
+	}
+	digit := func(j int) bool { return j >= 0 && j < len(text) && text[j] >= '0' && text[j] <= '9' }
+	return !(digit(i-1) && digit(i+1))
 }
 
 // sentenceStart returns where the sentence holding offset at begins (after
 // a full stop that ends no number, a semicolon or a newline).
 func sentenceStart(text string, at int) int {
 	for a := at; a > 0; a-- {
-		c := text[a-1]
-		if c == ';' || c == '\n' || c == '.' && (a == 1 || text[a-2] < '0' || text[a-2] > '9') {
+		if c := text[a-1]; c == ';' || c == '\n' || c == '.' && stops(text, a-1) {
 			return a
 		}
 	}
