@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/engine/patient"
 	"github.com/executablekg/execkg/engine/read"
+	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/rules"
 )
 
@@ -52,10 +54,15 @@ func (r anatomyStage) Read(c *read.Case) []patient.Fact {
 }
 
 // anatomyReader reads per-vessel stenosis statements with the pack's
-// vocabulary (meta/hierarchy.json "anatomy"): "<vessel> <percent>",
-// "<percent> [lesion words] [noun] [of the] <segment><vessel>",
-// "<occluded word> <vessel>" and "<vessel> <occluded word>". It knows no
-// vessel, cut-off or population itself.
+// vocabulary (meta/hierarchy.json "anatomy"): "<vessel>[:] [<segment>]
+// <percent> [<segment>]", "<percent> [lesion words] [noun] [of the]
+// <segment><vessel>", "<occluded word> <vessel>", "<vessel> [<segment>]
+// <occluded word> [<segment>]", "<vessel> <normal word>", a list of
+// vessels sharing one report ("<vessel>/<vessel> <percent>"), and a
+// segment report without a vessel ("<vessel>: <lesion words>, <segment>
+// <percent>, <segment> <percent>"), which belongs to the last vessel named
+// before it in its sentence. It knows no vessel, cut-off or population
+// itself.
 type anatomyReader struct {
 	a *rules.Anatomy
 	// words: lower-case written name → vessel; digits: names with one
@@ -63,6 +70,7 @@ type anatomyReader struct {
 	words, digits map[string]wordOf
 	segments      map[string]string // lower-case segment word → segment
 	res           []anatomyPattern
+	vesselRE      *regexp.Regexp // one vessel name, with a segment before it
 	notNative     *regexp.Regexp
 }
 
@@ -74,15 +82,20 @@ type wordOf struct {
 type anatomyPattern struct {
 	re       *regexp.Regexp
 	occluded bool
+	normal   bool // a vessel reported free of significant disease
+	orphan   bool // a segment report that names no vessel
 }
 
 // stenosis is one per-vessel report read from the case text.
 type stenosis struct {
 	Vessel  *rules.Vessel // the main vessel (a branch counts in its main vessel)
 	Name    string        // as written
+	Branch  bool          // Name is a branch of Vessel
+	At      int           // offset of Name in the text
 	Segment string        // the pack's segment of a main-vessel word, or ""
 	Percent float64       // diameter stenosis; 100 for an occlusion
-	Below   bool          // stated as an upper bound ("<50%")
+	Below   bool          // stated as an upper bound ("<50%") or as free of disease
+	Normal  bool          // stated free of significant disease (no value)
 	Start   int           // offset in the text
 	End     int           // end of the matched words
 	Text    string        // the matched words
@@ -123,7 +136,7 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		return nil, nil
 	}
 	r := &anatomyReader{a: a, words: map[string]wordOf{}, digits: map[string]wordOf{}, segments: map[string]string{}}
-	var names, segWords []string
+	var names, segWords, postWords []string
 	for i := range a.Vessels {
 		v := &a.Vessels[i]
 		for _, list := range []struct {
@@ -144,11 +157,30 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		for _, w := range s.Words {
 			segWords = append(segWords, w)
 			r.segments[strings.ToLower(w)] = s.Name
+			// A one-letter segment ("p" of "pLAD") is a prefix, never a
+			// word of its own after a vessel or a percentage.
+			if len(strings.TrimSuffix(w, ".")) > 1 {
+				postWords = append(postWords, w)
+			}
 		}
 	}
+	nameAlt := `(?:` + alternation(names) + `)`
 	vessel := `(?P<v>` + alternation(names) + `)`
+	item := nameAlt
 	if len(segWords) > 0 {
 		vessel = `(?:(?P<pos>` + alternation(segWords) + `)[\s-]?)?` + vessel
+		item = `(?:(?:` + alternation(segWords) + `)[\s-]?)?` + nameAlt
+	}
+	// Vessels joined by "/" or "and" before the last one share its report.
+	list := `(?P<list>(?:` + item + `\s*(?:/|&|\band\b)\s*)+)?`
+	// A segment after the vessel name ("<vessel>: mid 85%", "ostial-
+	// proximal") and after the percentage ("<vessel> 80% distal").
+	postSeg, afterPct, orphanSeg := "", "", ""
+	if len(postWords) > 0 {
+		pw := alternation(postWords)
+		postSeg = `(?:(?P<pos2>` + pw + `)\b(?:[\s-]+(?:` + pw + `)\b)?[\s-]*)?`
+		afterPct = `(?:\s*(?P<pos3>` + pw + `)\b)?`
+		orphanSeg = `\b(?P<pos2>` + pw + `)\b(?:[\s-]+(?:` + pw + `)\b)?[\s-]*`
 	}
 	pct := `(?P<cmp><|>|≥|≤|>=|<=)?\s*(?P<n>\d{1,3})(?:\s*[-–]\s*\d{1,3})?\s*%`
 	// Words describing the lesion between the percentage and the vessel:
@@ -160,40 +192,48 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 	if u := regexp.QuoteMeta(a.LengthUnit); u != "" {
 		lesion = append(lesion, `\(\s*\d+(?:\.\d+)?\s*`+u+`\s*\)`, `\d+(?:\.\d+)?\s*`+u)
 	}
-	lesionPat := ""
+	lesionPat, lesionComma := "", ""
 	if len(lesion) > 0 {
 		lesionPat = `(?:(?:` + strings.Join(lesion, "|") + `)\s+){0,4}`
+		lesionComma = `(?:(?:` + strings.Join(lesion, "|") + `)\s*,?\s+){0,4}`
 	}
 	nouns := ""
 	if len(a.Nouns) > 0 {
 		nouns = `(?:\s*(?:` + alternation(a.Nouns) + `))?`
 	}
-	pats := []struct {
-		src      string
-		occluded bool
-	}{
-		{`(?i)\b` + vessel + `\b` + nouns + `\s*:?\s*` + pct, false},
-		{`(?i)` + pct + `\s*` + lesionPat + optional(a.NounsBefore, `\s+`) + `(?:(?:in|of|at)\s+)?(?:the\s+)?` + vessel + `\b`, false},
+	type pat struct {
+		src                      string
+		occluded, normal, orphan bool
+	}
+	pats := []pat{
+		{src: `(?i)\b` + list + vessel + `\b` + nouns + `\s*:?\s*` + postSeg + lesionPat + pct + afterPct},
+		{src: `(?i)` + pct + `\s*` + lesionPat + optional(a.NounsBefore, `\s+`) + `(?:(?:in|of|at)\s+)?(?:the\s+)?` + vessel + `\b`},
 	}
 	if len(a.OccludedBefore) > 0 {
-		pats = append(pats, struct {
-			src      string
-			occluded bool
-		}{`(?i)\b(?:` + alternation(a.OccludedBefore) + `)\s+` + vessel + `\b`, true})
+		pats = append(pats, pat{src: `(?i)\b(?:` + alternation(a.OccludedBefore) + `)\s+` + vessel + `\b`, occluded: true})
 	}
 	if len(a.OccludedAfter) > 0 {
-		pats = append(pats, struct {
-			src      string
-			occluded bool
-		}{`(?i)\b` + vessel + `\b\s*(?:is\s+|was\s+)?(?:` + alternation(a.OccludedAfter) + `)\b`, true})
+		occ := `(?:` + alternation(a.OccludedAfter) + `)\b`
+		pats = append(pats, pat{src: `(?i)\b` + list + vessel + `\b\s*:?\s*` + postSeg + `(?:(?:is|was)\s+)?` + lesionPat + occ + afterPct, occluded: true})
+		if orphanSeg != "" {
+			pats = append(pats, pat{src: `(?i)` + orphanSeg + lesionPat + occ, occluded: true, orphan: true})
+		}
+	}
+	if len(a.NormalAfter) > 0 {
+		pats = append(pats, pat{src: `(?i)\b` + list + vessel + `\b\s*:?\s*(?:(?:is|are|was|were)\s+)?` + lesionComma + `(?:` + alternation(a.NormalAfter) + `)\b`, normal: true})
+	}
+	if orphanSeg != "" {
+		pats = append(pats, pat{src: `(?i)` + orphanSeg + lesionPat + pct, orphan: true},
+			pat{src: `(?i)` + pct + afterPct[:len(afterPct)-1], orphan: true})
 	}
 	for _, p := range pats {
 		re, err := regexp.Compile(p.src)
 		if err != nil {
 			return nil, fmt.Errorf("%s: anatomy: the vocabulary makes no valid pattern: %w", rules.HierarchyFile, err)
 		}
-		r.res = append(r.res, anatomyPattern{re, p.occluded})
+		r.res = append(r.res, anatomyPattern{re, p.occluded, p.normal, p.orphan})
 	}
+	r.vesselRE = regexp.MustCompile(`(?i)\b` + vessel + `\b`)
 	if len(a.NotNative) > 0 {
 		r.notNative = regexp.MustCompile(`(?i)\b(?:` + alternation(a.NotNative) + `)\b`)
 	}
@@ -217,14 +257,97 @@ func (r *anatomyReader) vesselOf(name string) (wordOf, bool) {
 // between punctuation that separates reports (, ; . ( ) newline).
 func segmentOf(text string, lo, hi int) (int, int) {
 	a := lo
-	for a > 0 && !strings.ContainsRune(",;()\n", rune(text[a-1])) && !(text[a-1] == '.' && (a == 1 || text[a-2] < '0' || text[a-2] > '9')) {
+	for a > 0 && !stops(text, a-1) {
 		a--
 	}
 	b := hi
-	for b < len(text) && !strings.ContainsRune(",;()\n", rune(text[b])) && !(text[b] == '.' && (b+1 >= len(text) || text[b+1] < '0' || text[b+1] > '9')) {
+	for b < len(text) && !stops(text, b) {
 		b++
 	}
 	return a, b
+}
+
+// stops reports whether text[i] separates reports: , ; ( ) a newline, or
+// a full stop that is no decimal point (a decimal point has a digit on
+// both sides: "FFR 0.71. <vessel> ..." ends at the second stop).
+func stops(text string, i int) bool {
+	c := text[i]
+	if c != '.' {
+		return strings.IndexByte(",;()\n", c) >= 0
+	}
+	digit := func(j int) bool { return j >= 0 && j < len(text) && text[j] >= '0' && text[j] <= '9' }
+	return !(digit(i-1) && digit(i+1))
+}
+
+// sentenceStart returns where the sentence holding offset at begins (after
+// a full stop that ends no number, a semicolon or a newline).
+func sentenceStart(text string, at int) int {
+	for a := at; a > 0; a-- {
+		if c := text[a-1]; c == ';' || c == '\n' || c == '.' && stops(text, a-1) {
+			return a
+		}
+	}
+	return 0
+}
+
+// glued: a vessel name written onto a graft or another word ("SVG-<vessel>").
+func glued(text string, at int) bool {
+	return at > 0 && (text[at-1] == '-' || text[at-1] == '/')
+}
+
+// named is one vessel name read in the text.
+type named struct {
+	w       wordOf
+	name    string
+	segment string
+	at, end int
+}
+
+// anchorOf returns the last vessel named in the sentence before at that is
+// a native vessel: the vessel a segment report without a name belongs to.
+func (r *anatomyReader) anchorOf(text string, at int) (named, bool) {
+	lo := sentenceStart(text, at)
+	var last named
+	found := false
+	for _, m := range r.vesselRE.FindAllStringSubmatchIndex(text[lo:at], -1) {
+		vi := r.vesselRE.SubexpIndex("v")
+		v := text[lo+m[2*vi] : lo+m[2*vi+1]]
+		w, ok := r.vesselOf(v)
+		if !ok {
+			continue
+		}
+		n := named{w: w, name: v, at: lo + m[0], end: lo + m[1]}
+		if pi := r.vesselRE.SubexpIndex("pos"); pi >= 0 && m[2*pi] >= 0 && !w.branch {
+			n.segment = r.segments[strings.ToLower(text[lo+m[2*pi]:lo+m[2*pi+1]])]
+		}
+		last, found = n, true
+	}
+	if !found || glued(text, last.at) {
+		return named{}, false
+	}
+	if a, b := segmentOf(text, last.at, last.end); r.notNative != nil && r.notNative.MatchString(text[a:b]) {
+		return named{}, false
+	}
+	return last, true
+}
+
+// listed returns the vessels named in a list group ("<vessel>/<vessel> and ").
+func (r *anatomyReader) listed(text string, lo, hi int) []named {
+	var out []named
+	for _, m := range r.vesselRE.FindAllStringSubmatchIndex(text[lo:hi], -1) {
+		vi := r.vesselRE.SubexpIndex("v")
+		v := text[lo+m[2*vi] : lo+m[2*vi+1]]
+		w, ok := r.vesselOf(v)
+		if !ok {
+			continue
+		}
+		n := named{w: w, name: v, at: lo + m[2*vi], end: lo + m[1]}
+		if pi := r.vesselRE.SubexpIndex("pos"); pi >= 0 && m[2*pi] >= 0 && !w.branch {
+			n.segment = r.segments[strings.ToLower(text[lo+m[2*pi]:lo+m[2*pi+1]])]
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // stenoses reads the per-vessel stenosis reports of a text.
@@ -234,6 +357,14 @@ func (r *anatomyReader) stenoses(text string) []stenosis {
 	}
 	var out []stenosis
 	seen := map[int]bool{} // vessel-name offset already read
+	overlaps := func(lo, hi int) bool {
+		for _, s := range out {
+			if lo < s.End && s.Start < hi {
+				return true
+			}
+		}
+		return false
+	}
 	for _, p := range r.res {
 		re := p.re
 		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
@@ -244,42 +375,165 @@ func (r *anatomyReader) stenoses(text string) []stenosis {
 				}
 				return text[m[2*i]:m[2*i+1]], m[2*i]
 			}
-			v, vAt := get("v")
-			w, ok := r.vesselOf(v)
-			if !ok || seen[vAt] {
-				continue
-			}
-			pos, _ := get("pos")
-			// A vessel name glued to a graft ("SVG-<vessel>").
-			if vAt > 0 && (text[vAt-1] == '-' || text[vAt-1] == '/') && pos == "" {
-				continue
+			var vessels []named
+			if p.orphan {
+				if overlaps(m[0], m[1]) {
+					continue
+				}
+				n, ok := r.anchorOf(text, m[0])
+				if !ok {
+					continue
+				}
+				n.segment = ""
+				vessels = []named{n}
+			} else {
+				v, vAt := get("v")
+				w, ok := r.vesselOf(v)
+				if !ok || seen[vAt] {
+					continue
+				}
+				pos, _ := get("pos")
+				lead := vAt
+				if l, lAt := get("list"); l != "" {
+					lead = lAt
+					vessels = r.listed(text, lAt, lAt+len(l))
+				}
+				// A vessel name glued to a graft ("SVG-<vessel>").
+				if glued(text, lead) && (pos == "" || lead != vAt) {
+					continue
+				}
+				n := named{w: w, name: v, at: vAt}
+				if !w.branch {
+					n.segment = r.segments[strings.ToLower(pos)]
+				}
+				vessels = append(vessels, n)
 			}
 			a, b := segmentOf(text, m[0], m[1])
 			if r.notNative != nil && r.notNative.MatchString(text[a:b]) {
 				continue
 			}
-			s := stenosis{Vessel: w.vessel, Name: v, Start: m[0], End: m[1], Text: strings.TrimSpace(text[m[0]:m[1]])}
-			if !w.branch {
-				s.Segment = r.segments[strings.ToLower(pos)]
+			// A segment written after the name or the percentage places
+			// the report when the name carries none.
+			after := ""
+			if s, _ := get("pos2"); s != "" {
+				after = r.segments[strings.ToLower(s)]
+			} else if s, _ := get("pos3"); s != "" {
+				after = r.segments[strings.ToLower(s)]
 			}
-			if p.occluded {
-				s.Percent = 100
-			} else {
+			base := stenosis{Start: m[0], End: m[1], Text: strings.TrimSpace(text[m[0]:m[1]])}
+			switch {
+			case p.normal:
+				base.Below, base.Normal = true, true
+			case p.occluded:
+				base.Percent = 100
+			default:
 				n, _ := get("n")
 				f, err := strconv.ParseFloat(n, 64)
 				if err != nil || f > 100 {
 					continue
 				}
-				s.Percent = f
+				base.Percent = f
 				c, _ := get("cmp")
-				s.Below = c == "<" || c == "≤" || c == "<="
+				base.Below = c == "<" || c == "≤" || c == "<="
 			}
-			seen[vAt] = true
-			out = append(out, s)
+			for _, n := range vessels {
+				if !p.orphan {
+					// An orphan report shares its vessel's name with
+					// the report that named it.
+					if seen[n.at] {
+						continue
+					}
+					seen[n.at] = true
+				}
+				s := base
+				s.Vessel, s.Name, s.Branch, s.At = n.w.vessel, n.name, n.w.branch, n.at
+				if !n.w.branch {
+					s.Segment = n.segment
+					if s.Segment == "" {
+						s.Segment = after
+					}
+				}
+				out = append(out, s)
+			}
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out
+}
+
+// anatomyReports are the stenosis reports of one case text, read once for
+// grounding, with the offsets of the vessel names that head them.
+type anatomyReports struct {
+	ss    []stenosis
+	heads map[int]bool
+}
+
+// reports reads the stenosis reports of text.
+func (r *anatomyReader) reports(text string) *anatomyReports {
+	out := &anatomyReports{heads: map[int]bool{}}
+	out.ss = r.stenoses(text)
+	for _, s := range out.ss {
+		out.heads[s.At] = true
+	}
+	return out
+}
+
+// located reports whether the finding text[lo:hi] is nothing but the name
+// of a vessel that heads a report read from the text, or a heading of its
+// own (the name, then a colon: "<vessel>: heavily calcified"): the place of
+// what follows, not a finding to ground by itself.
+func (r *anatomyReader) located(text string, lo, hi int, rep *anatomyReports) bool {
+	if r == nil || rep == nil || lo < 0 || hi > len(text) || lo >= hi {
+		return false
+	}
+	f := strings.TrimSpace(text[lo:hi])
+	m := r.vesselRE.FindStringSubmatchIndex(f)
+	if m == nil || m[0] != 0 || m[1] != len(f) {
+		return false
+	}
+	off := lo + strings.Index(text[lo:hi], f)
+	if rest := strings.TrimLeft(text[off+len(f):], " \t"); strings.HasPrefix(rest, ":") {
+		return true
+	}
+	vi := r.vesselRE.SubexpIndex("v")
+	return rep.heads[off+m[2*vi]]
+}
+
+// withoutRead drops the anchors of a finding [lo, hi) to a per-vessel fact
+// of the pack (anatomy.facts) when the finding holds a report of one of
+// the fact's vessels: the reader reads that fact from the report's numbers
+// and segment (a "mid" report is no "proximal" stenosis, a value below the
+// vessel's cut-off no significant one), which the grounder only guesses
+// from words.
+func (r *anatomyReader) withoutRead(lo, hi int, rep *anatomyReports, anchors []grounding.Anchor) []grounding.Anchor {
+	if r == nil || rep == nil || lo < 0 || len(anchors) == 0 {
+		return anchors
+	}
+	read := map[string]bool{}
+	for _, s := range rep.ss {
+		if lo <= s.Start && s.Start < hi {
+			read[s.Vessel.Name] = true
+		}
+	}
+	if len(read) == 0 {
+		return anchors
+	}
+	var kept []grounding.Anchor
+	for _, a := range anchors {
+		drop := false
+		for _, ft := range r.a.Facts {
+			if rules.NormalizeName(ft.Concept) != rules.NormalizeName(a.Concept) {
+				continue
+			}
+			for _, v := range ft.Vessels {
+				drop = drop || read[v]
+			}
+		}
+		if !drop {
+			kept = append(kept, a)
+		}
+	}
+	return kept
 }
 
 // applies reports whether a pack fact is about the report's vessel and
@@ -294,6 +548,34 @@ func applies(f rules.AnatomyFact, s stenosis) bool {
 		}
 	}
 	return false
+}
+
+// absentBy returns the report that states a per-vessel fact absent: one
+// of the fact's vessels reported below its cut-off in the fact's segment,
+// or as a whole when no report of it reaches the cut-off anywhere, while
+// no report of the segment, or of the whole vessel, reaches it. A branch
+// report says nothing of its main vessel's segments.
+func absentBy(f rules.AnatomyFact, ss []stenosis) (stenosis, bool) {
+	var in []stenosis
+	anySig := false
+	for _, s := range ss {
+		if s.Branch || !slices.Contains(f.Vessels, s.Vessel.Name) {
+			continue
+		}
+		in = append(in, s)
+		if s.significant() {
+			if f.Segment == "" || s.Segment == "" || s.Segment == f.Segment {
+				return stenosis{}, false
+			}
+			anySig = true
+		}
+	}
+	for _, s := range in {
+		if f.Segment == "" || s.Segment == f.Segment || s.Segment == "" && !anySig {
+			return s, true
+		}
+	}
+	return stenosis{}, false
 }
 
 // contradicts: n counted vessels disagree with a stated count concept
@@ -388,6 +670,20 @@ func (p *Program) anatomyEvidence(r read.Reader, text string, findings []extract
 		sig = append(sig, s)
 		if !haveFirst {
 			first, firstSpan, haveFirst = f, span, true
+		}
+	}
+	for _, ft := range a.Facts {
+		if ft.Value {
+			continue
+		}
+		if s, ok := absentBy(ft, ss); ok {
+			if f, ok := findingAt(s.Start); ok {
+				desc := fmt.Sprintf("%s %g%%", s.Name, s.Percent)
+				if s.Normal {
+					desc = s.Text
+				}
+				emit(patient.KindFinding, f, ft.Concept, false, nil, fmt.Sprintf("%s (< %g%% in %s)", desc, s.Vessel.SignificantAt, s.Vessel.Name), patient.Span{Start: s.Start, End: s.End})
+			}
 		}
 	}
 	n := len(diseased)

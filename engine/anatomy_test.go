@@ -58,6 +58,9 @@ func TestStenoses(t *testing.T) {
 		var got []string
 		for _, s := range r.stenoses(tc.Text) {
 			g := fmt.Sprintf("%s:%g", s.Vessel.Name, s.Percent)
+			if s.Normal {
+				g = s.Vessel.Name + ":normal"
+			}
 			if s.Segment != "" {
 				g += ":" + s.Segment
 			}
@@ -106,7 +109,7 @@ func TestAnatomyVocabularyIsPackData(t *testing.T) {
 	}
 	// The reader must hold none of the other moved words either.
 	reader := append([]string(nil), vessels...)
-	for _, ws := range [][]string{a.Nouns, a.NounsBefore, a.LesionWords, a.OccludedBefore, a.OccludedAfter, a.NotNative} {
+	for _, ws := range [][]string{a.Nouns, a.NounsBefore, a.LesionWords, a.OccludedBefore, a.OccludedAfter, a.NotNative, a.NormalAfter} {
 		reader = append(reader, ws...)
 	}
 	for _, s := range a.Segments {

@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 
+	"github.com/executablekg/execkg/engine/evidence"
 	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/grounding/textnorm"
 )
@@ -28,4 +29,37 @@ func (p *Program) cueInConcept(anchors []grounding.Anchor, cues []string) bool {
 		}
 	}
 	return false
+}
+
+// doubtInSynonym returns a synonym of the concept whose every word the
+// clause states (evidence.CoversAll: "PCI vs redo CABG" states "PCI vs
+// CABG") and that holds every doubt cue of the mention itself: a concept
+// worded as an open choice ("<one option> vs <another>") is the patient's
+// fact, so the cue that makes the choice does not make the finding
+// doubtful. "" when there is none.
+func doubtInSynonym(clause string, synonyms, cues []string) string {
+	if len(cues) == 0 {
+		return ""
+	}
+	for _, syn := range synonyms {
+		sn := " " + textnorm.Normalize(syn) + " "
+		if strings.TrimSpace(sn) == "" {
+			continue
+		}
+		if ok, _ := evidence.CoversAll(clause, []string{syn}); !ok {
+			continue
+		}
+		all := true
+		for _, c := range cues {
+			cue := " " + textnorm.Normalize(c) + " "
+			if strings.TrimSpace(cue) == "" || !strings.Contains(sn, cue) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return syn
+		}
+	}
+	return ""
 }

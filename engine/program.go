@@ -391,6 +391,8 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	planned := map[[2]string]grounding.Anchor{} // (finding, planned key) → the procedure's own anchor
 	doubted := map[string]bool{}                // finding ids the case states with doubt
 	var dropped []patient.Dropped
+	var reports *anatomyReports     // the case's stenosis reports, read once
+	procedural := map[string]bool{} // findings that name a procedure first (labelWhen)
 	for _, f := range findings {
 		if err := ctx.Err(); err != nil {
 			return nil, deadlineError(caseID, "step (ii) grounding", err)
@@ -411,6 +413,17 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// ungrounded) grounds to nothing.
 			anchors = nil
 		}
+		if reports == nil {
+			reports = p.anatomy.reports(text)
+		}
+		if p.anatomy.located(text, f.Start, f.End, reports) {
+			// A vessel name that heads a stenosis report is where the
+			// report lies (the anatomy reader reads it), not a finding.
+			anchors = nil
+		}
+		// A stenosis report's per-vessel facts are the anatomy reader's,
+		// read from its numbers and segment, not the grounder's guess.
+		anchors = p.anatomy.withoutRead(f.Start, f.End, reports, anchors)
 		if c.checks.Certainty && f.Intended {
 			// Under a "Plan:" heading a finding is intended, not present:
 			// only concepts that are themselves intentions may use it.
@@ -473,6 +486,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		for i, a := range anchors {
 			keys[a.ConceptKey] = true
 			rank[[2]string{f.ID, a.ConceptKey}] = i + 1
+			if i == 0 && p.titleRole(a.ConceptKey) {
+				procedural[f.ID] = true
+			}
 			if p.cfg.trace { // the anchors' hits are for the trace only
 				fa.Anchors = append(fa.Anchors, anchorInfo(a))
 			}
@@ -553,6 +569,12 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if e.When == nil {
 			// "PCI to the LAD (2019)": the date may sit in the clause.
 			e.When = p.whenOf(clause[it.FindingID], date)
+		}
+		if f, ok := byID[it.FindingID]; ok && e.When == nil {
+			// "Operation 09/09/2025: CABG x2": the line's label dates it.
+			if e.When = p.labelWhen(text, f, findings, procedural, date); e.When == nil && e.Present && !e.Secondary {
+				e.When = p.titleWhen(text, f, e.ConceptKey, date)
+			}
 		}
 		if e.Present && p.medications[e.ConceptKey] && p.stoppedItem(text, byID[it.FindingID]) {
 			// "aspirin stopped after 1 week": the drug was taken, and is

@@ -33,6 +33,7 @@ type readerCase struct {
 	Date string   `json:"date,omitempty"` // YYYY-MM-DD; empty: today
 	Want []string `json:"want"`
 	Not  []string `json:"not"`
+	Note string   `json:"note,omitempty"` // why the case is there
 }
 
 // readCaseFile decodes testdata/readers/<reader>/<name> ({"note", "cases"}).

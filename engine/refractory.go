@@ -25,6 +25,10 @@ const ViaRefractory = "refractory: "
 // nothing of the therapy the symptom persists on.
 type refractoryVocab struct {
 	re, not *regexp.Regexp
+	// adjacent: "<symptom> ... <adjacent link> <therapy>", the therapy
+	// right after the link; notPersisting: words between the symptom and
+	// such a link that say the symptom is controlled or the therapy new.
+	adjacent, notPersisting *regexp.Regexp
 	// concepts each symptom word (lower case) gives.
 	concepts map[string][]string
 }
@@ -46,6 +50,18 @@ func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
 	var err error
 	if v.re, err = regexp.Compile(src); err != nil {
 		return nil, fmt.Errorf("%s: refractory: the words make no valid pattern: %w", rules.ReadingFile, err)
+	}
+	if len(r.AdjacentLinks) > 0 {
+		src := `(?i)\b(` + rules.WordsPattern(sym) + `)\b[^.;]{0,80}?\b(` + rules.WordsPattern(r.AdjacentLinks) + `)\s+(` +
+			rules.WordsPattern(r.Therapies) + `)\b`
+		if v.adjacent, err = regexp.Compile(src); err != nil {
+			return nil, fmt.Errorf("%s: refractory.adjacent_links: the words make no valid pattern: %w", rules.ReadingFile, err)
+		}
+	}
+	if len(r.NotPersisting) > 0 {
+		if v.notPersisting, err = regexp.Compile(`(?i)\b(?:` + rules.WordsPattern(r.NotPersisting) + `)\b`); err != nil {
+			return nil, fmt.Errorf("%s: refractory.not_persisting: the words make no valid pattern: %w", rules.ReadingFile, err)
+		}
 	}
 	if len(r.NotTherapies) > 0 {
 		if v.not, err = regexp.Compile(`(?i)\b(?:` + rules.WordsPattern(r.NotTherapies) + `)\b`); err != nil {
@@ -85,7 +101,17 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 	}
 	var out []patient.Fact
 	done := map[string]bool{}
-	for _, m := range v.re.FindAllStringSubmatchIndex(text, -1) {
+	matches := v.re.FindAllStringSubmatchIndex(text, -1)
+	if v.adjacent != nil {
+		for _, m := range v.adjacent.FindAllStringSubmatchIndex(text, -1) {
+			// "angina well controlled on bisoprolol" or "angina,
+			// started on nicorandil" is no refractory symptom.
+			if v.notPersisting == nil || !v.notPersisting.MatchString(text[m[3]:m[4]]) {
+				matches = append(matches, m)
+			}
+		}
+	}
+	for _, m := range matches {
 		span := text[m[0]:m[1]]
 		// Other therapies count only after the link ("despite aspirin"):
 		// "angina after CABG despite a beta-blocker" persists on the

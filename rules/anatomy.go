@@ -15,9 +15,10 @@ type Anatomy struct {
 	// Vessels are the main arteries a stenosis is counted in; a branch
 	// counts in its main vessel, with the main vessel's cut-off.
 	Vessels []Vessel `json:"vessels"`
-	// Segments are the words before a vessel name that place the lesion
-	// ("proximal", "p" as in "pLAD"); a segment is kept for a main-vessel
-	// word only, not for a branch.
+	// Segments are the words that place the lesion: before a vessel name
+	// ("proximal", "p" as in "pLAD"), or, words of two letters or more,
+	// after it ("LCx: mid 85%", "LAD 80% proximal"); a segment is kept for
+	// a main-vessel word only, not for a branch.
 	Segments []Segment `json:"segments,omitempty"`
 	// Nouns may follow the vessel name before the percentage ("LAD
 	// stenosis 80%"); NounsBefore may follow the percentage before the
@@ -37,6 +38,10 @@ type Anatomy struct {
 	// other than a native stenosis (a graft, a stent, a spasm, a flow
 	// reserve), which is not read.
 	NotNative []string `json:"not_native,omitempty"`
+	// NormalAfter: words after a vessel name that report it free of a
+	// significant stenosis ("LMS normal", "LAD: minor irregularities"); such
+	// a report is below every cut-off and states the vessel's facts absent.
+	NormalAfter []string `json:"normal_after,omitempty"`
 	// Facts are the per-vessel items a report gives.
 	Facts []AnatomyFact `json:"facts"`
 	// Counts are the populations by number of significantly diseased
@@ -164,7 +169,7 @@ func (a *Anatomy) check(where string) error {
 		}
 	}
 	for field, ws := range map[string][]string{"nouns_after_vessel": a.Nouns, "nouns_before_vessel": a.NounsBefore, "lesion_words": a.LesionWords,
-		"occluded_before": a.OccludedBefore, "occluded_after": a.OccludedAfter, "not_native": a.NotNative} {
+		"occluded_before": a.OccludedBefore, "occluded_after": a.OccludedAfter, "not_native": a.NotNative, "normal_after": a.NormalAfter} {
 		for j, w := range ws {
 			if strings.TrimSpace(w) == "" {
 				return fmt.Errorf("%s.%s[%d]: a word must not be empty", where, field, j)

@@ -76,6 +76,13 @@ type Refractory struct {
 	// NotTherapies make the therapy something other than antianginal or
 	// medical therapy for the symptom ("despite aspirin", "despite PCI").
 	NotTherapies []string `json:"not_therapies,omitempty"`
+	// AdjacentLinks join only when a therapy follows them directly
+	// ("angina on bisoprolol"), and when no NotPersisting word stands
+	// between the symptom and the link: one that says the symptom is
+	// controlled ("angina well controlled on bisoprolol") or the therapy
+	// new ("angina, started on nicorandil").
+	AdjacentLinks []string `json:"adjacent_links,omitempty"`
+	NotPersisting []string `json:"not_persisting,omitempty"`
 }
 
 // RefractorySymptom is one group of symptom words and what they give.
@@ -208,6 +215,12 @@ func (r *Reading) check(name string) error {
 		if err := checkWords(f+".not_therapies", rf.NotTherapies, false); err != nil {
 			return err
 		}
+		if err := checkWords(f+".adjacent_links", rf.AdjacentLinks, false); err != nil {
+			return err
+		}
+		if err := checkWords(f+".not_persisting", rf.NotPersisting, false); err != nil {
+			return err
+		}
 	}
 	if rc := r.Recency; rc != nil {
 		f := name + ": recency"
@@ -318,6 +331,8 @@ func (r *Reading) Words() []string {
 		add(rf.Links...)
 		add(rf.Therapies...)
 		add(rf.NotTherapies...)
+		add(rf.AdjacentLinks...)
+		add(rf.NotPersisting...)
 	}
 	for _, d := range r.Demographics {
 		add(d.Concept)

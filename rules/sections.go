@@ -54,6 +54,19 @@ type Sections struct {
 type Frame struct {
 	NameTitles  []string `json:"name_titles"`
 	Salutations []string `json:"salutations"`
+	// TitleRoles: a document's title line (its first line, when more
+	// follow, with no colon and no number) names what the document
+	// reports ("PCI REPORT"); an undated concept of these condition roles
+	// named there was done on the document's date.
+	TitleRoles []string `json:"title_roles,omitempty"`
+	// TitleNotDone: words of a title line that make it an encounter about
+	// a procedure, not its report ("Clinic - post-PCI review"); such a
+	// title dates nothing.
+	TitleNotDone []string `json:"title_not_done,omitempty"`
+	// DoneLabels: words of a dated line label that head what was done on
+	// that date ("Operation 09/09/2025: ..."), as a label naming a concept
+	// of a title role does ("ICA 14/01/2026: ...").
+	DoneLabels []string `json:"done_labels,omitempty"`
 }
 
 // SectionKind is one kind of document section.
@@ -188,6 +201,13 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 	for j, w := range append(append([]string{}, s.Frame.NameTitles...), s.Frame.Salutations...) {
 		if len(CueWords(w)) == 0 {
 			return nil, fmt.Errorf("%s: frame: %q (entry %d) has no word", name, w, j)
+		}
+	}
+	for field, ws := range map[string][]string{"title_roles": s.Frame.TitleRoles, "title_not_done": s.Frame.TitleNotDone, "done_labels": s.Frame.DoneLabels} {
+		for j, w := range ws {
+			if len(CueWords(w)) == 0 {
+				return nil, fmt.Errorf("%s: frame.%s[%d] %q has no word", name, field, j, w)
+			}
 		}
 	}
 	for j, f := range s.IntoleranceForms {
