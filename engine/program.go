@@ -377,7 +377,8 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	if err != nil {
 		return nil, stageErr(caseID, StageRead, err, "extraction with %s", p.cfg.extractor.Name())
 	}
-	p.doc.Annotate(text, p.doc.Sections(text), findings)
+	secs := p.doc.Sections(text)
+	p.doc.Annotate(text, secs, findings)
 	tr := p.newTrace(c)
 	tr.Repairs = repairs
 	ctext := consistency.NewText(text) // step (v) reads the case once
@@ -398,6 +399,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		res.Findings = append(res.Findings, Finding{ID: f.ID, Text: f.Text, Start: f.Start, End: f.End, Section: f.Section})
 		mention[f.ID] = f.Text
 		clause[f.ID] = commaClause(text, f.Start, f.End)
+		covering := labelled(secs, f.Start, clause[f.ID])
 		anchors, err := p.grounder.Ground(ctx, f.Text)
 		if err != nil {
 			return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
@@ -405,7 +407,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if a, ok := p.demographicAnchor(f.Text); ok {
 			anchors = withFirst(a, anchors)
 		}
-		anchors = p.withVerbatim(f.Text, clause[f.ID], anchors, p.cfg.topK)
+		anchors = p.withVerbatim(f.Text, covering, anchors, p.cfg.topK)
 		if p.ungrounded(f.Text) {
 			// A measurement the pack has no concept for (meta/reading.json
 			// ungrounded) grounds to nothing.
@@ -480,7 +482,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if proc, ok := planned[[2]string{f.ID, a.ConceptKey}]; ok {
 				ph = phrasesFor(proc, p.phrases)
 			}
-			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: clause[f.ID],
+			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: labelled(secs, f.Start, clause[f.ID]),
 				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph}})
 		}
 		tr.Anchors = append(tr.Anchors, fa)
@@ -890,6 +892,20 @@ func commaClause(text string, start, end int) string {
 		e++
 	}
 	return strings.TrimSpace(text[s:e])
+}
+
+// labelled is a finding's clause as the cover check reads it: under a
+// label the pack does not know as a heading ("Stress echo (11/25):
+// new hypokinesia in 3/16 segments"), the label names what the finding
+// is a result of, so its words count as stated. Other uses of the clause
+// (dates, not-taken cues) keep it bare.
+func labelled(secs []extract.Section, pos int, clause string) string {
+	for _, s := range secs {
+		if s.Kind == "" && s.Heading != "" && pos >= s.Start && pos < s.End {
+			return s.Heading + ": " + clause
+		}
+	}
+	return clause
 }
 
 func sortedKeys(m map[string]bool) []string {
