@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/executablekg/execkg/engine/consistency"
@@ -399,7 +400,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		res.Findings = append(res.Findings, Finding{ID: f.ID, Text: f.Text, Start: f.Start, End: f.End, Section: f.Section})
 		mention[f.ID] = f.Text
 		clause[f.ID] = commaClause(text, f.Start, f.End)
-		covering := labelled(secs, f.Start, clause[f.ID])
+		covering := labelled(text, secs, f.Start, clause[f.ID])
 		anchors, err := p.grounder.Ground(ctx, f.Text)
 		if err != nil {
 			return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
@@ -482,7 +483,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if proc, ok := planned[[2]string{f.ID, a.ConceptKey}]; ok {
 				ph = phrasesFor(proc, p.phrases)
 			}
-			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: labelled(secs, f.Start, clause[f.ID]),
+			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: labelled(text, secs, f.Start, clause[f.ID]),
 				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph}})
 		}
 		tr.Anchors = append(tr.Anchors, fa)
@@ -894,18 +895,48 @@ func commaClause(text string, start, end int) string {
 	return strings.TrimSpace(text[s:e])
 }
 
-// labelled is a finding's clause as the cover check reads it: under a
-// label the pack does not know as a heading ("Stress echo (11/25):
-// new hypokinesia in 3/16 segments"), the label names what the finding
-// is a result of, so its words count as stated. Other uses of the clause
-// (dates, not-taken cues) keep it bare.
-func labelled(secs []extract.Section, pos int, clause string) string {
-	for _, s := range secs {
-		if s.Kind == "" && s.Heading != "" && pos >= s.Start && pos < s.End {
-			return s.Heading + ": " + clause
+// labelled is a finding's clause as the cover check reads it: after a
+// label the pack does not know as a heading, at the start of its line or
+// sentence ("Stress echo (11/25): new hypokinesia in 3/16 segments", "…
+// bd. Stress CMR 11/2025: inferior ischaemia 4/16 segments"), the label
+// names what the finding is a result of, so its words count as stated.
+// Other uses of the clause (dates, not-taken cues) keep it bare.
+func labelled(text string, secs []extract.Section, pos int, clause string) string {
+	if pos <= 0 || pos > len(text) {
+		return clause
+	}
+	out := clause
+	// Inside a section under a label the pack does not know.
+	for _, sec := range secs {
+		if sec.Kind == "" && sec.Heading != "" && pos >= sec.Start && pos < sec.End {
+			out = sec.Heading + ": " + out
+			break
 		}
 	}
-	return clause
+	// A label right before the clause, at the start of its line or
+	// sentence.
+	s := pos
+	for s > 0 && !strings.ContainsRune(",;:\n.", rune(text[s-1])) {
+		s--
+	}
+	if s == 0 || text[s-1] != ':' {
+		return out
+	}
+	end := s - 1
+	k := end
+	for k > 0 && text[k-1] != '\n' && text[k-1] != ';' && !(k >= 2 && text[k-1] == ' ' && text[k-2] == '.') {
+		k--
+	}
+	label := strings.TrimSpace(text[k:end])
+	if n := len(strings.Fields(label)); n == 0 || n > 6 || !unicode.IsLetter([]rune(label)[0]) || strings.HasPrefix(out, label+": ") {
+		return out
+	}
+	for _, sec := range secs {
+		if sec.Kind != "" && sec.HeadingStart >= k && sec.HeadingStart < end {
+			return out // a pack heading: its kind already says what it means
+		}
+	}
+	return label + ": " + out
 }
 
 func sortedKeys(m map[string]bool) []string {
