@@ -3,8 +3,10 @@ package engine
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
+	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/fhir"
 	"github.com/executablekg/execkg/engine/patient"
 	"github.com/executablekg/execkg/rules"
@@ -27,11 +29,54 @@ func (p *Program) ReadFHIRParts(caseID string, parts [][]byte, date time.Time) (
 		return nil, &StageError{CaseID: caseID, Stage: StageRead, Detail: "FHIR bundle",
 			Err: errors.New("the pack has no value sets (" + rules.ValueSetsFile + "), so no code can become a fact")}
 	}
-	m, err := fhir.ReadParts(parts, p.pack.ValueSets, fhir.Options{CaseID: caseID, Date: date})
+	m, err := fhir.ReadParts(parts, p.pack.ValueSets, fhir.Options{CaseID: caseID, Date: date, Name: p.nameFromWords})
 	if err != nil {
 		return nil, stageErr(caseID, StageRead, err, "FHIR bundle")
 	}
 	return m, nil
+}
+
+// nameFromWords is the FHIR reader's fallback for a resource none of whose
+// codes the value sets list: the concept its words state word for word (a
+// pack name, row wording or synonym: the same verbatim match the text
+// reader trusts most), read with the same cues as text, so that "Family
+// history of ischaemic heart disease" is no fact of the patient's and
+// "Suspected angina" is a suspected one. Fuzzy grounding is not used: a
+// code's words are short and exact, and a near miss would invent a fact
+// the record does not state.
+func (p *Program) nameFromWords(words string) (*rules.ValueSet, patient.Certainty, string) {
+	if p.ungrounded(words) {
+		return nil, "", "name a measurement the pack has no concept for"
+	}
+	anchors := p.verbatimAnchors(words)
+	if len(anchors) == 0 {
+		return nil, "", "name no concept of the pack word for word"
+	}
+	// The words are judged whole, as a clause: a code's words are one.
+	cx := consistency.Analyze(words, words)
+	switch {
+	case cx.Other:
+		return nil, "", "are about someone other than the patient ('" + strings.Join(cx.Cues, ", ") + "')"
+	case cx.Negated:
+		return nil, "", "state it absent ('" + strings.Join(cx.Cues, ", ") + "'); a record's status, not its name, says what is absent"
+	case cx.Hypothetical:
+		return nil, "", "state a possibility, not a fact ('" + strings.Join(cx.Cues, ", ") + "')"
+	}
+	a := anchors[0]
+	set := p.pack.ValueSets.ByKey(a.ConceptKey)
+	if set == nil {
+		set = &rules.ValueSet{Concept: a.Concept, Key: a.ConceptKey}
+		if u := p.units[a.ConceptKey]; len(u) == 1 {
+			// A measured concept the value sets do not list: its value is
+			// read in the unit the pack's rules use, and no other.
+			set.Unit, set.Units = u[0], map[string]string{u[0]: u[0]}
+		}
+	}
+	cert := patient.Confirmed
+	if cx.Uncertain && !p.doubtfulName(a.Concept) { // a concept named "suspected …" carries the doubt itself
+		cert = patient.Suspected
+	}
+	return set, cert, ""
 }
 
 // AskFHIR answers a FHIR R4 Bundle: the bundle becomes the patient model

@@ -68,7 +68,7 @@ func TestFHIRBundlesMatchText(t *testing.T) {
 			assert.Equal(t, c.Rows, firedRows(res), "bundle %s", c.Name)
 			resources := map[string]string{}
 			for _, f := range res.Patient.Facts {
-				if f.Reader == fhir.ReaderName {
+				if f.Reader == fhir.ReaderName || f.Reader == fhir.WordsReaderName {
 					resources[f.ID] = f.Resource
 				}
 			}

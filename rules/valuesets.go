@@ -285,6 +285,19 @@ func (v *ValueSets) Lookup(systemURI, code string) (Match, bool) {
 	return Match{}, false
 }
 
+// ByKey returns the value set of the pack concept with key, or nil.
+func (v *ValueSets) ByKey(key string) *ValueSet {
+	if v == nil || key == "" {
+		return nil
+	}
+	for i := range v.Concepts {
+		if v.Concepts[i].Key == key {
+			return &v.Concepts[i]
+		}
+	}
+	return nil
+}
+
 // SearchTokens lists the exact codes of the given systems (short names;
 // all systems when none is given) as FHIR search tokens ("uri|code"),
 // sorted: a CDS Hooks prefetch template or a FHIR search can ask for

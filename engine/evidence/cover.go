@@ -40,7 +40,8 @@ func CoversAll(mention string, phrases []string) (bool, string) {
 func covers(mention string, phrases []string, all bool) (bool, string) {
 	m := wordsOfMention(mention)
 	for _, p := range phrases {
-		pw, critical := phraseWords(p)
+		pi := phraseOf(p)
+		pw, critical := pi.words, pi.critical
 		if len(pw) == 0 {
 			continue
 		}
@@ -48,7 +49,7 @@ func covers(mention string, phrases []string, all bool) (bool, string) {
 		for i, w := range pw {
 			covered[i] = hasWord(m, w)
 		}
-		coverAcronyms(m, pw, covered)
+		coverAcronyms(m, pw, pi.gap, pi.acr, covered)
 		n, modifierMissing := 0, false
 		for i, c := range covered {
 			if c {
@@ -83,8 +84,13 @@ func acronyms(phrase string) map[string]bool {
 var acronymRe = regexp.MustCompile(`\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b`)
 
 // coverAcronyms marks runs of phrase words whose initials are a word of
-// the mention.
-func coverAcronyms(m, pw []string, covered []bool) {
+// the mention. An acronym is made of adjacent words, skipping at most one
+// function word between two of them ("ischaemia with non-obstructive
+// coronary arteries" is INOCA); initials scattered across a phrase are a
+// coincidence ("prn" is not "pain radiating to the neck"). A word that is
+// itself an acronym is no initial of another ("PSA" is not "presentation
+// suggesting ACS").
+func coverAcronyms(m, pw []string, gap []int, acr []bool, covered []bool) {
 	for _, w := range m {
 		if len(w) < 3 || len(w) > 6 || isNum(w) {
 			continue
@@ -92,7 +98,7 @@ func coverAcronyms(m, pw []string, covered []bool) {
 		for i := 0; i+len(w) <= len(pw); i++ {
 			match := true
 			for j := 0; j < len(w); j++ {
-				if pw[i+j] == "" || pw[i+j][0] != w[j] {
+				if pw[i+j] == "" || pw[i+j][0] != w[j] || acr[i+j] || j > 0 && gap[i+j-1] > 1 {
 					match = false
 					break
 				}
@@ -136,6 +142,26 @@ var fillers = map[string]bool{
 	"patient": true, "pt": true, "history": true, "hx": true, "known": true, "documented": true,
 	"presence": true, "evidence": true, "diagnosis": true, "diagnosed": true, "prior": true,
 	"previous": true, "previously": true, "s": true, "p": true, "status": true, "post": true,
+}
+
+// contentWordsGaps is contentWords with, for each word but the last, the
+// number of stop words between it and the next.
+func contentWordsGaps(s string) ([]string, []int) {
+	var out []string
+	var gap []int
+	skipped := 0
+	for _, w := range textnorm.Tokens(s) {
+		if textnorm.StopWords[w] || fillers[w] {
+			skipped++
+			continue
+		}
+		if len(out) > 0 {
+			gap = append(gap, skipped)
+		}
+		skipped = 0
+		out = append(out, w)
+	}
+	return out, gap
 }
 
 func contentWords(s string) []string {

@@ -21,6 +21,10 @@ func TestCovers(t *testing.T) {
 		{"one-vessel disease", []string{"1-vessel coronary disease"}, true},
 		{"1-vessel coronary disease", []string{"one vessel coronary disease"}, true},
 		{"type 2 diabetes", []string{"type 1 diabetes"}, false},
+		// Acronyms: adjacent initials, one function word skipped at most.
+		{"INOCA on invasive testing", []string{"ischaemia with non-obstructive coronary arteries"}, true},
+		{"GTN spray prn", []string{"pain radiating to the neck"}, false},
+		{"PSA undetectable", []string{"presentation suggesting ACS"}, false},
 		{"", []string{"x"}, false},
 	}
 	for _, c := range cases {

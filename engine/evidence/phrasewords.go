@@ -17,22 +17,33 @@ type phraseInfo struct {
 	// critical[i]: words[i] is a modifier, a number or an acronym of the
 	// phrase, which the two-thirds allowance may not leave out.
 	critical []bool
+	// gap[i] is how many stop words lie between words[i] and words[i+1].
+	gap []int
+	// acr[i]: words[i] is written as an acronym in the phrase ("ACS").
+	acr []bool
 }
 
 // phraseWords returns contentWords(p) and which of them are critical.
 func phraseWords(p string) ([]string, []bool) {
+	pi := phraseOf(p)
+	return pi.words, pi.critical
+}
+
+func phraseOf(p string) phraseInfo {
 	if v, ok := phraseCache.Load(p); ok {
-		pi := v.(phraseInfo)
-		return pi.words, pi.critical
+		return v.(phraseInfo)
 	}
-	pi := phraseInfo{words: contentWords(p)}
+	pi := phraseInfo{}
+	pi.words, pi.gap = contentWordsGaps(p)
 	acr := acronyms(p)
 	pi.critical = make([]bool, len(pi.words))
+	pi.acr = make([]bool, len(pi.words))
 	for i, w := range pi.words {
 		pi.critical[i] = modifiers[w] || isNum(w) || acr[w]
+		pi.acr[i] = acr[w]
 	}
 	phraseCache.Store(p, pi)
-	return pi.words, pi.critical
+	return pi
 }
 
 // mentionWords memoises contentWords of mentions: a finding's clause is

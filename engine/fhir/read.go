@@ -31,6 +31,18 @@ import (
 // ReaderName is the Reader every fact and drop of this package carries.
 const ReaderName = "fhir"
 
+// WordsReaderName is the Reader of a fact named from a resource's words
+// (Options.Name) because none of its codes is in a value set.
+const WordsReaderName = "fhir-words"
+
+// NameFunc names the pack concept a resource's own words state (a code's
+// text or a coding's display), for a resource none of whose codes is in a
+// value set. It returns the concept's value set (one without codes when
+// the pack has none for it, so that the record's statuses, and for a
+// measurement the set's units, still apply) and the certainty the words
+// state, or nil and why the words name no concept.
+type NameFunc func(words string) (set *rules.ValueSet, certainty patient.Certainty, why string)
+
 // UCUM is the code system of units of measure.
 const UCUM = "http://unitsofmeasure.org"
 
@@ -38,6 +50,12 @@ const UCUM = "http://unitsofmeasure.org"
 type Options struct {
 	// CaseID names the model (default: the bundle's id, else "fhir").
 	CaseID string
+	// Name, when set, reads a resource coded outside the value sets
+	// (an RxNorm clinical drug, a local laboratory code, a SNOMED CT
+	// concept the pack does not list) by its words: records name what
+	// they code, and a code the pack has not listed is no reason to lose
+	// the fact. Nil: such a resource is dropped.
+	Name NameFunc
 	// Date is the reference date: ages count to it and time windows from
 	// it. Zero means today (UTC).
 	Date time.Time
@@ -90,7 +108,7 @@ func ReadParts(parts [][]byte, vs *rules.ValueSets, opt Options) (*patient.Model
 	if vs == nil {
 		return nil, errors.New("fhir: the pack has no value sets (" + rules.ValueSetsFile + "), so no code can become a fact; add the file to the pack")
 	}
-	r := &reader{vs: vs, date: opt.Date, byRef: map[string]json.RawMessage{}, unread: map[string]int{}}
+	r := &reader{vs: vs, name: opt.Name, date: opt.Date, byRef: map[string]json.RawMessage{}, unread: map[string]int{}}
 	if r.date.IsZero() {
 		r.date = time.Now().UTC()
 	}
@@ -186,6 +204,7 @@ type item struct {
 
 type reader struct {
 	vs    *rules.ValueSets
+	name  NameFunc
 	date  time.Time
 	m     *patient.Model
 	items []item
@@ -293,7 +312,9 @@ func (r *reader) drop(d patient.Dropped) {
 }
 
 func (r *reader) add(f patient.Fact) {
-	f.Reader = ReaderName
+	if f.Reader == "" {
+		f.Reader = ReaderName
+	}
 	r.m.Facts = append(r.m.Facts, f)
 }
 
@@ -485,7 +506,27 @@ func (r *reader) match(cc *CodeableConcept) (rules.Match, Coding, bool) {
 			best, bestC, found = m, c, true
 		}
 	}
+	if !found {
+		return r.named(cc)
+	}
 	return best, bestC, found
+}
+
+// textSystem marks a Match made from a resource's words, not its codes.
+const textSystem = "text"
+
+// named is match's fallback: the concept the resource's words name
+// (its text first, then each coding's display).
+func (r *reader) named(cc *CodeableConcept) (rules.Match, Coding, bool) {
+	if r.name == nil || cc == nil {
+		return rules.Match{}, Coding{}, false
+	}
+	for _, w := range cc.words() {
+		if set, cert, _ := r.name(w); set != nil {
+			return rules.Match{Set: set, System: textSystem, Code: string(cert)}, Coding{Display: w}, true
+		}
+	}
+	return rules.Match{}, Coding{}, false
 }
 
 // unmatched drops a resource none of whose codes is in a value set.
@@ -504,6 +545,14 @@ func (r *reader) unmatched(it item, cc *CodeableConcept) {
 	} else {
 		reason = "it carries text but no code"
 	}
+	if r.name != nil && cc != nil {
+		// Why its words did not name a concept either.
+		for _, w := range cc.words() {
+			if _, _, why := r.name(w); why != "" {
+				reason += fmt.Sprintf(", and its words %q %s", w, why)
+			}
+		}
+	}
 	r.drop(patient.Dropped{Resource: it.ref, Text: cc.label(), Reason: reason})
 }
 
@@ -511,6 +560,13 @@ func (r *reader) unmatched(it item, cc *CodeableConcept) {
 func fact(it item, kind patient.Kind, m rules.Match, c Coding, text string) patient.Fact {
 	f := patient.Fact{Kind: kind, Resource: it.ref, Code: c.System + "|" + c.Code}
 	f.ConceptKey, f.Concept, f.Present, f.Text = m.Set.Key, m.Set.Concept, true, text
+	if m.System == textSystem {
+		// Named from its words: no code to cite; the words' doubt holds.
+		f.Code, f.Reader = "", WordsReaderName
+		if m.Code == string(patient.Suspected) {
+			f.Certainty = patient.Suspected
+		}
+	}
 	if m.Prefix && kind == patient.KindMedication {
 		// A class code (a prefix of a hierarchical system) names the
 		// pack's class.
@@ -563,7 +619,9 @@ func (r *reader) readCondition(it item) error {
 	}
 	switch verification {
 	case "confirmed":
-		f.Certainty = patient.Confirmed
+		if f.Certainty == "" { // words that state a doubt keep it
+			f.Certainty = patient.Confirmed
+		}
 	case "unconfirmed", "provisional", "differential":
 		f.Certainty = patient.Suspected
 		if as(&f, m, "suspected") {
@@ -1000,7 +1058,9 @@ func (r *reader) readAllergy(it item) error {
 	f.Status = patient.StatusNotTolerated
 	switch statusCode(a.VerificationStatus) {
 	case "confirmed":
-		f.Certainty = patient.Confirmed
+		if f.Certainty == "" { // words that state a doubt keep it
+			f.Certainty = patient.Confirmed
+		}
 	case "unconfirmed", "presumed":
 		f.Certainty = patient.Suspected
 	}

@@ -1,6 +1,9 @@
 package fhir
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Hand-written, tolerant FHIR R4 types: only the elements the reader uses.
 // Unknown elements are ignored and codes are plain strings, so a record
@@ -199,6 +202,32 @@ func statusCode(cc *CodeableConcept) string {
 
 // label is the words a CodeableConcept gives for itself: its text, else
 // the first display, else the first code.
+// words are the texts that name what the concept codes: its text, then
+// each coding's display, without repeats.
+func (cc *CodeableConcept) words() []string {
+	if cc == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range append([]string{cc.Text}, displays(cc.Coding)...) {
+		w = strings.TrimSpace(w)
+		if w != "" && !seen[strings.ToLower(w)] {
+			seen[strings.ToLower(w)] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func displays(cs []Coding) []string {
+	out := make([]string, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, c.Display)
+	}
+	return out
+}
+
 func (cc *CodeableConcept) label() string {
 	if cc == nil {
 		return ""
