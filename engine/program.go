@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/executablekg/execkg/engine/consistency"
@@ -377,7 +378,8 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	if err != nil {
 		return nil, stageErr(caseID, StageRead, err, "extraction with %s", p.cfg.extractor.Name())
 	}
-	p.doc.Annotate(text, p.doc.Sections(text), findings)
+	secs := p.doc.Sections(text)
+	p.doc.Annotate(text, secs, findings)
 	tr := p.newTrace(c)
 	tr.Repairs = repairs
 	ctext := consistency.NewText(text) // step (v) reads the case once
@@ -400,6 +402,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		res.Findings = append(res.Findings, Finding{ID: f.ID, Text: f.Text, Start: f.Start, End: f.End, Section: f.Section})
 		mention[f.ID] = f.Text
 		clause[f.ID] = commaClause(text, f.Start, f.End)
+		covering := labelled(text, secs, f.Start, clause[f.ID])
 		anchors, err := p.grounder.Ground(ctx, f.Text)
 		if err != nil {
 			return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
@@ -407,7 +410,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if a, ok := p.demographicAnchor(f.Text); ok {
 			anchors = withFirst(a, anchors)
 		}
-		anchors = p.withVerbatim(f.Text, clause[f.ID], anchors, p.cfg.topK)
+		anchors = p.withVerbatim(f.Text, covering, anchors, p.cfg.topK)
 		if p.ungrounded(f.Text) {
 			// A measurement the pack has no concept for (meta/reading.json
 			// ungrounded) grounds to nothing.
@@ -496,7 +499,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if proc, ok := planned[[2]string{f.ID, a.ConceptKey}]; ok {
 				ph = phrasesFor(proc, p.phrases)
 			}
-			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: clause[f.ID],
+			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: labelled(text, secs, f.Start, clause[f.ID]),
 				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph}})
 		}
 		tr.Anchors = append(tr.Anchors, fa)
@@ -929,6 +932,50 @@ func commaClause(text string, start, end int) string {
 		e++
 	}
 	return strings.TrimSpace(text[s:e])
+}
+
+// labelled is a finding's clause as the cover check reads it: after a
+// label the pack does not know as a heading, at the start of its line or
+// sentence ("Stress echo (11/25): new hypokinesia in 3/16 segments", "…
+// bd. Stress CMR 11/2025: inferior ischaemia 4/16 segments"), the label
+// names what the finding is a result of, so its words count as stated.
+// Other uses of the clause (dates, not-taken cues) keep it bare.
+func labelled(text string, secs []extract.Section, pos int, clause string) string {
+	if pos <= 0 || pos > len(text) {
+		return clause
+	}
+	out := clause
+	// Inside a section under a label the pack does not know.
+	for _, sec := range secs {
+		if sec.Kind == "" && sec.Heading != "" && pos >= sec.Start && pos < sec.End {
+			out = sec.Heading + ": " + out
+			break
+		}
+	}
+	// A label right before the clause, at the start of its line or
+	// sentence.
+	s := pos
+	for s > 0 && !strings.ContainsRune(",;:\n.", rune(text[s-1])) {
+		s--
+	}
+	if s == 0 || text[s-1] != ':' {
+		return out
+	}
+	end := s - 1
+	k := end
+	for k > 0 && text[k-1] != '\n' && text[k-1] != ';' && !(k >= 2 && text[k-1] == ' ' && text[k-2] == '.') {
+		k--
+	}
+	label := strings.TrimSpace(text[k:end])
+	if n := len(strings.Fields(label)); n == 0 || n > 6 || !unicode.IsLetter([]rune(label)[0]) || strings.HasPrefix(out, label+": ") {
+		return out
+	}
+	for _, sec := range secs {
+		if sec.Kind != "" && sec.HeadingStart >= k && sec.HeadingStart < end {
+			return out // a pack heading: its kind already says what it means
+		}
+	}
+	return label + ": " + out
 }
 
 func sortedKeys(m map[string]bool) []string {

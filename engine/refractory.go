@@ -25,12 +25,13 @@ const ViaRefractory = "refractory: "
 // nothing of the therapy the symptom persists on.
 type refractoryVocab struct {
 	re, not *regexp.Regexp
-	// adjacent: "<symptom> ... <adjacent link> <therapy>", the therapy
-	// right after the link; notPersisting: words between the symptom and
-	// such a link that say the symptom is controlled or the therapy new.
-	adjacent, notPersisting *regexp.Regexp
 	// concepts each symptom word (lower case) gives.
 	concepts map[string][]string
+	// near: "<symptom> <bare link> <therapy>" side by side (rules.RefractoryNear);
+	// nearGives the concepts (keys normalised) such a statement may give;
+	// undo the words after the symptom that take it back.
+	near, undo *regexp.Regexp
+	nearGives  map[string]bool
 }
 
 func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
@@ -51,24 +52,39 @@ func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
 	if v.re, err = regexp.Compile(src); err != nil {
 		return nil, fmt.Errorf("%s: refractory: the words make no valid pattern: %w", rules.ReadingFile, err)
 	}
-	if len(r.AdjacentLinks) > 0 {
-		src := `(?i)\b(` + rules.WordsPattern(sym) + `)\b[^.;]{0,80}?\b(` + rules.WordsPattern(r.AdjacentLinks) + `)\s+(` +
-			rules.WordsPattern(r.Therapies) + `)\b`
-		if v.adjacent, err = regexp.Compile(src); err != nil {
-			return nil, fmt.Errorf("%s: refractory.adjacent_links: the words make no valid pattern: %w", rules.ReadingFile, err)
-		}
-	}
-	if len(r.NotPersisting) > 0 {
-		if v.notPersisting, err = regexp.Compile(`(?i)\b(?:` + rules.WordsPattern(r.NotPersisting) + `)\b`); err != nil {
-			return nil, fmt.Errorf("%s: refractory.not_persisting: the words make no valid pattern: %w", rules.ReadingFile, err)
-		}
-	}
 	if len(r.NotTherapies) > 0 {
 		if v.not, err = regexp.Compile(`(?i)\b(?:` + rules.WordsPattern(r.NotTherapies) + `)\b`); err != nil {
 			return nil, fmt.Errorf("%s: refractory.not_therapies: the words make no valid pattern: %w", rules.ReadingFile, err)
 		}
 	}
+	if n := r.Near; n != nil {
+		// Only spaces, commas or hyphens between symptom and link, and at
+		// most a dose word ("low-dose") between link and therapy.
+		src := `(?i)\b(` + rules.WordsPattern(sym) + `)[\s,\-]{1,3}(` + rules.WordsPattern(n.Links) + `)\b[^.;,]{0,15}?\b(` +
+			rules.WordsPattern(r.Therapies) + `)\b`
+		if v.near, err = regexp.Compile(src); err != nil {
+			return nil, fmt.Errorf("%s: refractory.near: the words make no valid pattern: %w", rules.ReadingFile, err)
+		}
+		if len(n.Undo) > 0 {
+			if v.undo, err = regexp.Compile(`(?i)\b(?:` + rules.WordsPattern(n.Undo) + `)\b`); err != nil {
+				return nil, fmt.Errorf("%s: refractory.near.undo: the words make no valid pattern: %w", rules.ReadingFile, err)
+			}
+		}
+		v.nearGives = map[string]bool{}
+		for _, c := range n.Concepts {
+			v.nearGives[rules.NormalizeName(c)] = true
+		}
+	}
 	return v, nil
+}
+
+// sentenceEnd is where the sentence holding pos ends (its full stop,
+// semicolon or line break), or the end of text.
+func sentenceEnd(text string, pos int) int {
+	if i := strings.IndexAny(text[pos:], ".;\n"); i >= 0 {
+		return pos + i
+	}
+	return len(text)
 }
 
 // refractoryStage reads symptoms stated to persist despite therapy.
@@ -101,17 +117,21 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 	}
 	var out []patient.Fact
 	done := map[string]bool{}
-	matches := v.re.FindAllStringSubmatchIndex(text, -1)
-	if v.adjacent != nil {
-		for _, m := range v.adjacent.FindAllStringSubmatchIndex(text, -1) {
-			// "angina well controlled on bisoprolol" or "angina,
-			// started on nicorandil" is no refractory symptom.
-			if v.notPersisting == nil || !v.notPersisting.MatchString(text[m[3]:m[4]]) {
-				matches = append(matches, m)
-			}
+	type match struct {
+		m    []int
+		near bool
+	}
+	var ms []match
+	for _, m := range v.re.FindAllStringSubmatchIndex(text, -1) {
+		ms = append(ms, match{m: m})
+	}
+	if v.near != nil {
+		for _, m := range v.near.FindAllStringSubmatchIndex(text, -1) {
+			ms = append(ms, match{m: m, near: true})
 		}
 	}
-	for _, m := range matches {
+	for _, mm := range ms {
+		m := mm.m
 		span := text[m[0]:m[1]]
 		// Other therapies count only after the link ("despite aspirin"):
 		// "angina after CABG despite a beta-blocker" persists on the
@@ -120,18 +140,28 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 		if v.not != nil && v.not.MatchString(link) {
 			continue
 		}
+		if mm.near && v.undo != nil && v.undo.MatchString(text[m[2]:sentenceEnd(text, m[2])]) {
+			continue
+		}
 		f := findingAt(findings, m[2])
 		if f == nil || !asserted(text, *f) {
 			continue
 		}
 		for _, c := range v.concepts[strings.ToLower(text[m[2]:m[3]])] {
+			if mm.near && !v.nearGives[rules.NormalizeName(c)] {
+				continue
+			}
 			key, ok := p.keys[rules.NormalizeName(c)]
 			if !ok || done[key] {
 				continue
 			}
 			done[key] = true
+			field := "refractory"
+			if mm.near {
+				field = "refractory.near"
+			}
 			e := eval.Evidence{ID: f.ID, ConceptKey: key, Concept: p.names[key], Text: f.Text, Present: true,
-				Via: ViaRefractory + "'" + span + "' (" + rules.ReadingFile + " refractory)"}
+				Via: ViaRefractory + "'" + span + "' (" + rules.ReadingFile + " " + field + ")"}
 			out = append(out, read.Fact(r, patient.KindProblem, e, patient.Span{Start: m[0], End: m[1]}))
 		}
 	}

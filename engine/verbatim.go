@@ -16,6 +16,15 @@ import (
 // ("exertional chest discomfort" is still chest discomfort). Short
 // phrases (three letters or fewer, mostly acronyms) must match case.
 func (p *Program) verbatimAnchors(finding string) []grounding.Anchor {
+	out, _ := p.verbatimRead(finding)
+	return out
+}
+
+// verbatimRead is verbatimAnchors plus the concepts the finding names only
+// inside another concept's compound word: every occurrence lies within a
+// longer phrase of another concept that joins it without a space
+// ("DAPT" of "PRECISE-DAPT 14", a score's name, is no therapy).
+func (p *Program) verbatimRead(finding string) ([]grounding.Anchor, map[string]bool) {
 	type hit struct {
 		key        string
 		start, end int
@@ -53,14 +62,21 @@ func (p *Program) verbatimAnchors(finding string) []grounding.Anchor {
 		}
 		return hits[a].key < hits[b].key
 	})
+	free := map[string]bool{}     // the concept has an occurrence outside any compound
+	compound := map[string]bool{} // the concept has an occurrence glued into a compound
 	for _, h := range hits {
-		inside := false
+		inside, glued := false, false
 		for _, o := range hits {
 			if o.key != h.key && o.start <= h.start && o.end >= h.end && o.end-o.start > h.end-h.start &&
 				!narrowedBy(lower[o.start:h.start], o.end == h.end) {
 				inside = true
-				break
+				glued = glued || o.start < h.start && !strings.ContainsAny(lower[o.start:h.start], " \t\n")
 			}
+		}
+		if glued {
+			compound[h.key] = true
+		} else {
+			free[h.key] = true
 		}
 		if inside || seen[h.key] {
 			continue
@@ -68,7 +84,10 @@ func (p *Program) verbatimAnchors(finding string) []grounding.Anchor {
 		seen[h.key] = true
 		out = append(out, grounding.Anchor{ConceptKey: h.key, Concept: p.names[h.key], Score: 1, Channels: []string{"phrase"}})
 	}
-	return out
+	for k := range free {
+		delete(compound, k)
+	}
+	return out, compound
 }
 
 // verbatimPhrase is a pack phrase as verbatimAnchors looks for it,
@@ -123,7 +142,9 @@ func verbatimPhrases(phrases map[string][]string) verbatimSet {
 // narrowedBy: the words before a nested phrase that ends where the longer
 // one ends only narrow it (no preposition, negation or relation word).
 func narrowedBy(before string, sameEnd bool) bool {
-	if !sameEnd {
+	// A phrase glued into a longer one's word by a hyphen or slash is part
+	// of a compound name ("PRECISE-DAPT"), not narrowed by an adjective.
+	if !sameEnd || before != "" && !strings.ContainsAny(before, " \t\n") {
 		return false
 	}
 	for _, w := range strings.Fields(before) {
@@ -150,9 +171,13 @@ func (p *Program) withVerbatim(finding, clause string, anchors []grounding.Ancho
 		mention = clause
 	}
 	var covered, rest []grounding.Anchor
+	verb, compound := p.verbatimRead(finding)
 	have := map[string]bool{}
 	for _, a := range anchors {
 		have[a.ConceptKey] = true
+		if compound[a.ConceptKey] {
+			continue // named only inside another concept's compound word
+		}
 		ph := phrasesFor(a, p.phrases)
 		if ok, _ := evidence.Covers(mention, ph); ok || len(ph) == 0 {
 			covered = append(covered, a)
@@ -161,7 +186,7 @@ func (p *Program) withVerbatim(finding, clause string, anchors []grounding.Ancho
 		}
 	}
 	out := covered
-	for _, v := range p.verbatimAnchors(finding) {
+	for _, v := range verb {
 		if !have[v.ConceptKey] {
 			have[v.ConceptKey] = true
 			out = append(out, v)

@@ -76,13 +76,23 @@ type Refractory struct {
 	// NotTherapies make the therapy something other than antianginal or
 	// medical therapy for the symptom ("despite aspirin", "despite PCI").
 	NotTherapies []string `json:"not_therapies,omitempty"`
-	// AdjacentLinks join only when a therapy follows them directly
-	// ("angina on bisoprolol"), and when no NotPersisting word stands
-	// between the symptom and the link: one that says the symptom is
-	// controlled ("angina well controlled on bisoprolol") or the therapy
-	// new ("angina, started on nicorandil").
-	AdjacentLinks []string `json:"adjacent_links,omitempty"`
-	NotPersisting []string `json:"not_persisting,omitempty"`
+	// Near: bare links ("on") that state the symptom persists on the
+	// therapy only when both stand next to them.
+	Near *RefractoryNear `json:"near,omitempty"`
+}
+
+// RefractoryNear is "<symptom> <bare link> <therapy>" with nothing between
+// but spaces, commas or hyphens before the link and at most a few
+// characters (a dose word) after it: "angina on bisoprolol" states the
+// symptom persists on the drug, "angina, hypertension on amlodipine" does
+// not. A bare link says less than "despite", so a near statement gives
+// only the symptom group's concepts that Concepts lists, and none where
+// one of Undo follows the symptom in its sentence ("… now well controlled").
+type RefractoryNear struct {
+	Why      string   `json:"why"`
+	Links    []string `json:"links"`
+	Concepts []string `json:"concepts"`
+	Undo     []string `json:"undo,omitempty"`
 }
 
 // RefractorySymptom is one group of symptom words and what they give.
@@ -215,11 +225,19 @@ func (r *Reading) check(name string) error {
 		if err := checkWords(f+".not_therapies", rf.NotTherapies, false); err != nil {
 			return err
 		}
-		if err := checkWords(f+".adjacent_links", rf.AdjacentLinks, false); err != nil {
-			return err
-		}
-		if err := checkWords(f+".not_persisting", rf.NotPersisting, false); err != nil {
-			return err
+		if n := rf.Near; n != nil {
+			if strings.TrimSpace(n.Why) == "" {
+				return fmt.Errorf("%s.near.why: say why a bare link joins only a symptom and a therapy next to it", f)
+			}
+			for _, l := range []struct {
+				field string
+				ws    []string
+				need  bool
+			}{{"links", n.Links, true}, {"concepts", n.Concepts, true}, {"undo", n.Undo, false}} {
+				if err := checkWords(f+".near."+l.field, l.ws, l.need); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	if rc := r.Recency; rc != nil {
@@ -331,8 +349,11 @@ func (r *Reading) Words() []string {
 		add(rf.Links...)
 		add(rf.Therapies...)
 		add(rf.NotTherapies...)
-		add(rf.AdjacentLinks...)
-		add(rf.NotPersisting...)
+		if n := rf.Near; n != nil {
+			add(n.Links...)
+			add(n.Concepts...)
+			add(n.Undo...)
+		}
 	}
 	for _, d := range r.Demographics {
 		add(d.Concept)
@@ -362,6 +383,11 @@ func (r *Reading) Check(p *Pack) []string {
 		for i, s := range rf.Symptoms {
 			for j, c := range s.Concepts {
 				bad(fmt.Sprintf("refractory.symptoms[%d].concepts[%d]", i, j), c)
+			}
+		}
+		if n := rf.Near; n != nil {
+			for j, c := range n.Concepts {
+				bad(fmt.Sprintf("refractory.near.concepts[%d]", j), c)
 			}
 		}
 	}

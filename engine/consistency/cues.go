@@ -390,7 +390,9 @@ func valueAfter(ts []token, h *cueHit) bool {
 	switch ts[h.first-1].low {
 	case ":":
 		return true
-	case "\t":
+	case "\t", "-", "–", "—":
+		// A table cell or a spaced dash ("LV thrombus - not seen"): a
+		// value that closes its clause reads back over its label.
 		return closesClause(ts, h.last+1)
 	case ",":
 		return h.def.final && closesClause(ts, h.last+1)

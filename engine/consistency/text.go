@@ -68,6 +68,14 @@ func tokenize(text string) []token {
 			t.boundary = true
 			out = append(out, t)
 			i += w
+		case (r == '-' || r == '–' || r == '—') && i > 0 && text[i-1] == ' ' && i+w < len(text) && text[i+w] == ' ':
+			// A dash set off by spaces separates two clauses ("?CCS
+			// worsening - crescendo angina", "suspected CCS - exertional
+			// chest tightness"): the doubt of one is not the other's.
+			t := newToken(text[i:i+w], i, i+w, false)
+			t.boundary = true
+			out = append(out, t)
+			i += w
 		case r == '/':
 			// A slash between two words of a list ("chest pain/dyspnoea")
 			// stands alone, so each word can be found and a cue reach both.

@@ -63,11 +63,18 @@ func format(findingID, text string, a Anchor, negated bool, parse func(string) [
 	}
 	ms := parse(text)
 	var picked []Item
+	lastEnd := -1
 	for i, m := range ms {
 		if superseded(text, ms, i) || duration(text, m, a) || inDate(text, m) {
 			continue
 		}
+		// A bare number after the value and another word belongs to that
+		// word ("LDL 3.2 on atorvastatin 40": the dose), not to the anchor.
+		if m.Canon == "" && lastEnd >= 0 && lastEnd <= m.Start && hasLetter(text[lastEnd:m.Start]) {
+			continue
+		}
 		if u, ok := compatible(m, a); ok {
+			lastEnd = m.End
 			it := base
 			v := m.Value
 			it.Value, it.Unit, it.Comparator = &v, u, m.Comparator
@@ -263,3 +270,12 @@ func recentConcept(concept string) bool {
 var longAgo = regexp.MustCompile(`(?i)\b(?:19|20)\d\d\b|\b(?:\d+|a|two|three|four|five|several|many)\s*(?:years?|yrs?)\s+ago\b|\bremote\b`)
 
 func datedLongAgo(mention string) bool { return longAgo.MatchString(mention) }
+
+func hasLetter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isLetter(s[i]) {
+			return true
+		}
+	}
+	return false
+}

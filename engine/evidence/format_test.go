@@ -75,3 +75,33 @@ func TestDatesAreNoValues(t *testing.T) {
 		t.Errorf("BP 120/80: want 120 kept, got %+v", items)
 	}
 }
+
+// A bare number after the value and another word is that word's number:
+// "LDL 3.2 on atorvastatin 40" is LDL 3.2 (40 is the dose); a range or a
+// pair with no word between keeps both.
+func TestLaterBareNumberBelongsToItsWord(t *testing.T) {
+	ldl := Anchor{ConceptKey: "name:ldl", Concept: "low-density lipoprotein cholesterol", Units: []string{"mmol/L"}}
+	for text, want := range map[string][]float64{
+		"LDL 3.2 on atorvastatin 40":          {3.2},
+		"LDL-C 1.2 mmol/L on rosuvastatin 40": {1.2},
+		"LDL 2.6, was 3.9 before treatment":   {2.6},
+		"LDL 2.6 3.1":                         {2.6, 3.1},
+	} {
+		items := Format("f1", text, ldl, false)
+		var got []float64
+		for _, it := range items {
+			if it.Value != nil {
+				got = append(got, *it.Value)
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%q: want %v, got %v", text, want, got)
+			continue
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%q: want %v, got %v", text, want, got)
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/executablekg/execkg/rules"
@@ -141,8 +142,31 @@ func (r *Reading) Cue(kind, text string) string {
 	if !ok {
 		return ""
 	}
-	return c.Find(text)
+	for rest := text; ; {
+		m := c.Find(rest)
+		if m == "" || kind != rules.CueIntention {
+			return m
+		}
+		// "For the last 2 months his angina has crept back": a cue
+		// followed by a span of time already past is a duration, not
+		// a schedule; look on after it.
+		at := strings.Index(strings.ToLower(rest), strings.ToLower(m))
+		if at < 0 {
+			return m
+		}
+		after := rest[at+len(m):]
+		d := pastSpan.FindStringIndex(after)
+		if d == nil {
+			return m
+		}
+		rest = after[d[1]:]
+	}
 }
+
+// pastSpan is a span of time reaching back to now ("the last 2 months",
+// "the past year"), right after a cue; a bare "6 months" may be a plan's
+// length ("for 6 months DAPT"), so it must say last, past or previous.
+var pastSpan = regexp.MustCompile(`(?i)^\s+the\s+(?:last|past|previous)\s+(?:\d+|a|an|one|two|three|four|five|six|several|few|many|some)?\s*(?:days?|weeks?|wks?|months?|mths?|years?|yrs?)\b`)
 
 // PlannedConcept: the concept is itself an intention ("planned PCI",
 // "candidate for revascularization") and may be read from a plan.

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -60,7 +61,7 @@ func ReadSections(text string, sec *rules.Sections) []Section {
 		case bulletAt(text, body, lineEnd) > body:
 			// A list item continues the section above it.
 		default:
-			starts := sentenceStarts(text, body, lineEnd)
+			starts := withFieldLabels(sentenceStarts(text, body, lineEnd), text, body, lineEnd, kinds)
 			headed := false // the line starts with a heading: a line of labelled fields
 			for k, at := range starts {
 				h, ok := labelAt(text, at, lineEnd, kinds, at == body)
@@ -277,6 +278,32 @@ func sentenceStarts(text string, body, lineEnd int) []int {
 			}
 		}
 	}
+	return out
+}
+
+// withFieldLabels adds to a line's sentence starts the known headings
+// that open a field after "; " or ", " ("FHx: father MI at 50; PMH: HTN,
+// DM"): a pack heading ended by a colon starts a section there too, so one
+// field's section does not run over the next field.
+func withFieldLabels(starts []int, text string, body, lineEnd int, kinds []headingWords) []int {
+	var extra []int
+	for i := body; i+1 < lineEnd; i++ {
+		if (text[i] != ';' && text[i] != ',') || text[i+1] != ' ' {
+			continue
+		}
+		j := i + 1
+		for j < lineEnd && text[j] == ' ' {
+			j++
+		}
+		if h, ok := labelAt(text, j, lineEnd, kinds, false); ok && h.Kind != "" && strings.Contains(text[h.HeadingStart:h.Start], ":") {
+			extra = append(extra, j)
+		}
+	}
+	if len(extra) == 0 {
+		return starts
+	}
+	out := append(append([]int(nil), starts...), extra...)
+	sort.Ints(out)
 	return out
 }
 
