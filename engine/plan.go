@@ -100,3 +100,35 @@ func (p *Program) keptInPlan(f extract.Finding, a grounding.Anchor) bool {
 	}
 	return false
 }
+
+// primaryAnchor is the concept key of a finding's best reading: the first
+// anchor whose own name the finding's words state by step (v)'s
+// certainty and qualifier checks (statesName: "?CCS" is suspected CCS,
+// not established CCS), else the first anchor. The other anchors are
+// alternative readings.
+func (p *Program) primaryAnchor(ctext *consistency.Text, mention string, negated bool, anchors []grounding.Anchor, checks consistency.Checks) string {
+	for _, a := range anchors {
+		if p.statesName(ctext, mention, negated, a, checks) {
+			return a.ConceptKey
+		}
+	}
+	if len(anchors) == 0 {
+		return ""
+	}
+	return anchors[0].ConceptKey
+}
+
+// statesName: the finding's words may state the anchor's concept under
+// its own name, as step (v) would judge a condition that names it (a
+// measured concept is stated by its value, not its words).
+func (p *Program) statesName(ctext *consistency.Text, mention string, negated bool, a grounding.Anchor, checks consistency.Checks) bool {
+	only := consistency.Checks{Certainty: checks.Certainty, Qualifier: checks.Qualifier}
+	if only == (consistency.Checks{}) || len(p.units[a.ConceptKey]) > 0 {
+		return true
+	}
+	op := rules.OpPresent
+	if negated {
+		op = rules.OpAbsent
+	}
+	return ctext.Check(mention, consistency.Condition{Concept: a.Concept, Wording: a.Concept, Operator: op}, only).Pass
+}

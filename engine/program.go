@@ -38,6 +38,7 @@ type Program struct {
 	// phrases naming each concept (wordings, name, synonyms), for step (iv).
 	phrases   map[string][]string
 	verbatim  verbatimSet         // phrases prepared once for verbatimAnchors
+	naming    verbatimSet         // concept names and lexicon synonyms alone, for verbatimNamed
 	compiled  compiledConds       // conditions compiled for step (v), admit.go
 	doubtful  sync.Map            // concept name → its name states a doubt (model.go)
 	synonyms  map[string][]string // lexicon synonyms alone, for step (v)
@@ -200,6 +201,16 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		}
 	}
 	p.verbatim = verbatimPhrases(p.phrases)
+	names := map[string][]string{}
+	for k, syn := range p.synonyms {
+		names[k] = append([]string{p.names[k]}, syn...)
+	}
+	for k := range p.phrases {
+		if _, ok := names[k]; !ok {
+			names[k] = []string{p.names[k]}
+		}
+	}
+	p.naming = verbatimPhrases(names)
 	if !storeHolds(ctx, cfg.store, pack) {
 		_, err := cfg.store.Load(ctx, pack, graph.BuildOptions{
 			Grounding: func(c rules.Condition) (string, []string) { return texts[c.DecisionID], aliases[c.DecisionID] },
@@ -382,7 +393,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	tr.Repairs = repairs
 	ctext := consistency.NewText(text) // step (v) reads the case once
 	var pairs []evidence.Pair
-	rank := map[[2]string]int{} // (finding, concept key) → anchor rank
+	rank := map[[2]string]int{}      // (finding, concept key) → anchor rank
+	named := map[[2]string]bool{}    // (finding, concept key): the finding names the concept word for word on its own
+	narrowed := map[[2]string]bool{} // ... or inside a longer phrase that narrows it (verbatimNamed)
+	primary := map[string]string{}   // finding → the concept key of its best reading (primaryAnchor)
 	mention := map[string]string{}
 	clause := map[string]string{}
 	keys := map[string]bool{}
@@ -406,6 +420,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			anchors = withFirst(a, anchors)
 		}
 		anchors = p.withVerbatim(f.Text, clause[f.ID], anchors, p.cfg.topK)
+
 		if p.ungrounded(f.Text) {
 			// A measurement the pack has no concept for (meta/reading.json
 			// ungrounded) grounds to nothing.
@@ -470,6 +485,11 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			keys[a.ConceptKey] = true
 		}
 		fa := FindingAnchors{FindingID: f.ID, Query: f.Text}
+		primary[f.ID] = p.primaryAnchor(ctext, f.Text, negated, anchors, c.checks)
+		for _, v := range p.verbatimNamed(f.Text) {
+			named[[2]string{f.ID, v.ConceptKey}] = len(v.Channels) == 1
+			narrowed[[2]string{f.ID, v.ConceptKey}] = len(v.Channels) > 1
+		}
 		for i, a := range anchors {
 			keys[a.ConceptKey] = true
 			rank[[2]string{f.ID, a.ConceptKey}] = i + 1
@@ -499,6 +519,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	// formatter's own refusals are anchors the mention does not name: no
 	// evidence to let through.
 	var overridden []whatIf
+	notTaken := map[[2]string]bool{} // (finding, drug key) stated in a sentence that does not take it
 	cut := p.cutWhen(text, findings, date)
 	byID := map[string]extract.Finding{}
 	for _, f := range findings {
@@ -537,17 +558,25 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if e.When == nil {
 			e.When = cut[it.FindingID]
 		}
-		// A lower-ranked anchor is an alternative reading of the finding;
-		// a drug in a sentence that stops, plans or refuses it is not a
-		// known fact either (definitions and exceptions do not read it).
-		e.Secondary = rank[[2]string{it.FindingID, it.ConceptKey}] > 1
+		// An anchor other than the finding's best reading is an
+		// alternative reading, no fact, unless the finding names its
+		// concept word for word ("stable CCS on maximally tolerated
+		// statin" states both); named only inside a longer phrase that
+		// narrows it ("chest discomfort" in "exertional chest
+		// discomfort"), it is a co-reading: a fact, but no premise. A
+		// measured concept's value states it ("LVEF 30% on GDMT").
+		if k := [2]string{it.FindingID, it.ConceptKey}; it.ConceptKey != primary[it.FindingID] && !named[k] && !(e.Value != nil && len(p.units[e.ConceptKey]) > 0) {
+			e.CoReading = narrowed[k]
+			e.Secondary = !e.CoReading
+		}
 		if f, ok := byID[it.FindingID]; ok && p.medications[e.ConceptKey] && f.Start >= 0 {
-			// A medication list states each item on its own: only the
-			// item's words count there.
+			// A drug in a sentence that stops, plans or refuses it is
+			// planned, not taken. A medication list states each item on
+			// its own: only the item's words count there.
 			if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionTaking {
-				e.Secondary = e.Secondary || p.reading.notTaken != nil && p.reading.notTaken.MatchString(clause[f.ID])
-			} else if p.notTaken(text, f.Start) {
-				e.Secondary = true
+				notTaken[[2]string{e.ID, e.ConceptKey}] = p.reading.notTaken != nil && p.reading.notTaken.MatchString(listItem(text, f.Start, f.End))
+			} else if p.notTakenAmong(text, f, findings) {
+				notTaken[[2]string{e.ID, e.ConceptKey}] = true
 			}
 		}
 		if e.When == nil {
@@ -562,6 +591,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				Reason: it.ConceptKey + ": '" + it.Text + "' states the drug was stopped, so it is read as not taken now"})
 		}
 		ev = append(ev, e)
+		if e.Present && notTaken[[2]string{e.ID, e.ConceptKey}] {
+			continue // a planned drug: a model fact that asserts nothing now, no evidence
+		}
 		ei := e
 		ei.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
 		res.Evidence = append(res.Evidence, ei)
@@ -577,7 +609,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		res.Evidence = append(res.Evidence, f.Evidence)
 	}
 	// The patient model is complete: later stages read it, not the text.
-	m := p.textModel(caseID, text, date, findings, ev, doubted, dropped)
+	m := p.textModel(caseID, text, date, findings, ev, doubted, notTaken, dropped)
 	res.Patient = m
 	// Step (v) runs inside evaluation, per condition: a mention is judged
 	// against each condition's own wording and context; a composite
@@ -608,11 +640,14 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 			c.emit(Event{Stage: StageRead, Kind: EventDropped, Detail: d.Reason})
 		}
 	}
-	// A definition infers a new fact from a finding's best reading: an
-	// alternative anchor ("obstructive CAD" for "non-obstructive CAD") is
-	// left to the conditions, which judge it against their own wording.
+	// Conditions, definitions, composites and exceptions read the same
+	// facts: an alternative reading ("fast irregular heart rate" for
+	// "permanent AF", "obstructive CAD" for "non-obstructive CAD") is none
+	// of them. Read by conditions only, it fired a class III row beside
+	// the row whose exception ignored it.
 	best := func(e eval.Evidence) bool { return !e.Secondary }
-	derived, calcs := p.deriveWithCalculated(ev, eval.Options{Admit: admit, Member: best, CaseDate: date}, passes)
+	premise := func(e eval.Evidence) bool { return !e.Secondary && !e.CoReading }
+	derived, calcs := p.deriveWithCalculated(ev, eval.Options{Admit: admit, Member: best, Premise: premise, CaseDate: date}, passes)
 	tr.Calculations = calcs
 	for _, d := range derived {
 		ev = append(ev, d)
@@ -624,18 +659,7 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 	if err := ctx.Err(); err != nil {
 		return deadlineError(c.caseID, "step (iii) expansion", err)
 	}
-	// An exception blocks only what is known: a finding's alternative
-	// anchor ("contraindication to beta-blocker" for "on a beta-blocker")
-	// is not.
-	var judged func(eval.Cond, eval.Evidence) bool
-	if admit != nil {
-		judged = func(cd eval.Cond, e eval.Evidence) bool {
-			if cd.Operator == rules.OpUnless && !best(e) {
-				return false
-			}
-			return admit(cd, e)
-		}
-	}
+	judged := func(cd eval.Cond, e eval.Evidence) bool { return best(e) && (admit == nil || admit(cd, e)) }
 	if err := p.evaluate(ctx, c, res, tr, sortedKeys(keys), ev, passes, judged, overridden, date); err != nil {
 		return err
 	}

@@ -16,6 +16,19 @@ import (
 // ("exertional chest discomfort" is still chest discomfort). Short
 // phrases (three letters or fewer, mostly acronyms) must match case.
 func (p *Program) verbatimAnchors(finding string) []grounding.Anchor {
+	return p.verbatimIn(&p.verbatim, finding, false)
+}
+
+// verbatimNamed is verbatimAnchors over the concepts' names and lexicon
+// synonyms only (a row's wording "symptoms" names no concept), leaving
+// out a phrase inside a longer one whose concept is an intention ("PCI"
+// in "planned PCI"): the concepts the finding states the patient has.
+// A phrase only narrowed by the longer one carries channelNarrowed.
+func (p *Program) verbatimNamed(finding string) []grounding.Anchor {
+	return p.verbatimIn(&p.naming, finding, true)
+}
+
+func (p *Program) verbatimIn(set *verbatimSet, finding string, strict bool) []grounding.Anchor {
 	type hit struct {
 		key        string
 		start, end int
@@ -33,8 +46,8 @@ func (p *Program) verbatimAnchors(finding string) []grounding.Anchor {
 			if i > 0 && isWordByte(h[i-1]) {
 				continue
 			}
-			for _, vi := range p.verbatim.start[bigram{h[i], h[i+1], hay.exact}] {
-				v := &p.verbatim.phrases[vi]
+			for _, vi := range set.start[bigram{h[i], h[i+1], hay.exact}] {
+				v := &set.phrases[vi]
 				j := i + len(v.needle)
 				if strings.HasPrefix(h[i:], v.needle) && (j == len(h) || !isWordByte(h[j])) {
 					hits = append(hits, hit{v.key, i, j})
@@ -54,22 +67,33 @@ func (p *Program) verbatimAnchors(finding string) []grounding.Anchor {
 		return hits[a].key < hits[b].key
 	})
 	for _, h := range hits {
-		inside := false
+		inside, narrowed := false, false
 		for _, o := range hits {
-			if o.key != h.key && o.start <= h.start && o.end >= h.end && o.end-o.start > h.end-h.start &&
-				!narrowedBy(lower[o.start:h.start], o.end == h.end) {
-				inside = true
-				break
+			if o.key != h.key && o.start <= h.start && o.end >= h.end && o.end-o.start > h.end-h.start {
+				if !narrowedBy(lower[o.start:h.start], o.end == h.end) || strict && p.doc.PlannedConcept(p.names[o.key]) {
+					inside = true
+					break
+				}
+				narrowed = true
 			}
 		}
 		if inside || seen[h.key] {
 			continue
 		}
 		seen[h.key] = true
-		out = append(out, grounding.Anchor{ConceptKey: h.key, Concept: p.names[h.key], Score: 1, Channels: []string{"phrase"}})
+		ch := []string{"phrase"}
+		if strict && narrowed {
+			ch = append(ch, channelNarrowed)
+		}
+		out = append(out, grounding.Anchor{ConceptKey: h.key, Concept: p.names[h.key], Score: 1, Channels: ch})
 	}
 	return out
 }
+
+// channelNarrowed marks a verbatimNamed phrase that lies inside a longer
+// stated phrase whose words before it only narrow it ("chest discomfort"
+// in "exertional chest discomfort").
+const channelNarrowed = "narrowed"
 
 // verbatimPhrase is a pack phrase as verbatimAnchors looks for it,
 // prepared once when the program is built rather than for every finding:

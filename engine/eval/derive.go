@@ -32,24 +32,35 @@ func DeriveOpt(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[strin
 	if h == nil {
 		return nil
 	}
-	imp := implied(ev, h, nameOfKey, keyOfName)
-	ev = append(ev[:len(ev):len(ev)], imp...)
-	defs := append(imp, defined(ev, h, nameOfKey, keyOfName)...)
+	keep := func(f func(Evidence) bool) []Evidence {
+		if f == nil {
+			return ev
+		}
+		var out []Evidence
+		for _, e := range ev {
+			if f(e) {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	// Inferences start from the premises only: an is-a, a value band or
+	// a definition read off any other item would be a fact no condition
+	// may read from that item itself. A composite also reads the members
+	// Member keeps, as stated.
+	premise := opt.Premise
+	if premise == nil {
+		premise = opt.Member
+	}
+	src, members := keep(premise), keep(opt.Member)
+	imp := implied(src, h, nameOfKey, keyOfName)
+	src = append(src[:len(src):len(src)], imp...)
+	defs := append(imp, defined(src, h, nameOfKey, keyOfName)...)
 	seen := map[[3]string]bool{}
-	out := isa(append(ev[:len(ev):len(ev)], defs...), h, nameOfKey, keyOfName, seen)
+	out := isa(append(src[:len(src):len(src)], defs...), h, nameOfKey, keyOfName, seen)
 	out = append(defs, out...)
 	if len(h.Composites) > 0 {
-		pool := append(ev[:len(ev):len(ev)], out...)
-		if opt.Member != nil {
-			var src []Evidence
-			for _, e := range ev {
-				if opt.Member(e) {
-					src = append(src, e)
-				}
-			}
-			d := defined(src, h, nameOfKey, keyOfName)
-			pool = append(append(src, d...), isa(append(src[:len(src):len(src)], d...), h, nameOfKey, keyOfName, map[[3]string]bool{})...)
-		}
+		pool := append(append(members[:len(members):len(members)], imp...), out...)
 		comp := composites(pool, h, nameOfKey, keyOfName, opt)
 		out = append(out, comp...)
 		out = append(out, isa(comp, h, nameOfKey, keyOfName, seen)...)
