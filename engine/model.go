@@ -57,6 +57,9 @@ func (p *Program) fact(e eval.Evidence, reader string, spans []patient.Span) pat
 	switch {
 	case !e.Present:
 		f.Status = patient.StatusAbsent
+	case p.doc.PlannedConcept(e.Concept):
+		// "planned PCI": the plan is the fact, planned and not done.
+		f.Status, f.Intention = patient.StatusPlanned, true
 	case f.Kind == patient.KindMedication:
 		f.Status = patient.StatusTaking
 	case f.Kind == patient.KindProcedure:

@@ -393,10 +393,8 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	tr.Repairs = repairs
 	ctext := consistency.NewText(text) // step (v) reads the case once
 	var pairs []evidence.Pair
-	rank := map[[2]string]int{}      // (finding, concept key) → anchor rank
-	named := map[[2]string]bool{}    // (finding, concept key): the finding names the concept word for word on its own
-	narrowed := map[[2]string]bool{} // ... or inside a longer phrase that narrows it (verbatimNamed)
-	primary := map[string]string{}   // finding → the concept key of its best reading (primaryAnchor)
+	rank := map[[2]string]int{} // (finding, concept key) → anchor rank
+	rd := newReadings()         // which anchors are facts (Program.flag)
 	mention := map[string]string{}
 	clause := map[string]string{}
 	keys := map[string]bool{}
@@ -485,11 +483,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			keys[a.ConceptKey] = true
 		}
 		fa := FindingAnchors{FindingID: f.ID, Query: f.Text}
-		primary[f.ID] = p.primaryAnchor(ctext, f.Text, negated, anchors, c.checks)
-		for _, v := range p.verbatimNamed(f.Text) {
-			named[[2]string{f.ID, v.ConceptKey}] = len(v.Channels) == 1
-			narrowed[[2]string{f.ID, v.ConceptKey}] = len(v.Channels) > 1
-		}
+		p.read(rd, ctext, f.ID, f.Text, negated, anchors, c.checks)
 		for i, a := range anchors {
 			keys[a.ConceptKey] = true
 			rank[[2]string{f.ID, a.ConceptKey}] = i + 1
@@ -558,17 +552,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if e.When == nil {
 			e.When = cut[it.FindingID]
 		}
-		// An anchor other than the finding's best reading is an
-		// alternative reading, no fact, unless the finding names its
-		// concept word for word ("stable CCS on maximally tolerated
-		// statin" states both); named only inside a longer phrase that
-		// narrows it ("chest discomfort" in "exertional chest
-		// discomfort"), it is a co-reading: a fact, but no premise. A
-		// measured concept's value states it ("LVEF 30% on GDMT").
-		if k := [2]string{it.FindingID, it.ConceptKey}; it.ConceptKey != primary[it.FindingID] && !named[k] && !(e.Value != nil && len(p.units[e.ConceptKey]) > 0) {
-			e.CoReading = narrowed[k]
-			e.Secondary = !e.CoReading
-		}
+		p.flag(rd, &e)
 		if f, ok := byID[it.FindingID]; ok && p.medications[e.ConceptKey] && f.Start >= 0 {
 			// A drug in a sentence that stops, plans or refuses it is
 			// planned, not taken. A medication list states each item on
