@@ -631,7 +631,13 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 	// the row whose exception ignored it.
 	best := func(e eval.Evidence) bool { return !e.Secondary }
 	premise := func(e eval.Evidence) bool { return !e.Secondary && !e.CoReading }
-	derived, calcs := p.deriveWithCalculated(ev, eval.Options{Admit: admit, Member: best, Premise: premise, CaseDate: date}, passes)
+	// A composite whose own exception the final model holds is withdrawn:
+	// unknown, traced.
+	withdrawn := func(d eval.Evidence, why string) {
+		tr.Rejected = append(tr.Rejected, Rejection{FindingID: d.ID, Check: "definition",
+			Reason: d.Concept + ": derived, then set aside as unknown: " + why})
+	}
+	derived, calcs := p.deriveWithCalculated(ev, eval.Options{Admit: admit, Member: best, Premise: premise, CaseDate: date, Withdrawn: withdrawn}, passes)
 	tr.Calculations = calcs
 	for _, d := range derived {
 		ev = append(ev, d)

@@ -230,6 +230,10 @@ type Options struct {
 	// from (is-a, value bands, numeric and composite definitions); a
 	// composite reads the others Member keeps as they are.
 	Premise func(e Evidence) bool
+	// Withdrawn, when set, hears of each composite DeriveOpt derived and
+	// then withdrew because one of its own exceptions holds in the final
+	// model, with why.
+	Withdrawn func(d Evidence, why string)
 }
 
 // RuleResult is the evaluation of one rule with its full trace.
