@@ -201,13 +201,16 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		}
 	}
 	p.verbatim = verbatimPhrases(p.phrases)
+	// A concept is named by its name, its lexicon synonyms and a row's
+	// wording that abbreviates its name ("ICA"); other row wordings
+	// ("symptoms") are the guideline's words in context, no names.
 	names := map[string][]string{}
-	for k, syn := range p.synonyms {
-		names[k] = append([]string{p.names[k]}, syn...)
-	}
-	for k := range p.phrases {
-		if _, ok := names[k]; !ok {
-			names[k] = []string{p.names[k]}
+	for k, phs := range p.phrases {
+		names[k] = append([]string{p.names[k]}, p.synonyms[k]...)
+		for _, ph := range phs {
+			if acronymOf(ph, p.names[k]) {
+				names[k] = append(names[k], ph)
+			}
 		}
 	}
 	p.naming = verbatimPhrases(names)

@@ -70,7 +70,8 @@ func (p *Program) verbatimIn(set *verbatimSet, finding string, strict bool) []gr
 		inside, narrowed := false, false
 		for _, o := range hits {
 			if o.key != h.key && o.start <= h.start && o.end >= h.end && o.end-o.start > h.end-h.start {
-				if !narrowedBy(lower[o.start:h.start], o.end == h.end) || strict && p.doc.PlannedConcept(p.names[o.key]) {
+				narrows := narrowedBy(lower[o.start:h.start], o.end == h.end) || strict && o.start == h.start && postNarrowedBy(lower[h.end:o.end])
+				if !narrows || strict && p.doc.PlannedConcept(p.names[o.key]) {
 					inside = true
 					break
 				}
@@ -144,6 +145,22 @@ func verbatimPhrases(phrases map[string][]string) verbatimSet {
 	return set
 }
 
+// postNarrowedBy: the words after a nested phrase that starts where the
+// longer one starts only narrow it when they open with a preposition
+// ("chest tightness on exertion" is chest tightness); a noun there is the
+// longer phrase's head ("beta-blocker intolerance").
+func postNarrowedBy(after string) bool {
+	w := strings.Fields(after)
+	if len(w) < 2 {
+		return false
+	}
+	switch w[0] {
+	case "on", "with", "at", "during", "after", "since", "in", "of", "to", "for", "from", "when", "while":
+		return true
+	}
+	return false
+}
+
 // narrowedBy: the words before a nested phrase that ends where the longer
 // one ends only narrow it (no preposition, negation or relation word).
 func narrowedBy(before string, sameEnd bool) bool {
@@ -199,4 +216,32 @@ func (p *Program) withVerbatim(finding, clause string, anchors []grounding.Ancho
 		out[i].Rank = i + 1
 	}
 	return out
+}
+
+// acronymOf: ph is one word whose letters are the initials of name's
+// words, all of them or its content words ("ICA", "LVEF", "eGFR").
+func acronymOf(ph, name string) bool {
+	if len(ph) < 2 || strings.ContainsAny(ph, " ") {
+		return false
+	}
+	letters := strings.ToLower(strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return -1
+	}, ph))
+	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == ' ' || r == '-' || r == '/' })
+	var all, content []byte
+	for _, w := range words {
+		if w == "" || !(w[0] >= 'a' && w[0] <= 'z') {
+			continue
+		}
+		all = append(all, w[0])
+		switch w {
+		case "of", "to", "for", "with", "and", "or", "the", "in", "on", "a", "an", "by":
+		default:
+			content = append(content, w[0])
+		}
+	}
+	return len(letters) >= 2 && (letters == string(all) || letters == string(content))
 }
