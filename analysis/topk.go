@@ -93,8 +93,9 @@ func Rescore(ix *PackIndex, res engine.Result, k int) (engine.Result, int, error
 	for _, rj := range tr.Rejected {
 		rejected[[2]string{rj.DecisionID, rj.FindingID}] = true
 	}
-	// Definitions read the same members as the run did: each finding's
-	// first anchor only, minus what step (v) refused (as engine.Ask).
+	// Definitions read the same members as the run did: no alternative
+	// reading, inferences from no co-reading either, minus what step (v)
+	// refused (as engine.Ask).
 	member := func(c eval.Cond, e eval.Evidence) bool { return !rejected[[2]string{c.DecisionID, e.ID}] }
 	best := func(e eval.Evidence) bool { return !e.Secondary }
 	premise := func(e eval.Evidence) bool { return !e.Secondary && !e.CoReading }
