@@ -6,7 +6,6 @@ import (
 
 	"github.com/executablekg/execkg/engine"
 	"github.com/executablekg/execkg/engine/eval"
-	"github.com/executablekg/execkg/rules"
 )
 
 // RescoreStats summarises a re-scoring run.
@@ -94,26 +93,26 @@ func Rescore(ix *PackIndex, res engine.Result, k int) (engine.Result, int, error
 	for _, rj := range tr.Rejected {
 		rejected[[2]string{rj.DecisionID, rj.FindingID}] = true
 	}
-	// Definitions read the same members as the run did: each finding's
-	// first anchor only, minus what step (v) refused (as engine.Ask).
+	// Definitions read the same members as the run did: no alternative
+	// reading, inferences from no co-reading either, minus what step (v)
+	// refused (as engine.Ask).
 	member := func(c eval.Cond, e eval.Evidence) bool { return !rejected[[2]string{c.DecisionID, e.ID}] }
 	best := func(e eval.Evidence) bool { return !e.Secondary }
+	premise := func(e eval.Evidence) bool { return !e.Secondary && !e.CoReading }
 	var date time.Time
 	if d, err := time.Parse("2006-01-02", res.CaseDate); err == nil {
 		// Windows count from the date the run used (noon, as engine.AskOn).
 		date = d.Add(12 * time.Hour)
 	}
-	for _, d := range eval.DeriveOpt(ev, ix.Pack.Hierarchy, ix.NameOfKey, ix.KeyOfName, eval.Options{Admit: member, Member: best, CaseDate: date}) {
+	for _, d := range eval.DeriveOpt(ev, ix.Pack.Hierarchy, ix.NameOfKey, ix.KeyOfName, eval.Options{Admit: member, Member: best, Premise: premise, CaseDate: date}) {
 		ev = append(ev, d)
 		kept[d.ConceptKey] = true
 		it := engine.EvidenceItem{ID: d.ID, Text: d.Text, Concept: d.Concept, ConceptKey: d.ConceptKey, Present: d.Present, Via: d.Via}
 		out.Evidence = append(out.Evidence, it)
 	}
 	opt := eval.Options{ClosedWorld: tr.ClosedWorld, Admit: func(c eval.Cond, e eval.Evidence) bool {
-		if c.Operator == rules.OpUnless && !best(e) {
-			return false // as engine.Ask: an alternative anchor is not known
-		}
-		return !rejected[[2]string{c.DecisionID, e.ID}]
+		// As engine.Ask: an alternative reading is no fact for any condition.
+		return best(e) && !rejected[[2]string{c.DecisionID, e.ID}]
 	}}
 	opt.CaseDate = date
 	out.PredictedRowIDs = []string{}
@@ -211,7 +210,7 @@ func sameRows(a, b []string) bool {
 // (decision id, finding id) apply.
 func EvalEvidence(it engine.EvidenceItem) eval.Evidence {
 	e := eval.Evidence{ID: it.ID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text,
-		Present: it.Present, Unit: it.Unit, Comparator: it.Comparator, When: it.When, Secondary: it.Secondary}
+		Present: it.Present, Unit: it.Unit, Comparator: it.Comparator, When: it.When, Secondary: it.Secondary, CoReading: it.CoReading}
 	if it.Value != nil {
 		v := *it.Value
 		e.Value = &v

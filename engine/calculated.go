@@ -57,12 +57,16 @@ func (p *Program) deriveWithCalculated(ev []eval.Evidence, o eval.Options, passe
 		return eval.DeriveOpt(ev, p.hierarchy, p.names, p.keys, o), nil
 	}
 	quiet := o
-	quiet.Admit = passes
+	quiet.Admit, quiet.Withdrawn = passes, nil
 	known := append(ev[:len(ev):len(ev)], eval.DeriveOpt(ev, p.hierarchy, p.names, p.keys, quiet)...)
 	var made []eval.Evidence
 	var calcs []Calculation
 	for _, d := range p.hierarchy.Calculated {
-		e, c := p.calculate(d, known, o.Member)
+		premise := o.Premise // a calculator infers: from premises only
+		if premise == nil {
+			premise = o.Member
+		}
+		e, c := p.calculate(d, known, premise)
 		calcs = append(calcs, c)
 		if e != nil {
 			made = append(made, *e)

@@ -28,12 +28,18 @@ func TestDocumentReading(t *testing.T) {
 			Present    []string `json:"present"`
 			Absent     []string `json:"absent"`
 			NotPresent []string `json:"not_present"`
+			// Status: concept → the status of its fact read from the
+			// text (derived facts aside).
+			Status map[string]string `json:"status"`
 		}
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &c), "line %d", n)
 		res, err := prog.Ask(context.Background(), c.Name, c.Text)
 		require.NoError(t, err)
 		present, absent := map[string]bool{}, map[string]bool{}
 		for _, e := range res.Evidence {
+			if e.Secondary {
+				continue // an alternative reading: no fact
+			}
 			if e.Present {
 				present[e.Concept] = true
 			} else {
@@ -48,6 +54,15 @@ func TestDocumentReading(t *testing.T) {
 		}
 		for _, k := range c.NotPresent {
 			require.Falsef(t, present[k], "line %d (%s): %s should not be present", n, c.Name, k)
+		}
+		for k, want := range c.Status {
+			got := ""
+			for _, f := range res.Patient.Facts {
+				if f.Concept == k && f.Via == "" {
+					got = string(f.Status)
+				}
+			}
+			require.Equalf(t, want, got, "line %d (%s): status of %s", n, c.Name, k)
 		}
 	}
 	require.Greater(t, n, 5)

@@ -124,6 +124,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 	intentions := map[string]bool{} // findings the reader or a plan heading states as intended
 	var antonyms []eval.Evidence
 	byAntonym := map[[2]string]bool{}
+	rd := newReadings() // which anchors are facts (Program.flag), as Ask reads them
 	for i, f := range facts {
 		if err := ctx.Err(); err != nil {
 			return nil, deadlineError(caseID, "step (ii) grounding", err)
@@ -203,6 +204,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 			byAntonym[[2]string{fd.ID, a.ConceptKey}] = true
 		}
 		fa := FindingAnchors{FindingID: fd.ID, Query: fd.Text}
+		p.read(rd, ctext, fd.ID, fd.Text, negated, anchors, c.checks)
 		for j, a := range anchors {
 			rank[[2]string{fd.ID, a.ConceptKey}] = j + 1
 			fa.Anchors = append(fa.Anchors, anchorInfo(a))
@@ -242,7 +244,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 		e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text,
 			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator, When: p.whenOf(it.Text, date)}
 		e.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
-		e.Secondary = e.AnchorRank > 1
+		p.flag(rd, &e)
 		if e.Value == nil && e.Present && f.Value != nil && len(p.units[e.ConceptKey]) > 0 && numberIn(commaClause(text, f.Spans[0].Start, f.Spans[0].End), *f.Value) {
 			// The reader's value, where the formatter found none in the
 			// words and the number is written in their clause.
@@ -263,7 +265,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 		if e.When == nil {
 			e.When = p.whenOf(commaClause(text, f.Spans[0].Start, f.Spans[0].End), date)
 		}
-		if p.medications[e.ConceptKey] && p.notTaken(text, f.Spans[0].Start) {
+		if p.medications[e.ConceptKey] && p.notTakenAmong(text, findingOf(findings, e.ID), findings) {
 			e.Secondary = true
 		}
 		if e.Present && !negatedID[e.ID] && (f.Status == patient.StatusAbsent || f.Status == patient.StatusStopped || f.Certainty == patient.Refuted) {
@@ -341,7 +343,8 @@ func (p *Program) applyRead(fact *patient.Fact, read patient.Fact, negated, doub
 	if fact.Present && (fact.Status == patient.StatusPlanned || fact.Status == patient.StatusScheduled) && p.doc.PlannedConcept(fact.Concept) {
 		// The concept is itself the intention ("planned PCI"): the plan
 		// is what it states, as the deterministic read has it.
-		fact.Status = p.fact(fact.Evidence, fact.Reader, nil).Status
+		nf := p.fact(fact.Evidence, fact.Reader, nil)
+		fact.Status, fact.Intention = nf.Status, nf.Intention
 	}
 }
 
@@ -407,3 +410,13 @@ func numberIn(s string, v float64) bool {
 }
 
 func isNumByte(c byte) bool { return c >= '0' && c <= '9' || c == '.' || c == ',' }
+
+// findingOf returns the finding with the id (Start -1 when none).
+func findingOf(findings []extract.Finding, id string) extract.Finding {
+	for _, f := range findings {
+		if f.ID == id {
+			return f
+		}
+	}
+	return extract.Finding{ID: id, Start: -1, End: -1}
+}

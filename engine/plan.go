@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/executablekg/execkg/engine/consistency"
+	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/rules"
@@ -99,4 +100,80 @@ func (p *Program) keptInPlan(f extract.Finding, a grounding.Anchor) bool {
 		}
 	}
 	return false
+}
+
+// primaryAnchor is the concept key of a finding's best reading: the first
+// anchor whose own name the finding's words state by step (v)'s
+// certainty and qualifier checks ("?CCS" is suspected CCS, not established
+// CCS), else the first whose name's qualifiers they state (a doubted
+// mention of the concept, left to step (v)), else none: a concept whose
+// name carries a qualifier the words do not state ("fast irregular heart
+// rate" for "permanent AF", "decompensated heart failure" for "heart
+// failure") is not what the finding says. The other anchors are
+// alternative readings.
+func (p *Program) primaryAnchor(ctext *consistency.Text, mention string, negated bool, anchors []grounding.Anchor, checks consistency.Checks) string {
+	fallback := ""
+	for _, a := range anchors {
+		v := p.statesName(ctext, mention, negated, a, checks)
+		if v.Pass {
+			return a.ConceptKey
+		}
+		if fallback == "" && v.Check != consistency.CheckQualifier {
+			fallback = a.ConceptKey
+		}
+	}
+	return fallback
+}
+
+// statesName is step (v)'s certainty and qualifier verdict on the
+// finding's words stating the anchor's concept under its own name, as it
+// would judge a condition that names it (a measured concept is stated by
+// its value, not its words: it passes).
+func (p *Program) statesName(ctext *consistency.Text, mention string, negated bool, a grounding.Anchor, checks consistency.Checks) consistency.Verdict {
+	only := consistency.Checks{Certainty: checks.Certainty, Qualifier: checks.Qualifier}
+	if only == (consistency.Checks{}) || len(p.units[a.ConceptKey]) > 0 {
+		return consistency.Verdict{Pass: true}
+	}
+	op := rules.OpPresent
+	if negated {
+		op = rules.OpAbsent
+	}
+	return ctext.Check(mention, consistency.Condition{Concept: a.Concept, Wording: a.Concept, Operator: op}, only)
+}
+
+// readings is which of a finding's anchors are facts (see readingFlags):
+// its best reading, and the concepts it names word for word on their own
+// or only inside a longer phrase that narrows them.
+type readings struct {
+	primary         map[string]string  // finding → concept key of its best reading
+	named, narrowed map[[2]string]bool // (finding, concept key)
+}
+
+func newReadings() readings {
+	return readings{primary: map[string]string{}, named: map[[2]string]bool{}, narrowed: map[[2]string]bool{}}
+}
+
+// read records a finding's readings.
+func (p *Program) read(rd readings, ctext *consistency.Text, id, mention string, negated bool, anchors []grounding.Anchor, checks consistency.Checks) {
+	rd.primary[id] = p.primaryAnchor(ctext, mention, negated, anchors, checks)
+	for _, v := range p.verbatimNamed(mention) {
+		rd.named[[2]string{id, v.ConceptKey}] = len(v.Channels) == 1
+		rd.narrowed[[2]string{id, v.ConceptKey}] = len(v.Channels) > 1
+	}
+}
+
+// flag marks an evidence item of a finding's anchor: an anchor other than
+// the finding's best reading is an alternative reading (Secondary), no
+// fact, unless the finding names its concept word for word ("stable CCS
+// on maximally tolerated statin" states both) or, for a measured concept,
+// states its value ("LVEF 30% on GDMT"); named only inside a longer phrase
+// that narrows it ("chest discomfort" in "exertional chest discomfort"),
+// it is a co-reading: a fact, but no premise of an inference.
+func (p *Program) flag(rd readings, e *eval.Evidence) {
+	k := [2]string{e.ID, e.ConceptKey}
+	if e.ConceptKey == rd.primary[e.ID] || rd.named[k] || e.Value != nil && len(p.units[e.ConceptKey]) > 0 {
+		return
+	}
+	e.CoReading = rd.narrowed[k]
+	e.Secondary = !e.CoReading
 }

@@ -39,6 +39,7 @@ type Program struct {
 	// phrases naming each concept (wordings, name, synonyms), for step (iv).
 	phrases   map[string][]string
 	verbatim  verbatimSet         // phrases prepared once for verbatimAnchors
+	naming    verbatimSet         // concept names and lexicon synonyms alone, for verbatimNamed
 	compiled  compiledConds       // conditions compiled for step (v), admit.go
 	doubtful  sync.Map            // concept name → its name states a doubt (model.go)
 	synonyms  map[string][]string // lexicon synonyms alone, for step (v)
@@ -201,6 +202,19 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		}
 	}
 	p.verbatim = verbatimPhrases(p.phrases)
+	// A concept is named by its name, its lexicon synonyms and a row's
+	// wording that abbreviates its name ("ICA"); other row wordings
+	// ("symptoms") are the guideline's words in context, no names.
+	names := map[string][]string{}
+	for k, phs := range p.phrases {
+		names[k] = append([]string{p.names[k]}, p.synonyms[k]...)
+		for _, ph := range phs {
+			if acronymOf(ph, p.names[k]) {
+				names[k] = append(names[k], ph)
+			}
+		}
+	}
+	p.naming = verbatimPhrases(names)
 	if !storeHolds(ctx, cfg.store, pack) {
 		_, err := cfg.store.Load(ctx, pack, graph.BuildOptions{
 			Grounding: func(c rules.Condition) (string, []string) { return texts[c.DecisionID], aliases[c.DecisionID] },
@@ -385,6 +399,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	ctext := consistency.NewText(text) // step (v) reads the case once
 	var pairs []evidence.Pair
 	rank := map[[2]string]int{} // (finding, concept key) → anchor rank
+	rd := newReadings()         // which anchors are facts (Program.flag)
 	mention := map[string]string{}
 	clause := map[string]string{}
 	keys := map[string]bool{}
@@ -486,6 +501,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			keys[a.ConceptKey] = true
 		}
 		fa := FindingAnchors{FindingID: f.ID, Query: f.Text}
+		p.read(rd, ctext, f.ID, f.Text, negated, anchors, c.checks)
 		for i, a := range anchors {
 			keys[a.ConceptKey] = true
 			rank[[2]string{f.ID, a.ConceptKey}] = i + 1
@@ -518,6 +534,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	// formatter's own refusals are anchors the mention does not name: no
 	// evidence to let through.
 	var overridden []whatIf
+	notTaken := map[[2]string]bool{} // (finding, drug key) stated in a sentence that does not take it
 	cut := p.cutWhen(text, findings, date)
 	byID := map[string]extract.Finding{}
 	for _, f := range findings {
@@ -556,17 +573,15 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if e.When == nil {
 			e.When = cut[it.FindingID]
 		}
-		// A lower-ranked anchor is an alternative reading of the finding;
-		// a drug in a sentence that stops, plans or refuses it is not a
-		// known fact either (definitions and exceptions do not read it).
-		e.Secondary = rank[[2]string{it.FindingID, it.ConceptKey}] > 1
+		p.flag(rd, &e)
 		if f, ok := byID[it.FindingID]; ok && p.medications[e.ConceptKey] && f.Start >= 0 {
-			// A medication list states each item on its own: only the
-			// item's words count there.
+			// A drug in a sentence that stops, plans or refuses it is
+			// planned, not taken. A medication list states each item on
+			// its own: only the item's words count there.
 			if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionTaking {
-				e.Secondary = e.Secondary || p.reading.notTaken != nil && p.reading.notTaken.MatchString(clause[f.ID])
-			} else if p.notTaken(text, f.Start) {
-				e.Secondary = true
+				notTaken[[2]string{e.ID, e.ConceptKey}] = p.reading.notTaken != nil && p.reading.notTaken.MatchString(listItem(text, f.Start, f.End))
+			} else if p.notTakenAmong(text, f, findings) {
+				notTaken[[2]string{e.ID, e.ConceptKey}] = true
 			}
 		}
 		if e.When == nil {
@@ -587,6 +602,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				Reason: it.ConceptKey + ": '" + it.Text + "' states the drug was stopped, so it is read as not taken now"})
 		}
 		ev = append(ev, e)
+		if e.Present && notTaken[[2]string{e.ID, e.ConceptKey}] {
+			continue // a planned drug: a model fact that asserts nothing now, no evidence
+		}
 		ei := e
 		ei.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
 		res.Evidence = append(res.Evidence, ei)
@@ -602,7 +620,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		res.Evidence = append(res.Evidence, f.Evidence)
 	}
 	// The patient model is complete: later stages read it, not the text.
-	m := p.textModel(caseID, text, date, findings, ev, doubted, dropped)
+	m := p.textModel(caseID, text, date, findings, ev, doubted, notTaken, dropped)
 	res.Patient = m
 	// Step (v) runs inside evaluation, per condition: a mention is judged
 	// against each condition's own wording and context; a composite
@@ -633,11 +651,20 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 			c.emit(Event{Stage: StageRead, Kind: EventDropped, Detail: d.Reason})
 		}
 	}
-	// A definition infers a new fact from a finding's best reading: an
-	// alternative anchor ("obstructive CAD" for "non-obstructive CAD") is
-	// left to the conditions, which judge it against their own wording.
+	// Conditions, definitions, composites and exceptions read the same
+	// facts: an alternative reading ("fast irregular heart rate" for
+	// "permanent AF", "obstructive CAD" for "non-obstructive CAD") is none
+	// of them. Read by conditions only, it fired a class III row beside
+	// the row whose exception ignored it.
 	best := func(e eval.Evidence) bool { return !e.Secondary }
-	derived, calcs := p.deriveWithCalculated(ev, eval.Options{Admit: admit, Member: best, CaseDate: date}, passes)
+	premise := func(e eval.Evidence) bool { return !e.Secondary && !e.CoReading }
+	// A composite whose own exception the final model holds is withdrawn:
+	// unknown, traced.
+	withdrawn := func(d eval.Evidence, why string) {
+		tr.Rejected = append(tr.Rejected, Rejection{FindingID: d.ID, Check: "definition",
+			Reason: d.Concept + ": derived, then set aside as unknown: " + why})
+	}
+	derived, calcs := p.deriveWithCalculated(ev, eval.Options{Admit: admit, Member: best, Premise: premise, CaseDate: date, Withdrawn: withdrawn}, passes)
 	tr.Calculations = calcs
 	for _, d := range derived {
 		ev = append(ev, d)
@@ -649,18 +676,7 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 	if err := ctx.Err(); err != nil {
 		return deadlineError(c.caseID, "step (iii) expansion", err)
 	}
-	// An exception blocks only what is known: a finding's alternative
-	// anchor ("contraindication to beta-blocker" for "on a beta-blocker")
-	// is not.
-	var judged func(eval.Cond, eval.Evidence) bool
-	if admit != nil {
-		judged = func(cd eval.Cond, e eval.Evidence) bool {
-			if cd.Operator == rules.OpUnless && !best(e) {
-				return false
-			}
-			return admit(cd, e)
-		}
-	}
+	judged := func(cd eval.Cond, e eval.Evidence) bool { return best(e) && (admit == nil || admit(cd, e)) }
 	if err := p.evaluate(ctx, c, res, tr, sortedKeys(keys), ev, passes, judged, overridden, date); err != nil {
 		return err
 	}

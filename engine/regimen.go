@@ -6,6 +6,7 @@ import (
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/engine/patient"
 	"github.com/executablekg/execkg/engine/read"
 )
@@ -32,6 +33,54 @@ func (medicationStatusStage) Satisfies(eval.Cond) consistency.Checks { return co
 // not_taken list.
 func (p *Program) notTaken(text string, i int) bool {
 	return p.reading.notTaken != nil && sentenceAround(text, i, p.reading.notTaken)
+}
+
+// notTakenAmong is notTaken for finding f among the case's findings: a cue
+// inside another finding's words is that finding's ("no contraindication
+// to beta-blockers" beside "beta-blocker therapy"), not f's. The sentence
+// is the one notTaken reads, before or after the drug ("Apixaban
+// planned.").
+func (p *Program) notTakenAmong(text string, f extract.Finding, findings []extract.Finding) bool {
+	if p.reading.notTaken == nil || f.Start < 0 || f.Start > len(text) {
+		return false
+	}
+	lo := strings.LastIndexAny(text[:f.Start], ".;") + 1
+	hi := strings.IndexAny(text[f.Start:], ".;")
+	if hi < 0 {
+		hi = len(text)
+	} else {
+		hi += f.Start
+	}
+	sentence := []byte(text[lo:hi])
+	for _, o := range findings {
+		if o.ID == f.ID || o.Start < lo || o.End > hi || o.Start >= o.End || o.Start < f.End && f.Start < o.End {
+			continue
+		}
+		for i := o.Start; i < o.End; i++ {
+			sentence[i-lo] = ' '
+		}
+	}
+	return p.reading.notTaken.Match(sentence)
+}
+
+// listItem is a medication list item around a finding: its words up to
+// the comma, semicolon, line end or arrow on either side ("Ticagrelor -
+// STOPPED -> clopidogrel 75 mg od" holds two items; the arrow starts the
+// drug now taken), as stoppedItem reads an item.
+func listItem(text string, start, end int) string {
+	if start < 0 || end > len(text) || start >= end {
+		return ""
+	}
+	lo, hi := 0, len(text)
+	for _, stop := range []string{"\n", ",", ";", " -> ", " → ", " => "} {
+		if i := strings.LastIndex(text[:start], stop); i >= 0 && i+len(stop) > lo {
+			lo = i + len(stop)
+		}
+		if i := strings.Index(text[end:], stop); i >= 0 && end+i < hi {
+			hi = end + i
+		}
+	}
+	return text[lo:hi]
 }
 
 // stopped: a medication finding's own words say the drug was stopped.

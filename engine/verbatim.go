@@ -25,6 +25,20 @@ func (p *Program) verbatimAnchors(finding string) []grounding.Anchor {
 // longer phrase of another concept that joins it without a space
 // ("DAPT" of "PRECISE-DAPT 14", a score's name, is no therapy).
 func (p *Program) verbatimRead(finding string) ([]grounding.Anchor, map[string]bool) {
+	return p.verbatimIn(&p.verbatim, finding, false)
+}
+
+// verbatimNamed is verbatimAnchors over the concepts' names and lexicon
+// synonyms only (a row's wording "symptoms" names no concept), leaving
+// out a phrase inside a longer one whose concept is an intention ("PCI"
+// in "planned PCI"): the concepts the finding states the patient has.
+// A phrase only narrowed by the longer one carries channelNarrowed.
+func (p *Program) verbatimNamed(finding string) []grounding.Anchor {
+	out, _ := p.verbatimIn(&p.naming, finding, true)
+	return out
+}
+
+func (p *Program) verbatimIn(set *verbatimSet, finding string, strict bool) ([]grounding.Anchor, map[string]bool) {
 	type hit struct {
 		key        string
 		start, end int
@@ -42,8 +56,8 @@ func (p *Program) verbatimRead(finding string) ([]grounding.Anchor, map[string]b
 			if i > 0 && isWordByte(h[i-1]) {
 				continue
 			}
-			for _, vi := range p.verbatim.start[bigram{h[i], h[i+1], hay.exact}] {
-				v := &p.verbatim.phrases[vi]
+			for _, vi := range set.start[bigram{h[i], h[i+1], hay.exact}] {
+				v := &set.phrases[vi]
 				j := i + len(v.needle)
 				if strings.HasPrefix(h[i:], v.needle) && (j == len(h) || !isWordByte(h[j])) {
 					hits = append(hits, hit{v.key, i, j})
@@ -65,12 +79,16 @@ func (p *Program) verbatimRead(finding string) ([]grounding.Anchor, map[string]b
 	free := map[string]bool{}     // the concept has an occurrence outside any compound
 	compound := map[string]bool{} // the concept has an occurrence glued into a compound
 	for _, h := range hits {
-		inside, glued := false, false
+		inside, narrowed, glued := false, false, false
 		for _, o := range hits {
-			if o.key != h.key && o.start <= h.start && o.end >= h.end && o.end-o.start > h.end-h.start &&
-				!narrowedBy(lower[o.start:h.start], o.end == h.end) {
-				inside = true
-				glued = glued || o.start < h.start && !strings.ContainsAny(lower[o.start:h.start], " \t\n")
+			if o.key != h.key && o.start <= h.start && o.end >= h.end && o.end-o.start > h.end-h.start {
+				narrows := narrowedBy(lower[o.start:h.start], o.end == h.end) || strict && o.start == h.start && postNarrowedBy(lower[h.end:o.end])
+				if !narrows || strict && p.doc.PlannedConcept(p.names[o.key]) {
+					inside = true
+					glued = glued || o.start < h.start && !strings.ContainsAny(lower[o.start:h.start], " \t\n")
+					continue
+				}
+				narrowed = true
 			}
 		}
 		if glued {
@@ -82,13 +100,22 @@ func (p *Program) verbatimRead(finding string) ([]grounding.Anchor, map[string]b
 			continue
 		}
 		seen[h.key] = true
-		out = append(out, grounding.Anchor{ConceptKey: h.key, Concept: p.names[h.key], Score: 1, Channels: []string{"phrase"}})
+		ch := []string{"phrase"}
+		if strict && narrowed {
+			ch = append(ch, channelNarrowed)
+		}
+		out = append(out, grounding.Anchor{ConceptKey: h.key, Concept: p.names[h.key], Score: 1, Channels: ch})
 	}
 	for k := range free {
 		delete(compound, k)
 	}
 	return out, compound
 }
+
+// channelNarrowed marks a verbatimNamed phrase that lies inside a longer
+// stated phrase whose words before it only narrow it ("chest discomfort"
+// in "exertional chest discomfort").
+const channelNarrowed = "narrowed"
 
 // verbatimPhrase is a pack phrase as verbatimAnchors looks for it,
 // prepared once when the program is built rather than for every finding:
@@ -139,6 +166,22 @@ func verbatimPhrases(phrases map[string][]string) verbatimSet {
 	return set
 }
 
+// postNarrowedBy: the words after a nested phrase that starts where the
+// longer one starts only narrow it when they open with a preposition
+// ("chest tightness on exertion" is chest tightness); a noun there is the
+// longer phrase's head ("beta-blocker intolerance").
+func postNarrowedBy(after string) bool {
+	w := strings.Fields(after)
+	if len(w) < 2 {
+		return false
+	}
+	switch w[0] {
+	case "on", "with", "at", "during", "after", "since", "in", "of", "to", "for", "from", "when", "while":
+		return true
+	}
+	return false
+}
+
 // narrowedBy: the words before a nested phrase that ends where the longer
 // one ends only narrow it (no preposition, negation or relation word).
 func narrowedBy(before string, sameEnd bool) bool {
@@ -170,14 +213,14 @@ func (p *Program) withVerbatim(finding, clause string, anchors []grounding.Ancho
 	if clause != "" {
 		mention = clause
 	}
-	var covered, rest []grounding.Anchor
 	verb, compound := p.verbatimRead(finding)
+	var covered, rest []grounding.Anchor
 	have := map[string]bool{}
 	for _, a := range anchors {
-		have[a.ConceptKey] = true
 		if compound[a.ConceptKey] {
 			continue // named only inside another concept's compound word
 		}
+		have[a.ConceptKey] = true
 		ph := phrasesFor(a, p.phrases)
 		if ok, _ := evidence.Covers(mention, ph); ok || len(ph) == 0 {
 			covered = append(covered, a)
@@ -200,4 +243,32 @@ func (p *Program) withVerbatim(finding, clause string, anchors []grounding.Ancho
 		out[i].Rank = i + 1
 	}
 	return out
+}
+
+// acronymOf: ph is one word whose letters are the initials of name's
+// words, all of them or its content words ("ICA", "LVEF", "eGFR").
+func acronymOf(ph, name string) bool {
+	if len(ph) < 2 || strings.ContainsAny(ph, " ") {
+		return false
+	}
+	letters := strings.ToLower(strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return -1
+	}, ph))
+	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == ' ' || r == '-' || r == '/' })
+	var all, content []byte
+	for _, w := range words {
+		if w == "" || !(w[0] >= 'a' && w[0] <= 'z') {
+			continue
+		}
+		all = append(all, w[0])
+		switch w {
+		case "of", "to", "for", "with", "and", "or", "the", "in", "on", "a", "an", "by":
+		default:
+			content = append(content, w[0])
+		}
+	}
+	return len(letters) >= 2 && (letters == string(all) || letters == string(content))
 }

@@ -335,6 +335,7 @@ type qualifierFile struct {
 	About        string            `json:"about"`
 	Course       []string          `json:"course"`
 	Severity     []string          `json:"severity"`
+	Rate         []string          `json:"rate"`
 	Certainty    []string          `json:"certainty"`
 	Spellings    map[string]string `json:"spellings"`
 	Descriptions map[string]string `json:"descriptions"`
@@ -352,7 +353,7 @@ func loadQualifiers() (map[string]qualKind, map[string]string, map[string]string
 		words []string
 		kind  qualKind
 		field string
-	}{{f.Course, qualCourse, "course"}, {f.Severity, qualSeverity, "severity"}, {f.Certainty, qualCertainty, "certainty"}} {
+	}{{f.Course, qualCourse, "course"}, {f.Severity, qualSeverity, "severity"}, {f.Rate, qualRate, "rate"}, {f.Certainty, qualCertainty, "certainty"}} {
 		for _, w := range g.words {
 			if _, dup := q[w]; dup || w == "" {
 				return nil, nil, nil, fmt.Errorf("engine/consistency/cues/qualifiers.json: %s: %q is empty or listed twice; list each qualifier once", g.field, w)
@@ -363,7 +364,7 @@ func loadQualifiers() (map[string]qualKind, map[string]string, map[string]string
 	for field, m := range map[string]map[string]string{"spellings": f.Spellings, "descriptions": f.Descriptions} {
 		for k, v := range m {
 			if _, ok := q[v]; !ok {
-				return nil, nil, nil, fmt.Errorf("engine/consistency/cues/qualifiers.json: %s[%q] names %q, which is no qualifier of course, severity or certainty; name one of them", field, k, v)
+				return nil, nil, nil, fmt.Errorf("engine/consistency/cues/qualifiers.json: %s[%q] names %q, which is no qualifier of course, severity, rate or certainty; name one of them", field, k, v)
 			}
 		}
 	}

@@ -686,6 +686,7 @@ const (
 	qualCourse    qualKind = iota + 1 // chronic, acute, stable, refractory, …
 	qualSeverity                      // mild, moderate, severe
 	qualCertainty                     // established, documented, known, …
+	qualRate                          // fast, slow (a rate: "fast irregular heart rate")
 )
 
 // qualifiers, qualifierSpellings and qualifierDescriptions are the

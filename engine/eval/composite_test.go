@@ -89,3 +89,43 @@ func TestCompositeCycleIsAnError(t *testing.T) {
 		t.Fatalf("want an at_least error, got %v", err)
 	}
 }
+
+// review2 2c: a composite is not present while its own exception holds in
+// the model, even when a later composite (here through an is-a) states the
+// exception only after the composite was judged: it is withdrawn, unknown,
+// and the withdrawal is traced.
+func TestCompositeWithdrawnWhenItsExceptionHoldsLater(t *testing.T) {
+	const hj = `{"version": 1, "relations": [{"narrower": "combination", "broader": "two drugs"}],
+	 "composites": [
+	  {"concept": "single drug", "source": "test", "any_of": [{"concept": "drug a"}], "unless": [{"concept": "two drugs"}]},
+	  {"concept": "combination", "source": "test", "at_least": 2, "of": [{"concept": "drug a"}, {"concept": "drug b"}]}
+	 ]}`
+	h, err := rules.ParseHierarchy("hierarchy.json", []byte(hj))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, keys := map[string]string{}, map[string]string{}
+	for _, n := range []string{"drug a", "drug b", "single drug", "combination", "two drugs"} {
+		k := "name:" + rules.NormalizeName(n)
+		names[k], keys[rules.NormalizeName(n)] = n, k
+	}
+	run := func(ev []Evidence) (present bool, why []string) {
+		for i := range ev {
+			ev[i].ID = "f" + string(rune('1'+i))
+		}
+		opt := Options{Withdrawn: func(d Evidence, w string) { why = append(why, d.Concept+": "+w) }}
+		for _, d := range DeriveOpt(ev, h, names, keys, opt) {
+			if d.Concept == "single drug" && d.Present {
+				present = true
+			}
+		}
+		return present, why
+	}
+	if p, why := run([]Evidence{has("drug a", "drug a")}); !p || len(why) > 0 {
+		t.Errorf("drug a alone: single drug should be present, nothing withdrawn; got %v %v", p, why)
+	}
+	p, why := run([]Evidence{has("drug a", "drug a"), has("drug b", "drug b")})
+	if p || len(why) != 1 || !strings.Contains(why[0], "single drug") {
+		t.Errorf("drug a and b: single drug should be withdrawn and traced; got %v %v", p, why)
+	}
+}

@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/executablekg/execkg/rules"
 	"github.com/executablekg/execkg/rules/units"
@@ -32,29 +33,95 @@ func DeriveOpt(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[strin
 	if h == nil {
 		return nil
 	}
-	imp := implied(ev, h, nameOfKey, keyOfName)
-	ev = append(ev[:len(ev):len(ev)], imp...)
-	defs := append(imp, defined(ev, h, nameOfKey, keyOfName)...)
+	keep := func(f func(Evidence) bool) []Evidence {
+		if f == nil {
+			return ev
+		}
+		var out []Evidence
+		for _, e := range ev {
+			if f(e) {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	// Inferences start from the premises only: an is-a, a value band or
+	// a definition read off any other item would be a fact no condition
+	// may read from that item itself. A composite also reads the members
+	// Member keeps, as stated.
+	premise := opt.Premise
+	if premise == nil {
+		premise = opt.Member
+	}
+	src, members := keep(premise), keep(opt.Member)
+	imp := implied(src, h, nameOfKey, keyOfName)
+	src = append(src[:len(src):len(src)], imp...)
+	defs := append(imp, defined(src, h, nameOfKey, keyOfName)...)
 	seen := map[[3]string]bool{}
-	out := isa(append(ev[:len(ev):len(ev)], defs...), h, nameOfKey, keyOfName, seen)
+	out := isa(append(src[:len(src):len(src)], defs...), h, nameOfKey, keyOfName, seen)
 	out = append(defs, out...)
 	if len(h.Composites) > 0 {
-		pool := append(ev[:len(ev):len(ev)], out...)
-		if opt.Member != nil {
-			var src []Evidence
-			for _, e := range ev {
-				if opt.Member(e) {
-					src = append(src, e)
-				}
-			}
-			d := defined(src, h, nameOfKey, keyOfName)
-			pool = append(append(src, d...), isa(append(src[:len(src):len(src)], d...), h, nameOfKey, keyOfName, map[[3]string]bool{})...)
-		}
+		pool := append(append(members[:len(members):len(members)], imp...), out...)
 		comp := composites(pool, h, nameOfKey, keyOfName, opt)
 		out = append(out, comp...)
 		out = append(out, isa(comp, h, nameOfKey, keyOfName, seen)...)
+		out = withdrawExcepted(append(members[:len(members):len(members)], imp...), out, comp, h, keyOfName, opt)
 	}
 	return out
+}
+
+// withdrawExcepted: a composite derived present is withdrawn (left
+// unknown, with the is-a facts read off it) when one of its own
+// exceptions holds in the model as finally derived: a later composite or
+// an is-a from one may state the exception after the composite was
+// judged. opt.Withdrawn traces each. One pass: a composite built on a
+// withdrawn one is judged again only by the next derivation.
+func withdrawExcepted(stated, out, comp []Evidence, h *rules.Hierarchy, keyOfName map[string]string, opt Options) []Evidence {
+	byKey := map[string]rules.Composite{}
+	for _, c := range h.Composites {
+		if len(c.Unless) > 0 {
+			byKey[keyOf(c.Concept, keyOfName)] = c
+		}
+	}
+	drop := map[[2]string]bool{} // (id, via) of withdrawn items
+	for _, d := range comp {
+		c, ok := byKey[d.Key()]
+		if !ok || !d.Present {
+			continue
+		}
+		isaVia := "is-a: " + c.Concept
+		var pool []Evidence
+		for _, e := range append(stated[:len(stated):len(stated)], out...) {
+			if e.Key() == d.Key() || e.ID == d.ID && (e.Via == d.Via || strings.HasPrefix(e.Via, isaVia)) {
+				continue
+			}
+			pool = append(pool, e)
+		}
+		for _, u := range c.Unless {
+			if t, why := evalExpr(u, pool, keyOfName, opt); t == True && len(why) > 0 {
+				drop[[2]string{d.ID, d.Via}] = true
+				for _, e := range out {
+					if e.ID == d.ID && e.Via == isaVia {
+						drop[[2]string{e.ID, e.Via}] = true
+					}
+				}
+				if opt.Withdrawn != nil {
+					opt.Withdrawn(d, "its exception "+quote(why[0])+idOf(why[0])+" holds")
+				}
+				break
+			}
+		}
+	}
+	if len(drop) == 0 {
+		return out
+	}
+	kept := out[:0:0]
+	for _, e := range out {
+		if !drop[[2]string{e.ID, e.Via}] {
+			kept = append(kept, e)
+		}
+	}
+	return kept
 }
 
 // isa applies the is-a relations to items: an affirmed item affirms every

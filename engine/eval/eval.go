@@ -115,9 +115,15 @@ type Evidence struct {
 	// When dates the event, when the case says when it happened.
 	When *When `json:"when,omitempty"`
 	// Secondary marks an item of an alternative reading of its finding
-	// (a lower-ranked anchor): conditions may use it, judged by step (v),
-	// but it is not a known fact for exceptions and definitions.
+	// (an anchor other than its best reading that the finding does not
+	// name word for word): no fact for conditions, exceptions or
+	// definitions alike, kept for the trace.
 	Secondary bool `json:"secondary,omitempty"`
+	// CoReading marks a second concept that its finding names word for
+	// word ("stable CCS on maximally tolerated statin"): a fact wherever
+	// its concept is tested, but no premise of an inference (is-a,
+	// definitions), which start from each finding's best reading.
+	CoReading bool `json:"co_reading,omitempty"`
 }
 
 // Names of Derive's derivations, for Evidence.DerivedBy.
@@ -148,13 +154,14 @@ func (e *Evidence) UnmarshalJSON(b []byte) error {
 		DerivedBy    string          `json:"derived_by"`
 		When         *When           `json:"when"`
 		Secondary    bool            `json:"secondary"`
+		CoReading    bool            `json:"co_reading"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
 	*e = Evidence{ID: raw.FindingID, ConceptKey: raw.ConceptKey, Concept: raw.Standardized, Text: raw.OriginalText,
 		Present: raw.Present, Unit: raw.Unit, Comparator: raw.Comparator, AnchorRank: raw.AnchorRank, Via: raw.Via,
-		DerivedBy: raw.DerivedBy, When: raw.When, Secondary: raw.Secondary}
+		DerivedBy: raw.DerivedBy, When: raw.When, Secondary: raw.Secondary, CoReading: raw.CoReading}
 	if e.ID == "" {
 		e.ID = raw.ID
 	}
@@ -217,8 +224,16 @@ type Options struct {
 	// CaseDate is the date time windows count back from (zero: today).
 	CaseDate time.Time
 	// Member, when set, decides which stated items composite definitions
-	// may read (DeriveOpt); the is-a closure is then taken over those only.
+	// may read (DeriveOpt).
 	Member func(e Evidence) bool
+	// Premise, when set, decides which stated items inferences start
+	// from (is-a, value bands, numeric and composite definitions); a
+	// composite reads the others Member keeps as they are.
+	Premise func(e Evidence) bool
+	// Withdrawn, when set, hears of each composite DeriveOpt derived and
+	// then withdrew because one of its own exceptions holds in the final
+	// model, with why.
+	Withdrawn func(d Evidence, why string)
 }
 
 // RuleResult is the evaluation of one rule with its full trace.

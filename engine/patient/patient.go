@@ -104,6 +104,10 @@ type Fact struct {
 	Section string `json:"section,omitempty"`
 	// Reader names the reader that made the fact.
 	Reader string `json:"reader"`
+	// Intention: the concept is itself an intention ("planned PCI",
+	// "candidate for revascularisation"), so a planned or scheduled
+	// status is what the fact asserts, not a reason to assert nothing.
+	Intention bool `json:"intention,omitempty"`
 }
 
 // Section is one headed part of a document.
@@ -162,14 +166,20 @@ func (m *Model) Findings() []Fact     { return m.Of(KindFinding) }
 // Asserts reports whether the fact states something about the patient now
 // that evaluation may use, and whether it states it present or absent:
 // a relative's fact, a planned or refused drug and a scheduled procedure
-// state nothing about the patient's present (ok false); a refuted fact, a
+// state nothing about the patient's present (ok false), unless the
+// concept is itself the intention (Intention); a refuted fact, a
 // stated absence and a stopped drug state absence.
 func (f Fact) Asserts() (present, ok bool) {
 	if f.Experiencer == Relative {
 		return false, false
 	}
 	switch f.Status {
-	case StatusPlanned, StatusScheduled, StatusRefused, StatusNotTolerated, StatusContraindicated:
+	case StatusPlanned, StatusScheduled:
+		if f.Intention {
+			return f.Present, true
+		}
+		return false, false
+	case StatusRefused, StatusNotTolerated, StatusContraindicated:
 		return false, false
 	case StatusStopped, StatusAbsent:
 		return false, true
@@ -262,6 +272,7 @@ func (f *Fact) UnmarshalJSON(b []byte) error {
 		Code          string      `json:"code"`
 		Section       string      `json:"section"`
 		Reader        string      `json:"reader"`
+		Intention     bool        `json:"intention"`
 	}
 	var t typed
 	if err := json.Unmarshal(b, &t); err != nil {
@@ -273,6 +284,6 @@ func (f *Fact) UnmarshalJSON(b []byte) error {
 	}
 	*f = Fact{Evidence: e, Kind: t.Kind, Status: t.Status, Certainty: t.Certainty, Experiencer: t.Experiencer,
 		Dose: t.Dose, Class: t.Class, Vessel: t.Vessel, Segment: t.Segment, Stents: t.Stents, StentLengthMM: t.StentLengthMM,
-		Spans: t.Spans, Resource: t.Resource, Code: t.Code, Section: t.Section, Reader: t.Reader}
+		Spans: t.Spans, Resource: t.Resource, Code: t.Code, Section: t.Section, Reader: t.Reader, Intention: t.Intention}
 	return nil
 }
