@@ -44,7 +44,7 @@ func TestDocumentFloors(t *testing.T) {
 	h, err := packs.DefaultHierarchy()
 	require.NoError(t, err)
 	k := docbench.PackKnowledge(analysis.NewPackIndex(prog.Pack()), lex, h)
-	for _, split := range []string{documents.Dev, documents.Test, documents.FHIRDev} {
+	for _, split := range []string{documents.Dev, documents.Test, documents.FHIRDev, documents.FHIRTest} {
 		f, ok := floors[split]
 		require.True(t, ok, "floors.json has no %s floor", split)
 		docs, err := documents.Load(split)
