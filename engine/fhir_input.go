@@ -3,12 +3,14 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/fhir"
 	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/rules"
 )
 
@@ -44,11 +46,19 @@ func (p *Program) ReadFHIRParts(caseID string, parts [][]byte, date time.Time) (
 // "Suspected angina" is a suspected one. Fuzzy grounding is not used: a
 // code's words are short and exact, and a near miss would invent a fact
 // the record does not state.
-func (p *Program) nameFromWords(words string) (*rules.ValueSet, patient.Certainty, string) {
+func (p *Program) nameFromWords(words string) ([]*rules.ValueSet, patient.Certainty, string) {
 	if p.ungrounded(words) {
 		return nil, "", "name a measurement the pack has no concept for"
 	}
-	anchors := p.verbatimAnchors(words)
+	// Names and synonyms stated on their own: a concept named only inside
+	// a longer one ("coronary artery disease" in "non-obstructive coronary
+	// artery disease") is that longer one's, not a second fact.
+	var anchors []grounding.Anchor
+	for _, a := range p.verbatimNamed(words) {
+		if !slices.Contains(a.Channels, channelNarrowed) {
+			anchors = append(anchors, a)
+		}
+	}
 	if len(anchors) == 0 {
 		return nil, "", "name no concept of the pack word for word"
 	}
@@ -62,21 +72,26 @@ func (p *Program) nameFromWords(words string) (*rules.ValueSet, patient.Certaint
 	case cx.Hypothetical:
 		return nil, "", "state a possibility, not a fact ('" + strings.Join(cx.Cues, ", ") + "')"
 	}
-	a := anchors[0]
-	set := p.pack.ValueSets.ByKey(a.ConceptKey)
-	if set == nil {
-		set = &rules.ValueSet{Concept: a.Concept, Key: a.ConceptKey}
-		if u := p.units[a.ConceptKey]; len(u) == 1 {
-			// A measured concept the value sets do not list: its value is
-			// read in the unit the pack's rules use, and no other.
-			set.Unit, set.Units = u[0], map[string]string{u[0]: u[0]}
+	// Every concept the words name ("Stable angina, non-obstructive
+	// coronary artery disease" is two), in the words' order.
+	var sets []*rules.ValueSet
+	for _, a := range anchors {
+		set := p.pack.ValueSets.ByKey(a.ConceptKey)
+		if set == nil {
+			set = &rules.ValueSet{Concept: a.Concept, Key: a.ConceptKey}
+			if u := p.units[a.ConceptKey]; len(u) == 1 {
+				// A measured concept the value sets do not list: its value
+				// is read in the unit the pack's rules use, and no other.
+				set.Unit, set.Units = u[0], map[string]string{u[0]: u[0]}
+			}
 		}
+		sets = append(sets, set)
 	}
 	cert := patient.Confirmed
-	if cx.Uncertain && !p.doubtfulName(a.Concept) { // a concept named "suspected …" carries the doubt itself
+	if cx.Uncertain && !p.doubtfulName(anchors[0].Concept) { // a concept named "suspected …" carries the doubt itself
 		cert = patient.Suspected
 	}
-	return set, cert, ""
+	return sets, cert, ""
 }
 
 // AskFHIR answers a FHIR R4 Bundle: the bundle becomes the patient model

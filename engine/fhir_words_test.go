@@ -25,6 +25,8 @@ func TestFHIRResourceReadByItsWords(t *testing.T) {
    "code": {"coding": [{"system": "urn:local:problems", "code": "77", "display": "Possible type 2 diabetes mellitus"}]}}},
  {"resource": {"resourceType": "Condition", "id": "fh", "clinicalStatus": {"coding": [{"code": "active"}]},
    "code": {"text": "Family history of myocardial infarction", "coding": [{"system": "urn:local:problems", "code": "78"}]}}},
+ {"resource": {"resourceType": "Condition", "id": "two", "clinicalStatus": {"coding": [{"code": "active"}]},
+   "code": {"coding": [{"system": "urn:local:problems", "code": "80", "display": "Stable angina, non-obstructive coronary artery disease"}]}}},
  {"resource": {"resourceType": "Condition", "id": "knee", "clinicalStatus": {"coding": [{"code": "active"}]},
    "code": {"coding": [{"system": "urn:local:problems", "code": "79", "display": "Osteoarthritis of knee"}]}}},
  {"resource": {"resourceType": "Observation", "id": "ldl", "status": "final", "effectiveDateTime": "2026-05-02",
@@ -37,8 +39,10 @@ func TestFHIRResourceReadByItsWords(t *testing.T) {
 	res, err := p.AskFHIR(context.Background(), "words", []byte(bundle), engine.EvalDate(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)))
 	require.NoError(t, err)
 	byRes := map[string]patient.Fact{}
+	concepts := map[string][]string{}
 	for _, f := range res.Patient.Facts {
 		if f.Reader == fhir.WordsReaderName {
+			concepts[f.Resource] = append(concepts[f.Resource], f.Concept)
 			assert.Empty(t, f.Code, "%s: a fact named by its words cites no code", f.Resource)
 			byRes[f.Resource] = f
 		}
@@ -54,6 +58,9 @@ func TestFHIRResourceReadByItsWords(t *testing.T) {
 	if f, ok := byRes["MedicationRequest/tic"]; assert.True(t, ok, "the draft order is read by its text") {
 		assert.Equal(t, patient.StatusPlanned, f.Status)
 	}
+	// Words that name two concepts make two facts; a concept named only
+	// inside a longer one is not a third.
+	assert.ElementsMatch(t, []string{"angina pectoris", "non-obstructive coronary artery disease"}, concepts["Condition/two"])
 	assert.NotContains(t, byRes, "Condition/fh")
 	assert.NotContains(t, byRes, "Condition/knee")
 	why := map[string]string{}

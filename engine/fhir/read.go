@@ -41,7 +41,7 @@ const WordsReaderName = "fhir-words"
 // the pack has none for it, so that the record's statuses, and for a
 // measurement the set's units, still apply) and the certainty the words
 // state, or nil and why the words name no concept.
-type NameFunc func(words string) (set *rules.ValueSet, certainty patient.Certainty, why string)
+type NameFunc func(words string) (sets []*rules.ValueSet, certainty patient.Certainty, why string)
 
 // UCUM is the code system of units of measure.
 const UCUM = "http://unitsofmeasure.org"
@@ -203,8 +203,12 @@ type item struct {
 }
 
 type reader struct {
-	vs    *rules.ValueSets
-	name  NameFunc
+	vs   *rules.ValueSets
+	name NameFunc
+	// also are the further concepts the last words-named match's words
+	// state ("Stable angina, non-obstructive coronary artery disease"),
+	// added beside its fact (add) unless it is a measurement.
+	also  []*rules.ValueSet
 	date  time.Time
 	m     *patient.Model
 	items []item
@@ -316,6 +320,17 @@ func (r *reader) add(f patient.Fact) {
 		f.Reader = ReaderName
 	}
 	r.m.Facts = append(r.m.Facts, f)
+	if f.Reader != WordsReaderName || f.Kind == patient.KindMeasurement {
+		return
+	}
+	// One fact per further concept the words state, with the same
+	// statuses and time (a measurement's value belongs to its one concept).
+	for _, set := range r.also {
+		g := f
+		g.ConceptKey, g.Concept, g.Class = set.Key, set.Concept, ""
+		r.m.Facts = append(r.m.Facts, g)
+	}
+	r.also = nil
 }
 
 // mine reports whether a subject reference names the record's patient (a
@@ -333,6 +348,7 @@ func (r *reader) mine(it item, ref *Reference) bool {
 }
 
 func (r *reader) read(it item) error {
+	r.also = nil
 	switch it.typ {
 	case "Patient":
 		return r.readPatient(it)
@@ -522,8 +538,9 @@ func (r *reader) named(cc *CodeableConcept) (rules.Match, Coding, bool) {
 		return rules.Match{}, Coding{}, false
 	}
 	for _, w := range cc.words() {
-		if set, cert, _ := r.name(w); set != nil {
-			return rules.Match{Set: set, System: textSystem, Code: string(cert)}, Coding{Display: w}, true
+		if sets, cert, _ := r.name(w); len(sets) > 0 {
+			r.also = sets[1:]
+			return rules.Match{Set: sets[0], System: textSystem, Code: string(cert)}, Coding{Display: w}, true
 		}
 	}
 	return rules.Match{}, Coding{}, false
