@@ -51,6 +51,9 @@ type AskResponse struct {
 	Text       string         `json:"text,omitempty"`
 	Cards      []Card         `json:"cards"`
 	NearMisses []NearMissView `json:"near_misses,omitempty"`
+	// Withheld are rows that fired but would give what the record says
+	// the patient does not tolerate or must not have.
+	Withheld []WithheldView `json:"withheld,omitempty"`
 	// Facts and Dropped are the patient model the case was read into:
 	// what was read, and what was read but not kept, with the reason.
 	Facts   []FactView    `json:"facts,omitempty"`
@@ -88,6 +91,14 @@ type NearMissView struct {
 	Text    string   `json:"text"`
 	Class   string   `json:"class"`
 	Missing []string `json:"missing"`
+}
+
+// WithheldView is one withheld row as the page lists it.
+type WithheldView struct {
+	RowID  string `json:"row_id"`
+	Source Source `json:"source"`
+	Class  string `json:"class"`
+	Reason string `json:"reason"`
 }
 
 func (s *Server) handlePacks(w http.ResponseWriter, r *http.Request) {
@@ -198,6 +209,11 @@ func (s *Server) ask(ctx context.Context, req AskRequest) (*AskResponse, error) 
 		tab, row, topic := rowOf(p, nm.RowID)
 		rec := engine.Recommendation{Source: engine.Source{Table: tab, Row: row, DOI: p.Program.Pack().Guideline.DOI}, TableTopic: topic}
 		out.NearMisses = append(out.NearMisses, NearMissView{RowID: nm.RowID, Source: source(rec, p), Text: nm.Text, Class: nm.Class, Missing: nm.Missing})
+	}
+	for _, w := range res.Withheld {
+		tab, row, topic := rowOf(p, w.RowID)
+		rec := engine.Recommendation{Source: engine.Source{Table: tab, Row: row, DOI: p.Program.Pack().Guideline.DOI}, TableTopic: topic}
+		out.Withheld = append(out.Withheld, WithheldView{RowID: w.RowID, Source: source(rec, p), Class: w.Class, Reason: w.Reason})
 	}
 	return out, nil
 }

@@ -529,3 +529,32 @@ func TestPackWithoutValueSets(t *testing.T) {
 		t.Errorf("text: %d %s", status, b)
 	}
 }
+
+// The page lists a withheld row with the record's reason and its source,
+// and no card for it.
+func TestAskListsWithheldRows(t *testing.T) {
+	ts, _ := startServer(t, nil)
+	bundle := `{"resourceType": "Bundle", "type": "collection", "entry": [
+ {"resource": {"resourceType": "Patient", "id": "p", "gender": "male", "birthDate": "1960-01-01"}},
+ {"resource": {"resourceType": "Condition", "id": "mi", "clinicalStatus": {"coding": [{"code": "active"}]},
+   "code": {"coding": [{"system": "http://snomed.info/sct", "code": "22298006", "display": "Myocardial infarction"}]}, "onsetDateTime": "2021-03-01"}},
+ {"resource": {"resourceType": "AllergyIntolerance", "id": "asa", "clinicalStatus": {"coding": [{"code": "active"}]},
+   "code": {"coding": [{"system": "http://snomed.info/sct", "code": "387458008", "display": "Aspirin"}]}}}]}`
+	status, body := post(t, ts.URL+"/api/ask", []byte(`{"bundle":`+bundle+`,"date":"2026-06-01"}`))
+	if status != 200 {
+		t.Fatalf("status %d: %s", status, body)
+	}
+	var resp cdshooks.AskResponse
+	if err := json.Unmarshal(body, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Withheld) != 1 || resp.Withheld[0].RowID != "table_17.json::row_0" ||
+		!strings.Contains(resp.Withheld[0].Reason, "AllergyIntolerance/asa") || !strings.Contains(resp.Withheld[0].Source.Label, "row") {
+		t.Fatalf("withheld = %+v, want T17 r0 with the allergy and its source", resp.Withheld)
+	}
+	for _, c := range resp.Cards {
+		if c.Extension.Recommendation.RowID == "table_17.json::row_0" {
+			t.Error("a card for the withheld row")
+		}
+	}
+}

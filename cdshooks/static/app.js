@@ -164,6 +164,13 @@ function render(data) {
   $("cards-title").textContent = "Cards (" + data.cards.length + ")";
   $("cards").replaceChildren(...data.cards.map(cardView));
   if (!data.cards.length) $("cards").append(el("p", { class: "hint", textContent: "No recommendation row applies to this case." }));
+  const held = data.withheld || [];
+  $("withheld-wrap").hidden = !held.length;
+  $("withheld-title").textContent = "Withheld (" + held.length + "): rows that fired but give what the record says the patient does not tolerate";
+  $("withheld").replaceChildren(...held.map((w) =>
+    el("li", {},
+      badge("class", "Class " + w.class), " ", w.reason, " ",
+      el("span", { class: "source" }, w.source.url ? el("a", { href: w.source.url, textContent: w.source.label, target: "_blank", rel: "noopener" }) : w.source.label))));
   const near = data.near_misses || [];
   $("near-wrap").hidden = !near.length;
   $("near-title").textContent = "Near misses (" + near.length + "): rows that would apply if…";
