@@ -18,11 +18,14 @@ import (
 type reading struct {
 	ungrounded        []*regexp.Regexp
 	notTaken, stopped *regexp.Regexp
-	refractory        *refractoryVocab
-	recentDays        int
-	recentPrefix      string
-	demographics      []demographicShape
-	anatomyKept       []string // lower case
+	// notTakenNegated matches the words right before a not-taken cue that
+	// turn it into its opposite ("do not stop").
+	notTakenNegated *regexp.Regexp
+	refractory      *refractoryVocab
+	recentDays      int
+	recentPrefix    string
+	demographics    []demographicShape
+	anatomyKept     []string // lower case
 }
 
 // locatedf is an error about the pack's reading vocabulary.
@@ -43,6 +46,9 @@ func compileReading(r *rules.Reading) (*reading, error) {
 		return regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(l.Cues) + `)\b`) // literal words: always compiles
 	}
 	out.notTaken, out.stopped = cues(r.NotTaken), cues(r.Stopped)
+	if r.NotTaken != nil && len(r.NotTaken.NegatedBy) > 0 {
+		out.notTakenNegated = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(r.NotTaken.NegatedBy) + `)\s+$`)
+	}
 	var err error
 	if out.refractory, err = compileRefractory(r.Refractory); err != nil {
 		return nil, err
@@ -145,4 +151,18 @@ func (p *Program) readRounds(c *read.Case, ev []eval.Evidence) []patient.Fact {
 		out = append(out, facts...)
 	}
 	return out
+}
+
+// notTakenIn: s holds a not-taken cue that no negating word just before it
+// turns round ("continue, do not stop" takes the drug).
+func (r *reading) notTakenIn(s string) bool {
+	if r.notTaken == nil {
+		return false
+	}
+	for _, m := range r.notTaken.FindAllStringIndex(s, -1) {
+		if r.notTakenNegated == nil || !r.notTakenNegated.MatchString(s[:m[0]]) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/executablekg/execkg/engine/consistency"
@@ -32,7 +31,7 @@ func (medicationStatusStage) Satisfies(eval.Cond) consistency.Checks { return co
 // notTaken: the sentence around offset i has a cue of the pack's
 // not_taken list.
 func (p *Program) notTaken(text string, i int) bool {
-	return p.reading.notTaken != nil && sentenceAround(text, i, p.reading.notTaken)
+	return p.reading.notTaken != nil && sentenceAround(text, i, p.reading.notTakenIn)
 }
 
 // notTakenAmong is notTaken for finding f among the case's findings: a cue
@@ -60,11 +59,11 @@ func (p *Program) notTakenAmong(text string, f extract.Finding, findings []extra
 			sentence[i-lo] = ' '
 		}
 	}
-	return p.reading.notTaken.Match(sentence)
+	return p.reading.notTakenIn(string(sentence))
 }
 
 // listItem is a medication list item around a finding: its words up to
-// the comma, semicolon, line end or arrow on either side ("Ticagrelor -
+// the comma, semicolon, sentence end, line end or arrow on either side ("Ticagrelor -
 // STOPPED -> clopidogrel 75 mg od" holds two items; the arrow starts the
 // drug now taken), as stoppedItem reads an item.
 func listItem(text string, start, end int) string {
@@ -72,7 +71,7 @@ func listItem(text string, start, end int) string {
 		return ""
 	}
 	lo, hi := 0, len(text)
-	for _, stop := range []string{"\n", ",", ";", " -> ", " → ", " => "} {
+	for _, stop := range []string{"\n", ",", ";", ". ", " -> ", " → ", " => "} {
 		if i := strings.LastIndex(text[:start], stop); i >= 0 && i+len(stop) > lo {
 			lo = i + len(stop)
 		}
@@ -90,7 +89,7 @@ func (p *Program) stopped(finding string) bool {
 
 // sentenceAround: the sentence (or semicolon clause) around offset i
 // matches re.
-func sentenceAround(text string, i int, re *regexp.Regexp) bool {
+func sentenceAround(text string, i int, match func(string) bool) bool {
 	lo := strings.LastIndexAny(text[:i], ".;") + 1
 	hi := strings.IndexAny(text[i:], ".;")
 	if hi < 0 {
@@ -98,5 +97,5 @@ func sentenceAround(text string, i int, re *regexp.Regexp) bool {
 	} else {
 		hi += i
 	}
-	return re.MatchString(text[lo:hi])
+	return match(text[lo:hi])
 }

@@ -59,6 +59,9 @@ type UngroundedValue struct {
 type CueList struct {
 	Why  string   `json:"why"`
 	Cues []string `json:"cues"`
+	// NegatedBy are words that, right before a cue, turn it into its
+	// opposite ("do not stop" keeps the drug).
+	NegatedBy []string `json:"negated_by,omitempty"`
 }
 
 // Refractory is the vocabulary of "<symptom> ... <link> ... <therapy>":
@@ -186,6 +189,9 @@ func (r *Reading) check(name string) error {
 			return fmt.Errorf("%s.why: say what the cues mark", f)
 		}
 		if err := checkWords(f+".cues", c.l.Cues, true); err != nil {
+			return err
+		}
+		if err := checkWords(f+".negated_by", c.l.NegatedBy, false); err != nil {
 			return err
 		}
 	}
@@ -338,7 +344,7 @@ func (r *Reading) Words() []string {
 	}
 	for _, l := range []*CueList{r.NotTaken, r.Stopped} {
 		if l != nil {
-			add(l.Cues...)
+			add(l.Cues...) // NegatedBy are plain English negations, no pack vocabulary
 		}
 	}
 	if rf := r.Refractory; rf != nil {
