@@ -270,9 +270,14 @@ func (k *Knowledge) miss(d documents.Document, res *engine.Result, row string) (
 	all := evidenceOf(res)
 	rejected := rejections(res)
 	closed := res.Trace != nil && res.Trace.ClosedWorld
+	// Time windows count from the case's own date, as the pipeline's did.
+	var date time.Time
+	if res.CaseDate != "" {
+		date, _ = time.Parse("2006-01-02", res.CaseDate)
+	}
 	// Step (v): a rule of the row fires once its rejections are ignored.
 	for _, r := range rs {
-		if eval.EvaluateRule(*r, all, eval.Options{ClosedWorld: closed}).Fired() {
+		if eval.EvaluateRule(*r, all, eval.Options{ClosedWorld: closed, CaseDate: date}).Fired() {
 			for _, c := range r.Conds {
 				for _, rj := range rejected[c.DecisionID] {
 					return StageConsistency, fmt.Sprintf("step (v) %s check rejected %q for %s: %s", rj.Check, mention(res, rj.FindingID), c.Concept, rj.Reason)
@@ -293,7 +298,7 @@ func (k *Knowledge) miss(d documents.Document, res *engine.Result, row string) (
 	var best *eval.RuleResult
 	bestOpen := 0
 	for _, r := range rs {
-		rr := eval.EvaluateRule(*r, all, eval.Options{ClosedWorld: closed, Admit: admit})
+		rr := eval.EvaluateRule(*r, all, eval.Options{ClosedWorld: closed, Admit: admit, CaseDate: date})
 		open := 0
 		for _, g := range rr.Groups {
 			if g.Truth != eval.True {
