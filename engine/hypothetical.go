@@ -19,7 +19,7 @@ import (
 // concept it names, is spoken of as a risk or a possibility; otherwise
 // kept is the anchors without the ones that are. cues are the cues read.
 func (p *Program) spokenOfAsRisk(ctext *consistency.Text, finding string, anchors []grounding.Anchor) (kept []grounding.Anchor, all bool, cues []string) {
-	if len(anchors) == 0 {
+	if len(anchors) == 0 || !ctext.HypotheticalIn(finding) {
 		return anchors, false, nil
 	}
 	in := map[string]bool{}

@@ -177,6 +177,22 @@ func (t *Text) Analyze(target string) Context {
 	return a.context(target, []int{a.head()})
 }
 
+// HypotheticalIn reports whether a hypothetical cue ("if", "risk for")
+// starts among the mention's own words in the text; false when the
+// mention is not in the text. A cheap test before AnalyzeAt.
+func (t *Text) HypotheticalIn(mention string) bool {
+	r := t.reading(mention)
+	if !r.inCase {
+		return false
+	}
+	for _, h := range r.a.hits {
+		if h.def.kind == kindHypothetical && h.first >= r.a.from && h.first <= r.a.to {
+			return true
+		}
+	}
+	return false
+}
+
 // AnalyzeAt is Analyze with the cues judged at the words of phrase inside
 // the mention, not at the mention's head: in "low risk for CAD" the risk
 // cue reaches "CAD", the concept's words, though not "low". A cue that

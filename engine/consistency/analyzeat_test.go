@@ -12,6 +12,9 @@ type analyzeAtCase struct {
 	Hypo    bool     `json:"hypothetical"`
 	Cues    []string `json:"cues"`
 	Note    string   `json:"note"`
+	// CueIn: a hypothetical cue starts among the mention's words
+	// (HypotheticalIn), judged at the phrase or not.
+	CueIn bool `json:"cue_in_mention"`
 }
 
 // TestAnalyzeAt: cues judged at a phrase's words inside the mention
@@ -22,6 +25,9 @@ func TestAnalyzeAt(t *testing.T) {
 			got := NewText(c.Text).AnalyzeAt(c.Mention, c.Phrase)
 			if !got.Found {
 				t.Fatalf("AnalyzeAt(%q, %q): mention not found in %q", c.Mention, c.Phrase, c.Text)
+			}
+			if in := NewText(c.Text).HypotheticalIn(c.Mention); in != c.CueIn {
+				t.Errorf("HypotheticalIn(%q) in %q = %v, want %v", c.Mention, c.Text, in, c.CueIn)
 			}
 			want := c.Cues
 			if want == nil {
