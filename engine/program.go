@@ -490,6 +490,19 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			}
 			negated = fc.Negated
 		}
+		if c.checks.Certainty {
+			// "Low risk for CAD" speaks of CAD as a risk: judged at the
+			// concept's words, not the finding's first one.
+			kept, none, cues := p.spokenOfAsRisk(ctext, f.Text, anchors)
+			if none {
+				why := "'" + strings.Join(cues, ", ") + "' speaks of it as a risk or a possibility, not as present"
+				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty, BeforeMatching: true, Reason: "certainty: " + why})
+				tr.Anchors = append(tr.Anchors, FindingAnchors{FindingID: f.ID, Query: f.Text})
+				dropped = append(dropped, patient.Dropped{Text: f.Text, Reader: "text", Reason: why})
+				continue
+			}
+			anchors = kept
+		}
 		if negated {
 			if anchors, err = p.orAnchors(ctx, f.Text, anchors); err != nil {
 				return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)

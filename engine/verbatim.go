@@ -3,6 +3,7 @@ package engine
 import (
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/executablekg/execkg/engine/evidence"
 	"github.com/executablekg/execkg/grounding"
@@ -214,6 +215,15 @@ func (p *Program) withVerbatim(finding, clause string, anchors []grounding.Ancho
 		mention = clause
 	}
 	verb, compound := p.verbatimRead(finding)
+	// A drug the finding names word for word keeps a place among the k
+	// (keepNamed), unless the finding dates an episode: the drug of "GI
+	// bleed 2022 on aspirin" is that episode's, not stated taken now.
+	named := map[string]bool{}
+	if whenOf(finding, time.Now(), p.reading.recentDays) == nil {
+		for _, v := range verb {
+			named[v.ConceptKey] = p.medications[v.ConceptKey]
+		}
+	}
 	var covered, rest []grounding.Anchor
 	have := map[string]bool{}
 	for _, a := range anchors {
@@ -237,12 +247,43 @@ func (p *Program) withVerbatim(finding, clause string, anchors []grounding.Ancho
 	}
 	out = append(out, rest...)
 	if len(out) > k {
-		out = out[:k]
+		out = keepNamed(out, named, k)
 	}
 	for i := range out {
 		out[i].Rank = i + 1
 	}
 	return out
+}
+
+// keepNamed cuts anchors to k, in order, but a named concept keeps its
+// place before a candidate that is not named: "atrial fibrillation on
+// apixaban" names both, and the drug is not cut for a looser reading of
+// the rhythm. The cut candidates are the last unnamed ones before the cut;
+// the first anchor stays.
+func keepNamed(out []grounding.Anchor, named map[string]bool, k int) []grounding.Anchor {
+	need := 0
+	for _, a := range out[k:] {
+		if named[a.ConceptKey] {
+			need++
+		}
+	}
+	drop := map[int]bool{}
+	for i := k - 1; i >= 0 && len(drop) < need; i-- {
+		if !named[out[i].ConceptKey] && i > 0 {
+			drop[i] = true
+		}
+	}
+	kept := make([]grounding.Anchor, 0, k)
+	for i, a := range out {
+		if len(kept) == k {
+			break
+		}
+		if drop[i] || i >= k && !named[a.ConceptKey] && len(drop) > 0 {
+			continue
+		}
+		kept = append(kept, a)
+	}
+	return kept
 }
 
 // acronymOf: ph is one word whose letters are the initials of name's

@@ -35,6 +35,11 @@ func TestBuiltinValueSets(t *testing.T) {
 		{"http://www.whocc.no/atc", "B01AE07", "oral anticoagulant", false},
 		{"http://www.whocc.no/atc", "G04BE09", "phosphodiesterase inhibitor", false},
 		{"http://loinc.org", "22748-8", "low-density lipoprotein cholesterol", false},
+		{"http://loinc.org", "8867-4", "heart rate", false},
+		{"http://snomed.info/sct", "49436004", "atrial fibrillation", false},
+		{"http://hl7.org/fhir/sid/icd-10", "I48.0", "atrial fibrillation", false},
+		{"http://hl7.org/fhir/sid/icd-10-cm", "I48.21", "atrial fibrillation", true},
+		{"http://hl7.org/fhir/sid/icd-10-cm", "I48.91", "atrial fibrillation", false},
 	}
 	for _, c := range cases {
 		m, ok := vs.Lookup(c.system, c.code)
@@ -43,7 +48,7 @@ func TestBuiltinValueSets(t *testing.T) {
 			assert.Equal(t, c.prefix, m.Prefix, "%s|%s prefix", c.system, c.code)
 		}
 	}
-	for _, miss := range [][2]string{{"http://loinc.org", "18262"}, {"http://example.org/local", "18262-6"}, {"http://www.whocc.no/atc", "B01A"}, {"http://www.whocc.no/atc", "B01AE02"}, {"http://www.whocc.no/atc", "G04BE01"}} {
+	for _, miss := range [][2]string{{"http://loinc.org", "18262"}, {"http://example.org/local", "18262-6"}, {"http://www.whocc.no/atc", "B01A"}, {"http://www.whocc.no/atc", "B01AE02"}, {"http://www.whocc.no/atc", "G04BE01"}, {"http://hl7.org/fhir/sid/icd-10-cm", "I48.92"}, {"http://hl7.org/fhir/sid/icd-10", "I48.3"}} {
 		_, ok := vs.Lookup(miss[0], miss[1])
 		assert.False(t, ok, "%s|%s must not match", miss[0], miss[1])
 	}
@@ -63,7 +68,7 @@ func TestValueSetCoverage(t *testing.T) {
 		assert.Positive(t, cov[sys].Codes, sys)
 		assert.Positive(t, cov[sys].Concepts, sys)
 	}
-	assert.Equal(t, 12, cov["loinc"].Codes)
+	assert.Equal(t, 13, cov["loinc"].Codes)
 	assert.Positive(t, coded)
 	_, condKeys := p.ConditionIndex()
 	assert.LessOrEqual(t, coded, len(condKeys))
@@ -76,7 +81,7 @@ func TestValueSetSearchTokens(t *testing.T) {
 	require.NoError(t, err)
 	loinc := p.ValueSets.SearchTokens("loinc")
 	assert.Contains(t, loinc, "http://loinc.org|10230-1")
-	assert.Len(t, loinc, 12)
+	assert.Len(t, loinc, 13)
 	for _, tok := range p.ValueSets.SearchTokens("atc") {
 		assert.NotEqual(t, "http://www.whocc.no/atc|C07", tok, "a class prefix is no search token")
 	}

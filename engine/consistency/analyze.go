@@ -177,6 +177,58 @@ func (t *Text) Analyze(target string) Context {
 	return a.context(target, []int{a.head()})
 }
 
+// HypotheticalIn reports whether a hypothetical cue ("if", "risk for")
+// starts among the mention's own words in the text; false when the
+// mention is not in the text. A cheap test before AnalyzeAt.
+func (t *Text) HypotheticalIn(mention string) bool {
+	r := t.reading(mention)
+	if !r.inCase {
+		return false
+	}
+	for _, h := range r.a.hits {
+		if h.def.kind == kindHypothetical && h.first >= r.a.from && h.first <= r.a.to {
+			return true
+		}
+	}
+	return false
+}
+
+// AnalyzeAt is Analyze with the cues judged at the words of phrase inside
+// the mention, not at the mention's head: in "low risk for CAD" the risk
+// cue reaches "CAD", the concept's words, though not "low". A cue that
+// starts inside the phrase is the phrase's own wording ("increased risk
+// of GI bleeding") and is not judged. Without the phrase's words in the
+// mention it is Analyze.
+func (t *Text) AnalyzeAt(mention, phrase string) Context {
+	r := t.reading(mention)
+	a := r.a
+	if !r.inCase {
+		return Context{Target: mention, Qualifiers: []string{}, Cues: []string{}}
+	}
+	l := linked(a.toks, a.from, a.to, tokenize(phrase))
+	if len(l) == 0 {
+		return a.context(mention, []int{a.head()})
+	}
+	lo, hi := l[0], l[len(l)-1]
+	own := false
+	for _, h := range a.hits {
+		if h.first >= lo && h.first <= hi {
+			own = true
+			break
+		}
+	}
+	if own {
+		kept := make([]cueHit, 0, len(a.hits))
+		for _, h := range a.hits {
+			if h.first < lo || h.first > hi {
+				kept = append(kept, h)
+			}
+		}
+		a.hits = kept
+	}
+	return a.context(mention, l)
+}
+
 // analysis is a tokenised text with its cues and a located mention.
 type analysis struct {
 	text       string
