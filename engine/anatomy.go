@@ -72,6 +72,7 @@ type anatomyReader struct {
 	res           []anatomyPattern
 	vesselRE      *regexp.Regexp // one vessel name, with a segment before it
 	notNative     *regexp.Regexp
+	names         *nameTokens // nil: every text is read with the patterns
 }
 
 type wordOf struct {
@@ -234,6 +235,7 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		r.res = append(r.res, anatomyPattern{re, p.occluded, p.normal, p.orphan})
 	}
 	r.vesselRE = regexp.MustCompile(`(?i)\b` + vessel + `\b`)
+	r.names = newNameTokens(names, segWords)
 	if len(a.NotNative) > 0 {
 		r.notNative = regexp.MustCompile(`(?i)\b(?:` + alternation(a.NotNative) + `)\b`)
 	}
@@ -352,7 +354,7 @@ func (r *anatomyReader) listed(text string, lo, hi int) []named {
 
 // stenoses reads the per-vessel stenosis reports of a text.
 func (r *anatomyReader) stenoses(text string) []stenosis {
-	if r == nil {
+	if r == nil || !r.names.mayName(text) {
 		return nil
 	}
 	var out []stenosis
