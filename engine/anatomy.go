@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
@@ -73,6 +74,37 @@ type anatomyReader struct {
 	vesselRE      *regexp.Regexp // one vessel name, with a segment before it
 	notNative     *regexp.Regexp
 	names         *nameTokens // nil: every text is read with the patterns
+	memo          stenosisMemo
+}
+
+// stenosisMemo keeps the reports of the last few texts read: grounding
+// and the anatomy stage read the same case text, and the patterns are the
+// dearest part of a letter's reading. A few entries, so that concurrent
+// cases rarely evict each other; a miss only reads the text again.
+type stenosisMemo struct {
+	mu    sync.Mutex
+	next  int
+	texts [4]string
+	ss    [4][]stenosis
+	set   [4]bool
+}
+
+func (m *stenosisMemo) get(text string) ([]stenosis, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range m.texts {
+		if m.set[i] && m.texts[i] == text {
+			return m.ss[i], true
+		}
+	}
+	return nil, false
+}
+
+func (m *stenosisMemo) put(text string, ss []stenosis) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.texts[m.next], m.ss[m.next], m.set[m.next] = text, ss, true
+	m.next = (m.next + 1) % len(m.texts)
 }
 
 type wordOf struct {
@@ -357,6 +389,16 @@ func (r *anatomyReader) stenoses(text string) []stenosis {
 	if r == nil || !r.names.mayName(text) {
 		return nil
 	}
+	if ss, ok := r.memo.get(text); ok {
+		return ss // read-only: callers never change the reports
+	}
+	ss := r.read(text)
+	r.memo.put(text, ss)
+	return ss
+}
+
+// read is stenoses without the filter and the memo.
+func (r *anatomyReader) read(text string) []stenosis {
 	var out []stenosis
 	seen := map[int]bool{} // vessel-name offset already read
 	overlaps := func(lo, hi int) bool {
