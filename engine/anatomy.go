@@ -113,7 +113,11 @@ type wordOf struct {
 }
 
 type anatomyPattern struct {
-	re       *regexp.Regexp
+	re *regexp.Regexp
+	// anchored is re tried at one start (^), for a pattern whose every
+	// match starts at a vessel name or segment word (nameTokens.starts);
+	// nil for the others.
+	anchored *regexp.Regexp
 	occluded bool
 	normal   bool // a vessel reported free of significant disease
 	orphan   bool // a segment report that names no vessel
@@ -237,9 +241,13 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 	type pat struct {
 		src                      string
 		occluded, normal, orphan bool
+		// named: the pattern opens with \b and a name or segment word
+		// (\b + list + vessel, or orphanSeg), so its matches start where
+		// nameTokens.starts says.
+		named bool
 	}
 	pats := []pat{
-		{src: `(?i)\b` + list + vessel + `\b` + nouns + `\s*:?\s*` + postSeg + lesionPat + pct + afterPct},
+		{src: `(?i)\b` + list + vessel + `\b` + nouns + `\s*:?\s*` + postSeg + lesionPat + pct + afterPct, named: true},
 		{src: `(?i)` + pct + `\s*` + lesionPat + optional(a.NounsBefore, `\s+`) + `(?:(?:in|of|at)\s+)?(?:the\s+)?` + vessel + `\b`},
 	}
 	if len(a.OccludedBefore) > 0 {
@@ -247,16 +255,16 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 	}
 	if len(a.OccludedAfter) > 0 {
 		occ := `(?:` + alternation(a.OccludedAfter) + `)\b`
-		pats = append(pats, pat{src: `(?i)\b` + list + vessel + `\b\s*:?\s*` + postSeg + `(?:(?:is|was)\s+)?` + lesionPat + occ + afterPct, occluded: true})
+		pats = append(pats, pat{src: `(?i)\b` + list + vessel + `\b\s*:?\s*` + postSeg + `(?:(?:is|was)\s+)?` + lesionPat + occ + afterPct, occluded: true, named: true})
 		if orphanSeg != "" {
-			pats = append(pats, pat{src: `(?i)` + orphanSeg + lesionPat + occ, occluded: true, orphan: true})
+			pats = append(pats, pat{src: `(?i)` + orphanSeg + lesionPat + occ, occluded: true, orphan: true, named: true})
 		}
 	}
 	if len(a.NormalAfter) > 0 {
-		pats = append(pats, pat{src: `(?i)\b` + list + vessel + `\b\s*:?\s*(?:(?:is|are|was|were)\s+)?` + lesionComma + `(?:` + alternation(a.NormalAfter) + `)\b`, normal: true})
+		pats = append(pats, pat{src: `(?i)\b` + list + vessel + `\b\s*:?\s*(?:(?:is|are|was|were)\s+)?` + lesionComma + `(?:` + alternation(a.NormalAfter) + `)\b`, normal: true, named: true})
 	}
 	if orphanSeg != "" {
-		pats = append(pats, pat{src: `(?i)` + orphanSeg + lesionPat + pct, orphan: true},
+		pats = append(pats, pat{src: `(?i)` + orphanSeg + lesionPat + pct, orphan: true, named: true},
 			pat{src: `(?i)` + pct + afterPct[:len(afterPct)-1], orphan: true})
 	}
 	for _, p := range pats {
@@ -264,7 +272,11 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: anatomy: the vocabulary makes no valid pattern: %w", rules.HierarchyFile, err)
 		}
-		r.res = append(r.res, anatomyPattern{re, p.occluded, p.normal, p.orphan})
+		ap := anatomyPattern{re: re, occluded: p.occluded, normal: p.normal, orphan: p.orphan}
+		if p.named {
+			ap.anchored = regexp.MustCompile(`^(?:` + p.src + `)`)
+		}
+		r.res = append(r.res, ap)
 	}
 	r.vesselRE = regexp.MustCompile(`(?i)\b` + vessel + `\b`)
 	r.names = newNameTokens(names, segWords)
@@ -409,9 +421,25 @@ func (r *anatomyReader) read(text string) []stenosis {
 		}
 		return false
 	}
+	var starts []int
+	startsRead, startsOK := false, false
 	for _, p := range r.res {
 		re := p.re
-		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+		var ms [][]int
+		if p.anchored != nil && r.names != nil {
+			if !startsRead {
+				starts, startsOK = r.names.starts(text)
+				startsRead = true
+			}
+			if startsOK {
+				ms = findAllAt(p.anchored, text, starts)
+			} else {
+				ms = re.FindAllStringSubmatchIndex(text, -1)
+			}
+		} else {
+			ms = re.FindAllStringSubmatchIndex(text, -1)
+		}
+		for _, m := range ms {
 			get := func(name string) (string, int) {
 				i := re.SubexpIndex(name)
 				if i < 0 || m[2*i] < 0 {
