@@ -13,7 +13,7 @@ import (
 //
 // Every pattern, and the anchor search of a report without a name, ends
 // its vessel group (?P<v>) at \b and starts it at a word start or right
-// after a segment word glued onto it ("pLAD"): whatever precedes the group
+// after a segment word glued onto it ("<segment><vessel>"): whatever precedes the group
 // in a pattern ends in a non-word character (\b, \s, %, /, &, "and\b").
 // So the ASCII word token (a maximal run of [0-9A-Za-z_], the characters
 // \b knows) holding the start of the name is the name's first word, after
@@ -29,7 +29,7 @@ import (
 // pattern is tried anchored instead of scanned for over the whole text.
 type nameTokens struct {
 	heads  map[string]bool // lower-case token that starts a name
-	digits map[string]bool // lower-case token that, plus one digit, is a name ("D#")
+	digits map[string]bool // lower-case token that, plus one digit, is a name (a pack name ending "#")
 	segs   map[string]bool // lower-case first word of a segment word
 	noSegs bool            // a segment word starts with no word character: starts is off
 }
