@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
@@ -72,6 +73,38 @@ type anatomyReader struct {
 	res           []anatomyPattern
 	vesselRE      *regexp.Regexp // one vessel name, with a segment before it
 	notNative     *regexp.Regexp
+	names         *nameTokens // nil: every text is read with the patterns
+	memo          stenosisMemo
+}
+
+// stenosisMemo keeps the reports of the last few texts read: grounding
+// and the anatomy stage read the same case text, and the patterns are the
+// dearest part of a letter's reading. A few entries, so that concurrent
+// cases rarely evict each other; a miss only reads the text again.
+type stenosisMemo struct {
+	mu    sync.Mutex
+	next  int
+	texts [4]string
+	ss    [4][]stenosis
+	set   [4]bool
+}
+
+func (m *stenosisMemo) get(text string) ([]stenosis, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range m.texts {
+		if m.set[i] && m.texts[i] == text {
+			return m.ss[i], true
+		}
+	}
+	return nil, false
+}
+
+func (m *stenosisMemo) put(text string, ss []stenosis) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.texts[m.next], m.ss[m.next], m.set[m.next] = text, ss, true
+	m.next = (m.next + 1) % len(m.texts)
 }
 
 type wordOf struct {
@@ -80,7 +113,11 @@ type wordOf struct {
 }
 
 type anatomyPattern struct {
-	re       *regexp.Regexp
+	re *regexp.Regexp
+	// anchored is re tried at one start (^), for a pattern whose every
+	// match starts at a vessel name or segment word (nameTokens.starts);
+	// nil for the others.
+	anchored *regexp.Regexp
 	occluded bool
 	normal   bool // a vessel reported free of significant disease
 	orphan   bool // a segment report that names no vessel
@@ -204,9 +241,13 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 	type pat struct {
 		src                      string
 		occluded, normal, orphan bool
+		// named: the pattern opens with \b and a name or segment word
+		// (\b + list + vessel, or orphanSeg), so its matches start where
+		// nameTokens.starts says.
+		named bool
 	}
 	pats := []pat{
-		{src: `(?i)\b` + list + vessel + `\b` + nouns + `\s*:?\s*` + postSeg + lesionPat + pct + afterPct},
+		{src: `(?i)\b` + list + vessel + `\b` + nouns + `\s*:?\s*` + postSeg + lesionPat + pct + afterPct, named: true},
 		{src: `(?i)` + pct + `\s*` + lesionPat + optional(a.NounsBefore, `\s+`) + `(?:(?:in|of|at)\s+)?(?:the\s+)?` + vessel + `\b`},
 	}
 	if len(a.OccludedBefore) > 0 {
@@ -214,16 +255,16 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 	}
 	if len(a.OccludedAfter) > 0 {
 		occ := `(?:` + alternation(a.OccludedAfter) + `)\b`
-		pats = append(pats, pat{src: `(?i)\b` + list + vessel + `\b\s*:?\s*` + postSeg + `(?:(?:is|was)\s+)?` + lesionPat + occ + afterPct, occluded: true})
+		pats = append(pats, pat{src: `(?i)\b` + list + vessel + `\b\s*:?\s*` + postSeg + `(?:(?:is|was)\s+)?` + lesionPat + occ + afterPct, occluded: true, named: true})
 		if orphanSeg != "" {
-			pats = append(pats, pat{src: `(?i)` + orphanSeg + lesionPat + occ, occluded: true, orphan: true})
+			pats = append(pats, pat{src: `(?i)` + orphanSeg + lesionPat + occ, occluded: true, orphan: true, named: true})
 		}
 	}
 	if len(a.NormalAfter) > 0 {
-		pats = append(pats, pat{src: `(?i)\b` + list + vessel + `\b\s*:?\s*(?:(?:is|are|was|were)\s+)?` + lesionComma + `(?:` + alternation(a.NormalAfter) + `)\b`, normal: true})
+		pats = append(pats, pat{src: `(?i)\b` + list + vessel + `\b\s*:?\s*(?:(?:is|are|was|were)\s+)?` + lesionComma + `(?:` + alternation(a.NormalAfter) + `)\b`, normal: true, named: true})
 	}
 	if orphanSeg != "" {
-		pats = append(pats, pat{src: `(?i)` + orphanSeg + lesionPat + pct, orphan: true},
+		pats = append(pats, pat{src: `(?i)` + orphanSeg + lesionPat + pct, orphan: true, named: true},
 			pat{src: `(?i)` + pct + afterPct[:len(afterPct)-1], orphan: true})
 	}
 	for _, p := range pats {
@@ -231,9 +272,14 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: anatomy: the vocabulary makes no valid pattern: %w", rules.HierarchyFile, err)
 		}
-		r.res = append(r.res, anatomyPattern{re, p.occluded, p.normal, p.orphan})
+		ap := anatomyPattern{re: re, occluded: p.occluded, normal: p.normal, orphan: p.orphan}
+		if p.named {
+			ap.anchored = regexp.MustCompile(`^(?:` + p.src + `)`)
+		}
+		r.res = append(r.res, ap)
 	}
 	r.vesselRE = regexp.MustCompile(`(?i)\b` + vessel + `\b`)
+	r.names = newNameTokens(names, segWords)
 	if len(a.NotNative) > 0 {
 		r.notNative = regexp.MustCompile(`(?i)\b(?:` + alternation(a.NotNative) + `)\b`)
 	}
@@ -352,9 +398,19 @@ func (r *anatomyReader) listed(text string, lo, hi int) []named {
 
 // stenoses reads the per-vessel stenosis reports of a text.
 func (r *anatomyReader) stenoses(text string) []stenosis {
-	if r == nil {
+	if r == nil || !r.names.mayName(text) {
 		return nil
 	}
+	if ss, ok := r.memo.get(text); ok {
+		return ss // read-only: callers never change the reports
+	}
+	ss := r.read(text)
+	r.memo.put(text, ss)
+	return ss
+}
+
+// read is stenoses without the filter and the memo.
+func (r *anatomyReader) read(text string) []stenosis {
 	var out []stenosis
 	seen := map[int]bool{} // vessel-name offset already read
 	overlaps := func(lo, hi int) bool {
@@ -365,9 +421,25 @@ func (r *anatomyReader) stenoses(text string) []stenosis {
 		}
 		return false
 	}
+	var starts []int
+	startsRead, startsOK := false, false
 	for _, p := range r.res {
 		re := p.re
-		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+		var ms [][]int
+		if p.anchored != nil && r.names != nil {
+			if !startsRead {
+				starts, startsOK = r.names.starts(text)
+				startsRead = true
+			}
+			if startsOK {
+				ms = findAllAt(p.anchored, text, starts)
+			} else {
+				ms = re.FindAllStringSubmatchIndex(text, -1)
+			}
+		} else {
+			ms = re.FindAllStringSubmatchIndex(text, -1)
+		}
+		for _, m := range ms {
 			get := func(name string) (string, int) {
 				i := re.SubexpIndex(name)
 				if i < 0 || m[2*i] < 0 {

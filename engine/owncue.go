@@ -41,23 +41,33 @@ func doubtInSynonym(clause string, synonyms, cues []string) string {
 	if len(cues) == 0 {
 		return ""
 	}
+	// The cues, normalised once; a synonym is tested against them before
+	// the dearer check that the clause states it (same answer, either
+	// order).
+	norm := make([]string, len(cues))
+	for i, c := range cues {
+		cue := " " + textnorm.Normalize(c) + " "
+		if strings.TrimSpace(cue) == "" {
+			return "" // a cue with no words is in no synonym
+		}
+		norm[i] = cue
+	}
 	for _, syn := range synonyms {
 		sn := " " + textnorm.Normalize(syn) + " "
 		if strings.TrimSpace(sn) == "" {
 			continue
 		}
-		if ok, _ := evidence.CoversAll(clause, []string{syn}); !ok {
-			continue
-		}
 		all := true
-		for _, c := range cues {
-			cue := " " + textnorm.Normalize(c) + " "
-			if strings.TrimSpace(cue) == "" || !strings.Contains(sn, cue) {
+		for _, cue := range norm {
+			if !strings.Contains(sn, cue) {
 				all = false
 				break
 			}
 		}
-		if all {
+		if !all {
+			continue
+		}
+		if ok, _ := evidence.CoversAll(clause, []string{syn}); ok {
 			return syn
 		}
 	}

@@ -138,7 +138,9 @@ func (p *Program) statesName(ctext *consistency.Text, mention string, negated bo
 	if negated {
 		op = rules.OpAbsent
 	}
-	return ctext.Check(mention, consistency.Condition{Concept: a.Concept, Wording: a.Concept, Operator: op}, only)
+	// The condition is one of the pack's concepts, present or absent:
+	// compiled once for every case, as the rules' conditions are.
+	return ctext.CheckCompiled(mention, p.compile(consistency.Condition{Concept: a.Concept, Wording: a.Concept, Operator: op}), only)
 }
 
 // readings is which of a finding's anchors are facts (see readingFlags):

@@ -780,6 +780,7 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 	changedRefusal := map[int]bool{}
 	rowSeen := map[string]bool{}
 	fired := map[string]bool{}
+	var buf eval.RuleBuffer
 	res.PredictedRowIDs = []string{}
 	res.Recommendations = []Recommendation{}
 	res.RetrievedRowIDs = []string{}
@@ -792,7 +793,7 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 		}
 		rule := p.rule(b)
 		blocked = blocked[:0]
-		rr := eval.EvaluateRule(rule, ev, opt)
+		rr := buf.Evaluate(rule, ev, opt) // kept only as copies (recommendation, ruleTrace)
 		if c.trace {
 			// What-if, for the trace only: would the rule's truth differ
 			// had the blocked evidence been let through?

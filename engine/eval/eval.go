@@ -278,19 +278,42 @@ type ConditionResult struct {
 // AND). A rule without conditions is unknown: firing it would recommend
 // something for every patient because of an encoding error.
 func EvaluateRule(rule Rule, ev []Evidence, opt Options) RuleResult {
+	var b RuleBuffer
+	return b.Evaluate(rule, ev, opt)
+}
+
+// RuleBuffer evaluates rules one after another into the same memory: a
+// case evaluates every rule its concepts retrieve and keeps few results,
+// and a fresh condition slice per rule was a tenth of a short case's
+// allocation. The zero value is ready for use.
+type RuleBuffer struct {
+	conds  []ConditionResult
+	groups []GroupResult
+	gidx   []int
+}
+
+// Evaluate is EvaluateRule; the result's Conditions and Groups are the
+// buffer's, valid until its next Evaluate (copy what is kept).
+func (b *RuleBuffer) Evaluate(rule Rule, ev []Evidence, opt Options) RuleResult {
 	res := RuleResult{RuleID: rule.ID, RowID: rule.RowID, Truth: Unknown}
 	if len(rule.Conds) == 0 {
 		return res
 	}
 	keys := evidenceKeys(ev)
-	res.Conditions = make([]ConditionResult, len(rule.Conds))
+	n := len(rule.Conds)
+	if cap(b.conds) < n {
+		b.conds = make([]ConditionResult, n)
+		b.gidx = make([]int, n)
+	}
+	res.Conditions = b.conds[:n:n]
 	for i, c := range rule.Conds {
 		res.Conditions[i] = evaluate(c, ev, keys, opt)
 	}
 
 	// Groups in order of first appearance; a handful per rule, so a
 	// linear search beats a map.
-	gidx := make([]int, len(rule.Conds))
+	gidx := b.gidx[:n:n]
+	res.Groups = b.groups[:0]
 	for i, c := range rule.Conds {
 		k := groupKey(c)
 		g := -1
@@ -329,6 +352,7 @@ func EvaluateRule(rule Rule, ev []Evidence, opt Options) RuleResult {
 		}
 		res.Groups[g].Truth = t
 	}
+	b.groups = res.Groups[:0]
 	res.Truth = True
 	for _, g := range res.Groups {
 		res.Truth = And(res.Truth, g.Truth)

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -268,4 +269,26 @@ func satisfy(cs []Cond) ([]Evidence, bool) {
 		ev = append(ev, e)
 	}
 	return ev, true
+}
+
+// TestRuleBufferSameAsEvaluateRule: one buffer evaluating every rule of the
+// pack in turn, each on evidence that fires it and on no evidence, gives
+// what EvaluateRule gives, and a result read before the next Evaluate is
+// not changed by an earlier rule's (larger or smaller) result.
+func TestRuleBufferSameAsEvaluateRule(t *testing.T) {
+	var b RuleBuffer
+	n := 0
+	for _, r := range packRules(t) {
+		ev, _ := satisfy(chooseConds(r))
+		for _, e := range [][]Evidence{ev, nil} {
+			got, want := b.Evaluate(r, e, Options{}), EvaluateRule(r, e, Options{})
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: buffered evaluation differs:\n got %s\nwant %s", r.ID, trace(got), trace(want))
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no rule evaluated")
+	}
 }
