@@ -22,6 +22,23 @@ func (p *Program) spokenOfAsRisk(ctext *consistency.Text, finding string, anchor
 	if len(anchors) == 0 || !ctext.HypotheticalIn(finding) {
 		return anchors, false, nil
 	}
+	return p.spokenOf(ctext, finding, anchors, func(cx consistency.Context) bool { return cx.Hypothetical })
+}
+
+// spokenOfOthers is spokenOfAsRisk for an experiencer cue among the
+// finding's words: in "She is anxious as a colleague recently had a heart
+// attack" the heart attack is the colleague's, although the finding opens
+// with the patient ("She").
+func (p *Program) spokenOfOthers(ctext *consistency.Text, finding string, anchors []grounding.Anchor) (kept []grounding.Anchor, all bool, cues []string) {
+	if len(anchors) == 0 || !ctext.OtherIn(finding) {
+		return anchors, false, nil
+	}
+	return p.spokenOf(ctext, finding, anchors, func(cx consistency.Context) bool { return cx.Other })
+}
+
+// spokenOf: the anchors whose concept's own words the cue kind is reads
+// (is) reaches.
+func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []grounding.Anchor, is func(consistency.Context) bool) (kept []grounding.Anchor, all bool, cues []string) {
 	in := map[string]bool{}
 	for _, a := range anchors {
 		in[a.ConceptKey] = true
@@ -46,7 +63,7 @@ func (p *Program) spokenOfAsRisk(ctext *consistency.Text, finding string, anchor
 		}
 		named++
 		cx := ctext.AnalyzeAt(finding, strings.Join(stated, " ; "))
-		if !cx.Hypothetical || p.cueInConcept([]grounding.Anchor{v}, cx.Cues) {
+		if !is(cx) || p.cueInConcept([]grounding.Anchor{v}, cx.Cues) {
 			continue
 		}
 		// Only a cue among the finding's own words: the mention is

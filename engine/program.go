@@ -503,6 +503,19 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			}
 			anchors = kept
 		}
+		if c.checks.Negation {
+			// "… as a colleague had a heart attack": the heart attack is
+			// the colleague's, judged at the concept's words.
+			kept, none, cues := p.spokenOfOthers(ctext, f.Text, anchors)
+			if none {
+				why := "a finding of someone other than the patient ('" + strings.Join(cues, ", ") + "')"
+				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckNegation, BeforeMatching: true, Reason: "negation: " + why})
+				tr.Anchors = append(tr.Anchors, FindingAnchors{FindingID: f.ID, Query: f.Text})
+				dropped = append(dropped, patient.Dropped{Text: f.Text, Reader: "text", Reason: why})
+				continue
+			}
+			anchors = kept
+		}
 		if negated {
 			if anchors, err = p.orAnchors(ctx, f.Text, anchors); err != nil {
 				return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)

@@ -180,13 +180,20 @@ func (t *Text) Analyze(target string) Context {
 // HypotheticalIn reports whether a hypothetical cue ("if", "risk for")
 // starts among the mention's own words in the text; false when the
 // mention is not in the text. A cheap test before AnalyzeAt.
-func (t *Text) HypotheticalIn(mention string) bool {
+func (t *Text) HypotheticalIn(mention string) bool { return t.cueIn(mention, kindHypothetical) }
+
+// OtherIn reports whether an experiencer cue (someone other than the
+// patient: "a colleague had a heart attack") lies among the mention's
+// own words, a cheap test before AnalyzeAt.
+func (t *Text) OtherIn(mention string) bool { return t.cueIn(mention, kindExperiencer) }
+
+func (t *Text) cueIn(mention string, kind cueKind) bool {
 	r := t.reading(mention)
 	if !r.inCase {
 		return false
 	}
 	for _, h := range r.a.hits {
-		if h.def.kind == kindHypothetical && h.first >= r.a.from && h.first <= r.a.to {
+		if h.def.kind == kind && h.first >= r.a.from && h.first <= r.a.to {
 			return true
 		}
 	}
