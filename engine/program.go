@@ -692,11 +692,25 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 	}
 	derived, calcs := p.deriveWithCalculated(ev, eval.Options{Admit: admit, Member: best, Premise: premise, CaseDate: date, Withdrawn: withdrawn}, passes)
 	tr.Calculations = calcs
+	// A broader concept drawn from a suspected fact is suspected too
+	// ("?vasospastic angina" is a suspected angina), in the model as in
+	// step (v), which judges it at the same words.
+	doubt := map[[2]string]bool{}
+	for _, f := range m.Facts {
+		if f.Certainty == patient.Suspected {
+			doubt[[2]string{f.ID, rules.NormalizeName(f.Concept)}] = true
+		}
+	}
 	for _, d := range derived {
 		ev = append(ev, d)
 		keys[d.ConceptKey] = true
 		res.Evidence = append(res.Evidence, d)
-		m.Facts = append(m.Facts, p.fact(d, "derive", nil))
+		f := p.fact(d, "derive", nil)
+		if src, ok := strings.CutPrefix(d.Via, "is-a: "); ok && d.DerivedBy == eval.ReaderIsA && doubt[[2]string{d.ID, rules.NormalizeName(src)}] {
+			f.Certainty = patient.Suspected
+			doubt[[2]string{d.ID, rules.NormalizeName(f.Concept)}] = true
+		}
+		m.Facts = append(m.Facts, f)
 		c.emit(Event{Stage: StageDerive, Kind: EventDerived, FactID: d.ID, Concept: d.ConceptKey, Detail: d.Via})
 	}
 	if err := ctx.Err(); err != nil {
