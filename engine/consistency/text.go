@@ -28,6 +28,19 @@ type token struct {
 // hyphens, slashes and apostrophes ("ST-segment", "r/o", "can't") and
 // decimal points or commas between digits ("1.73", "1,73"), so a cue such
 // as "r/o" stays one token and a number never ends a clause.
+// possessiveAt: text[k:] is the "s" of a possessive "'s" that ends the
+// word ("father's", not "it's" inside a longer word such as "o'sullivan").
+func possessiveAt(text string, k int) bool {
+	if k >= len(text) || text[k] != 's' && text[k] != 'S' {
+		return false
+	}
+	if k+1 == len(text) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(text[k+1:])
+	return !isWordRune(r)
+}
+
 func tokenize(text string) []token {
 	var out []token
 	i := 0
@@ -41,11 +54,17 @@ func tokenize(text string) []token {
 		switch {
 		case isWordRune(r):
 			j := i + w
+			skip := 0 // a possessive "'s" after the word, read as no word
 			for j < len(text) {
 				r2, w2 := utf8.DecodeRuneInString(text[j:])
 				if isWordRune(r2) {
 					j += w2
 					continue
+				}
+				if (r2 == '\'' || r2 == '’') && possessiveAt(text, j+w2) {
+					// "father's MI" is the father's: the word is "father".
+					skip = w2 + 1
+					break
 				}
 				if j+w2 < len(text) {
 					next, _ := utf8.DecodeRuneInString(text[j+w2:])
@@ -60,7 +79,7 @@ func tokenize(text string) []token {
 				break
 			}
 			out = append(out, newToken(text[i:j], i, j, true))
-			i = j
+			i = j + skip
 		case r == ',' || r == ';' || r == ':' || r == '.' || r == '!' || r == '\n' || r == '\r' || r == '•' || r == '(' || r == ')':
 			// A parenthesis sets off a clause of its own: "suspected CCS
 			// (PTP 45%)" does not put the likelihood in doubt.
