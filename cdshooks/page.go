@@ -206,16 +206,18 @@ func (s *Server) ask(ctx context.Context, req AskRequest) (*AskResponse, error) 
 	sd := &serviceDef{pack: p, Service: Service{Hook: hookPatientView}}
 	out.Cards = s.cardsFor(sd, res, data, nil)
 	for _, nm := range res.NearMisses {
-		tab, row, topic := rowOf(p, nm.RowID)
-		rec := engine.Recommendation{Source: engine.Source{Table: tab, Row: row, DOI: p.Program.Pack().Guideline.DOI}, TableTopic: topic}
-		out.NearMisses = append(out.NearMisses, NearMissView{RowID: nm.RowID, Source: source(rec, p), Text: nm.Text, Class: nm.Class, Missing: nm.Missing})
+		out.NearMisses = append(out.NearMisses, NearMissView{RowID: nm.RowID, Source: rowSource(p, nm.RowID), Text: nm.Text, Class: nm.Class, Missing: nm.Missing})
 	}
 	for _, w := range res.Withheld {
-		tab, row, topic := rowOf(p, w.RowID)
-		rec := engine.Recommendation{Source: engine.Source{Table: tab, Row: row, DOI: p.Program.Pack().Guideline.DOI}, TableTopic: topic}
-		out.Withheld = append(out.Withheld, WithheldView{RowID: w.RowID, Source: source(rec, p), Class: w.Class, Reason: w.Reason})
+		out.Withheld = append(out.Withheld, WithheldView{RowID: w.RowID, Source: rowSource(p, w.RowID), Class: w.Class, Reason: w.Reason})
 	}
 	return out, nil
+}
+
+// rowSource is a row's source as a card cites it, for rows that are no card.
+func rowSource(p *packInfo, rowID string) Source {
+	tab, row, topic := rowOf(p, rowID)
+	return source(engine.Recommendation{Source: engine.Source{Table: tab, Row: row, DOI: p.Program.Pack().Guideline.DOI}, TableTopic: topic}, p)
 }
 
 // rowOf returns a row's table label, row number and table topic.

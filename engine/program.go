@@ -694,11 +694,12 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 	tr.Calculations = calcs
 	// A broader concept drawn from a suspected fact is suspected too
 	// ("?vasospastic angina" is a suspected angina), in the model as in
-	// step (v), which judges it at the same words.
-	doubt := map[[2]string]bool{}
+	// step (v), which judges it at the same words: an is-a fact keeps its
+	// source's id.
+	doubt := map[string]bool{}
 	for _, f := range m.Facts {
 		if f.Certainty == patient.Suspected {
-			doubt[[2]string{f.ID, rules.NormalizeName(f.Concept)}] = true
+			doubt[f.ID] = true
 		}
 	}
 	for _, d := range derived {
@@ -706,9 +707,8 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 		keys[d.ConceptKey] = true
 		res.Evidence = append(res.Evidence, d)
 		f := p.fact(d, "derive", nil)
-		if src, ok := strings.CutPrefix(d.Via, "is-a: "); ok && d.DerivedBy == eval.ReaderIsA && doubt[[2]string{d.ID, rules.NormalizeName(src)}] {
+		if d.DerivedBy == eval.ReaderIsA && doubt[d.ID] {
 			f.Certainty = patient.Suspected
-			doubt[[2]string{d.ID, rules.NormalizeName(f.Concept)}] = true
 		}
 		m.Facts = append(m.Facts, f)
 		c.emit(Event{Stage: StageDerive, Kind: EventDerived, FactID: d.ID, Concept: d.ConceptKey, Detail: d.Via})
