@@ -26,6 +26,13 @@ type reading struct {
 	recentPrefix    string
 	demographics    []demographicShape
 	anatomyKept     []string // lower case
+
+	// past: words stating a condition of the past; pastNegated: the words
+	// right before a past cue that make it a present state's duration
+	// ("2-month history of"); now: words dating a finding to the
+	// document's date; plausible: value ranges by normalised concept.
+	past, pastNegated, now *regexp.Regexp
+	plausible              map[string]rules.Plausible
 }
 
 // locatedf is an error about the pack's reading vocabulary.
@@ -45,9 +52,12 @@ func compileReading(r *rules.Reading) (*reading, error) {
 		}
 		return regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(l.Cues) + `)\b`) // literal words: always compiles
 	}
-	out.notTaken, out.stopped = cues(r.NotTaken), cues(r.Stopped)
+	out.notTaken, out.stopped, out.past, out.now = cues(r.NotTaken), cues(r.Stopped), cues(r.Past), cues(r.Now)
 	if r.NotTaken != nil && len(r.NotTaken.NegatedBy) > 0 {
 		out.notTakenNegated = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(r.NotTaken.NegatedBy) + `)\s+$`)
+	}
+	if r.Past != nil && len(r.Past.NegatedBy) > 0 {
+		out.pastNegated = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(r.Past.NegatedBy) + `)\W*$`)
 	}
 	var err error
 	if out.refractory, err = compileRefractory(r.Refractory); err != nil {
@@ -58,6 +68,10 @@ func compileReading(r *rules.Reading) (*reading, error) {
 	}
 	if out.demographics, err = compileDemographics(r.Demographics); err != nil {
 		return nil, err
+	}
+	out.plausible = map[string]rules.Plausible{}
+	for _, pl := range r.Plausible {
+		out.plausible[rules.NormalizeName(pl.Concept)] = pl
 	}
 	if a := r.AnatomyChecks; a != nil {
 		for _, w := range a.KeptFor {
