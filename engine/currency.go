@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"math"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/executablekg/execkg/engine/eval"
@@ -87,29 +89,44 @@ func pastOf(m *patient.Model) map[string]patient.Status {
 }
 
 // pastWords reports whether words state a condition of the past (the
-// pack's past cues, meta/reading.json: "history of", "resolved"), not
-// made a duration by the word before the cue (past.negated_by).
+// pack's past cues, meta/reading.json): a cue before the condition among
+// the words' first lead words ("History of chest pain", "Personal
+// history of AF"), or one after it ("AF ablated in 2019"), not made a
+// present state's duration by the word before it (past.negated_by).
 func (p *Program) pastWords(words string) bool {
-	if p.reading.past == nil {
+	r := p.reading
+	stated := func(re *regexp.Regexp, lead int) bool {
+		if re == nil {
+			return false
+		}
+		for _, m := range re.FindAllStringIndex(words, -1) {
+			before := words[:m[0]]
+			if lead > 0 && len(strings.Fields(before)) >= lead {
+				break
+			}
+			if r.pastNegated == nil || !r.pastNegated.MatchString(before) {
+				return true
+			}
+		}
 		return false
 	}
-	for _, m := range p.reading.past.FindAllStringIndex(words, -1) {
-		// "2-month history of chest pain" is a current symptom's duration.
-		if p.reading.pastNegated == nil || !p.reading.pastNegated.MatchString(words[:m[0]]) {
-			return true
-		}
-	}
-	return false
+	return stated(r.past, r.pastLead) || stated(r.pastAfter, 0)
 }
 
-// supersede keeps, per measured concept of a text case, the latest of its
-// dated values: a value's date is its own (When) or, when its finding
-// states it now ("now BMI 29"; the pack's now cues), the document's date.
+// supersede keeps, per measured concept, the latest of its dated values:
+// a value's date is its own (When) or, when the words it was read from
+// state it now ("now BMI 29"; the pack's now cues), the document's date.
 // A value dated earlier than the latest is dropped, traced: "BMI 41 in
 // 2019, now BMI 29" is a BMI of 29, as the FHIR reader keeps the latest
 // result. Undated values without a now cue are kept as they are: the
 // text does not say which came first.
-func (p *Program) supersede(m *patient.Model, words map[string]string, date time.Time) {
+func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
+	words := func(f patient.Fact) string {
+		if len(f.Spans) == 0 || m.Text == "" {
+			return ""
+		}
+		return m.Text[f.Spans[0].Start:f.Spans[0].End]
+	}
 	type dated struct {
 		i int
 		t time.Time
@@ -118,7 +135,7 @@ func (p *Program) supersede(m *patient.Model, words map[string]string, date time
 		if f.When != nil {
 			return f.When.To, true
 		}
-		if p.reading.now != nil && p.reading.now.MatchString(words[f.ID]) {
+		if p.reading.now != nil && p.reading.now.MatchString(words(f)) {
 			return time.Date(date.Year(), date.Month(), date.Day(), 23, 59, 59, 0, time.UTC), true
 		}
 		return time.Time{}, false
@@ -147,8 +164,9 @@ func (p *Program) supersede(m *patient.Model, words map[string]string, date time
 		}
 	}
 	if len(drop) == 0 {
-		return
+		return nil
 	}
+	var edits []edit
 	kept := m.Facts[:0:0]
 	for i, f := range m.Facts {
 		j, ok := drop[i]
@@ -156,6 +174,7 @@ func (p *Program) supersede(m *patient.Model, words map[string]string, date time
 			kept = append(kept, f)
 			continue
 		}
+		edits = append(edits, edit{was: f.Evidence})
 		k := m.Facts[j]
 		when := "the document's date"
 		if k.When != nil {
@@ -165,6 +184,43 @@ func (p *Program) supersede(m *patient.Model, words map[string]string, date time
 			Reason: fmt.Sprintf("an earlier value of %s; the latest, '%s' (%s), is used", f.Concept, k.Text, when)})
 	}
 	m.Facts = kept
+	return edits
+}
+
+// edit is one stated value a model check changed: dropped (now nil) or
+// read anew.
+type edit struct {
+	was eval.Evidence
+	now *eval.Evidence
+}
+
+// applyEdits brings a result's evidence list in line with the model's
+// checked values, so what the result lists is what was evaluated.
+func applyEdits(ev []eval.Evidence, edits []edit) []eval.Evidence {
+	if len(edits) == 0 {
+		return ev
+	}
+	same := func(a, b eval.Evidence) bool {
+		return a.ID == b.ID && a.ConceptKey == b.ConceptKey && a.Via == b.Via && a.Comparator == b.Comparator &&
+			a.Unit == b.Unit && a.Value != nil && b.Value != nil && *a.Value == *b.Value
+	}
+	out := ev[:0:0]
+	for _, e := range ev {
+		keep := true
+		for _, x := range edits {
+			if same(e, x.was) {
+				keep = false
+				if x.now != nil {
+					out = append(out, *x.now)
+				}
+				break
+			}
+		}
+		if keep {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // plausible checks every stated value against its concept's plausible
@@ -172,10 +228,11 @@ func (p *Program) supersede(m *patient.Model, words map[string]string, date time
 // outside the range is dropped with the reason, so "LVEF 0.55 %" never
 // meets "LVEF <= 35 %"; a fraction written in percent, where the pack
 // says the concept is given so, reads as its percent (0.55 % → 55 %).
-func (p *Program) plausible(m *patient.Model) {
+func (p *Program) plausible(m *patient.Model) []edit {
 	if len(p.reading.plausible) == 0 {
-		return
+		return nil
 	}
+	var edits []edit
 	kept := m.Facts[:0:0]
 	for _, f := range m.Facts {
 		pl, ok := p.reading.plausible[rules.NormalizeName(p.nameOf(f))]
@@ -197,14 +254,19 @@ func (p *Program) plausible(m *patient.Model) {
 			pct := math.Round(v*100*1e6) / 1e6 // no binary residue: 0.55 → 55
 			m.Dropped = append(m.Dropped, patient.Dropped{Text: f.Text, Resource: f.Resource, Reader: f.Reader,
 				Reason: fmt.Sprintf("%g %s is no plausible %s (%s): a fraction written with a percent sign, read as %g %s", *f.Value, f.Unit, pl.Concept, in, pct, pl.Unit)})
+			was := f.Evidence
 			f.Value, f.Unit = &pct, pl.Unit
+			now := f.Evidence
+			edits = append(edits, edit{was: was, now: &now})
 			kept = append(kept, f)
 			continue
 		}
 		m.Dropped = append(m.Dropped, patient.Dropped{Text: f.Text, Resource: f.Resource, Reader: f.Reader,
 			Reason: fmt.Sprintf("%g %s is no plausible %s (%s); the value is not used", *f.Value, f.Unit, pl.Concept, in)})
+		edits = append(edits, edit{was: f.Evidence})
 	}
 	m.Facts = kept
+	return edits
 }
 
 // nameOf is a fact's pack concept name.

@@ -52,11 +52,6 @@ func (p *Program) textModel(caseID, text string, date time.Time, findings []extr
 		}
 		m.Facts = append(m.Facts, f)
 	}
-	words := make(map[string]string, len(findings))
-	for _, f := range findings {
-		words[f.ID] = f.Text
-	}
-	p.supersede(m, words, date)
 	return m
 }
 

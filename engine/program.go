@@ -664,7 +664,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 // refusals traced, passes the same without the trace (for what-ifs).
 func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m *patient.Model, admit, passes func(eval.Cond, eval.Evidence) bool, overridden []whatIf) error {
 	date := noon(c.date)
-	p.plausible(m) // a value no patient can have is a misreading, on every path
+	// Values are checked on every path: one no patient can have is a
+	// misreading, one a later value supersedes is not the patient's now.
+	res.Evidence = applyEdits(res.Evidence, append(p.plausible(m), p.supersede(m, date)...))
 	ev := p.currentOnly(m, m.Evidence(), tr)
 	keys := map[string]bool{}
 	for _, e := range ev {

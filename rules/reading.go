@@ -37,7 +37,7 @@ type Reading struct {
 	// of", "resolved"): the fact's status is history, which counts as
 	// present only for concepts not held current-only (hierarchy.json
 	// current_only).
-	Past *CueList `json:"past,omitempty"`
+	Past *PastCues `json:"past,omitempty"`
 	// Now: cues that date a finding to the document's date ("now BMI
 	// 29"), so a value stated with them supersedes an earlier dated one.
 	Now *CueList `json:"now,omitempty"`
@@ -79,6 +79,21 @@ type Plausible struct {
 	Unit              string  `json:"unit"`
 	FractionInPercent bool    `json:"fraction_in_percent,omitempty"`
 	Source            string  `json:"source"`
+}
+
+// PastCues are the words that state a condition of the past. Cues
+// precede the condition they date ("history of AF", "previous angina")
+// and count only among a finding's first Lead words (0: anywhere), so
+// "chest pain similar to previous episodes" is a present pain; After
+// cues follow it ("AF ablated in 2019") and count anywhere. NegatedBy,
+// right before a cue, makes it a present state's duration ("2-month
+// history of chest pain").
+type PastCues struct {
+	Why       string   `json:"why"`
+	Cues      []string `json:"cues"`
+	Lead      int      `json:"lead,omitempty"`
+	After     []string `json:"after,omitempty"`
+	NegatedBy []string `json:"negated_by,omitempty"`
 }
 
 // CueList is a list of cue words with the reason they are cues.
@@ -206,7 +221,7 @@ func (r *Reading) check(name string) error {
 	for _, c := range []struct {
 		field string
 		l     *CueList
-	}{{"not_taken", r.NotTaken}, {"stopped", r.Stopped}, {"past", r.Past}, {"now", r.Now}} {
+	}{{"not_taken", r.NotTaken}, {"stopped", r.Stopped}, {"now", r.Now}} {
 		if c.l == nil {
 			continue
 		}
@@ -219,6 +234,24 @@ func (r *Reading) check(name string) error {
 		}
 		if err := checkWords(f+".negated_by", c.l.NegatedBy, false); err != nil {
 			return err
+		}
+	}
+	if pc := r.Past; pc != nil {
+		f := name + ": past"
+		if strings.TrimSpace(pc.Why) == "" {
+			return fmt.Errorf("%s.why: say what the cues mark", f)
+		}
+		if pc.Lead < 0 {
+			return fmt.Errorf("%s.lead: %d; give the number of leading words a cue must lie in (0: anywhere)", f, pc.Lead)
+		}
+		for _, l := range []struct {
+			field string
+			ws    []string
+			need  bool
+		}{{"cues", pc.Cues, true}, {"after", pc.After, false}, {"negated_by", pc.NegatedBy, false}} {
+			if err := checkWords(f+"."+l.field, l.ws, l.need); err != nil {
+				return err
+			}
 		}
 	}
 	seenPlausible := map[string]int{}
@@ -382,10 +415,14 @@ func (r *Reading) Words() []string {
 		add(u.Qualifiers...)
 		add(u.Words...)
 	}
-	for _, l := range []*CueList{r.NotTaken, r.Stopped, r.Past, r.Now} {
+	for _, l := range []*CueList{r.NotTaken, r.Stopped, r.Now} {
 		if l != nil {
 			add(l.Cues...) // NegatedBy are plain English negations, no pack vocabulary
 		}
+	}
+	if pc := r.Past; pc != nil {
+		add(pc.Cues...)
+		add(pc.After...)
 	}
 	if rf := r.Refractory; rf != nil {
 		for _, s := range rf.Symptoms {
