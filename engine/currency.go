@@ -67,23 +67,16 @@ func (p *Program) currentOnly(m *patient.Model, ev []eval.Evidence, tr *Trace) [
 // that holds only while current.
 const CheckCurrency = "currency"
 
-// pastOf maps the id of each finding or resource whose present facts are
-// all stated of the past to that status, so an is-a fact drawn from it
-// keeps the status (a resolved angina is a past symptom, not an active
-// one, in the model as in evaluation).
-func pastOf(m *patient.Model) map[string]patient.Status {
-	out := map[string]patient.Status{}
-	now := map[string]bool{}
+// pastOf maps each fact stated of the past, by id and concept key, to
+// its status, so an is-a fact drawn from it (eval.Evidence.From) keeps
+// the status: a resolved angina is a past symptom, a prior MI a past
+// coronary event, in the model as in evaluation.
+func pastOf(m *patient.Model) map[[2]string]patient.Status {
+	out := map[[2]string]patient.Status{}
 	for _, f := range m.Facts {
-		switch {
-		case past(f):
-			out[f.ID] = f.Status
-		case f.Present:
-			now[f.ID] = true
+		if past(f) {
+			out[[2]string{f.ID, f.ConceptKey}] = f.Status
 		}
-	}
-	for id := range now {
-		delete(out, id)
 	}
 	return out
 }

@@ -714,7 +714,7 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 		if d.DerivedBy == eval.ReaderIsA && doubt[d.ID] {
 			f.Certainty = patient.Suspected
 		}
-		if st, ok := was[d.ID]; ok && d.DerivedBy == eval.ReaderIsA && d.Present {
+		if st, ok := was[[2]string{d.ID, d.From}]; ok && d.DerivedBy == eval.ReaderIsA && d.Present {
 			f.Status = st
 		}
 		m.Facts = append(m.Facts, f)
