@@ -476,7 +476,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if f.Experiencer != "" {
 				fc.Other, fc.Cues = true, []string{"under a '" + f.Section + "' heading"}
 			}
-			if fc.Uncertain {
+			if fc.Uncertain || fc.Unlikely {
+				// A probable negation the concept-level check below does
+				// not set aside ("unlikely" before a word the pack does
+				// not name verbatim) is at least no confirmed fact.
 				doubted[f.ID] = true
 			}
 			if fc.Other && !p.cueInConcept(anchors, fc.Cues) {

@@ -104,6 +104,7 @@ var categories = []struct {
 	{"either.json", kindEither},
 	{"hypothetical.json", kindHypothetical},
 	{"experiencer.json", kindExperiencer},
+	{"unlikely.json", kindUnlikely},
 }
 
 // readCueFile decodes an embedded file strictly: an unknown field is a

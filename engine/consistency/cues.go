@@ -19,6 +19,7 @@ const (
 	kindTermination  // ends the scope of other cues ("except")
 	kindExperiencer  // someone other than the patient ("father had an MI")
 	kindHypothetical // a condition, plan or risk, not present now ("if chest pain recurs")
+	kindUnlikely     // a probable negation, neither present nor absent ("angina unlikely")
 )
 
 type direction uint8
