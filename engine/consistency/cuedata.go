@@ -38,6 +38,10 @@ type cueFile struct {
 	// stand) a cue names a source, not the experiencer ("brought in by
 	// his wife").
 	AgentBefore []string `json:"agent_before"`
+	// SharedAfter: a cue right after a subject_ends word and one of these
+	// ("he and his father both have CAD") names someone who shares the
+	// finding with the patient, so the finding stays the patient's.
+	SharedAfter []string `json:"shared_after"`
 	// Conditions: hypothetical cues that open a condition clause ("if",
 	// "once"), inside which doubt and resolution cues are dropped.
 	Conditions    []string `json:"conditions"`
@@ -140,6 +144,9 @@ type cueSet struct {
 	sentence map[cueKind]map[string]bool
 	// agent: per kind, the words after which its cues name a source.
 	agent map[cueKind]map[string]bool
+	// shared: per kind, the words joining the patient to a cue that
+	// shares the finding (cueFile.SharedAfter).
+	shared map[cueKind]map[string]bool
 }
 
 // scopeSet is scope.json with its lists as sets.
@@ -208,7 +215,7 @@ func loadScope() (*scopeSet, error) {
 
 // loadCues reads and checks the cue files.
 func loadCues() (*cueSet, error) {
-	s := &cueSet{lists: map[cueKind]string{}, sentence: map[cueKind]map[string]bool{}, agent: map[cueKind]map[string]bool{}}
+	s := &cueSet{lists: map[cueKind]string{}, sentence: map[cueKind]map[string]bool{}, agent: map[cueKind]map[string]bool{}, shared: map[cueKind]map[string]bool{}}
 
 	merged := map[string]*cueDef{}
 	var order []string
@@ -258,6 +265,12 @@ func loadCues() (*cueSet, error) {
 			return nil, fmt.Errorf("engine/consistency/cues/%s: scope %q must be \"clause\" or \"sentence\"", c.file, f.Scope)
 		}
 		s.agent[c.kind] = setOf(f.AgentBefore)
+		if len(f.SharedAfter) > 0 {
+			if f.Scope != "sentence" {
+				return nil, fmt.Errorf("engine/consistency/cues/%s: shared_after needs scope \"sentence\" and its subject_ends", c.file)
+			}
+			s.shared[c.kind] = setOf(f.SharedAfter)
+		}
 		if len(f.Self) > 0 && c.kind != kindNegation {
 			return nil, fmt.Errorf("engine/consistency/cues/%s: self cues are negation cues only", c.file)
 		}

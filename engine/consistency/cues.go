@@ -246,7 +246,7 @@ func setScope(ts []token, hits []cueHit, k int) {
 		h.from, h.to = h.first, h.last+1
 		return
 	}
-	if agentBefore(ts, h) {
+	if agentBefore(ts, h) || sharedWithPatient(ts, h) {
 		h.from, h.to = h.first, h.first
 		return
 	}
@@ -275,6 +275,21 @@ func agentBefore(ts []token, h *cueHit) bool {
 		p--
 	}
 	return p >= 0 && !ts[p].boundary && agent[ts[p].low]
+}
+
+// sharedWithPatient reports whether the cue is joined to the patient as a
+// second subject ("he and his father both have CAD"): the finding is the
+// patient's as well.
+func sharedWithPatient(ts []token, h *cueHit) bool {
+	shared := cueRules.shared[h.def.kind]
+	if len(shared) == 0 {
+		return false
+	}
+	p := h.first - 1
+	for p >= 0 && scopeRules.determiners[ts[p].low] {
+		p--
+	}
+	return p >= 1 && shared[ts[p].low] && !ts[p-1].boundary && cueRules.sentence[h.def.kind][ts[p-1].low]
 }
 
 // forwardEnd is where a forward cue's scope ends (exclusive).
