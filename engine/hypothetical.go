@@ -86,7 +86,9 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 		// another one than this finding's.
 		var own []string
 		for _, c := range cx.Cues {
-			if statedIn(lower, finding, strings.ToLower(c)) {
+			// A cue is a word of any case ("If chest pain recurs"),
+			// not an acronym that must match as written.
+			if statedIn(lower, strings.ToLower(finding), strings.ToLower(c)) {
 				own = append(own, c)
 			}
 		}
