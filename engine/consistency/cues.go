@@ -50,6 +50,9 @@ type cueDef struct {
 	self bool
 	// condition: opens a condition clause ("if", "once").
 	condition bool
+	// compound: heads a noun compound, reaching back only over the
+	// content words right before it ("MI risk").
+	compound bool
 }
 
 // cuesByFirst indexes cues by their first word (longest first within), so
@@ -248,6 +251,15 @@ func setScope(ts []token, hits []cueHit, k int) {
 	}
 	if agentBefore(ts, h) || sharedWithPatient(ts, h) {
 		h.from, h.to = h.first, h.first
+		return
+	}
+	if h.def.compound {
+		stops := cueRules.compoundStops[h.def.kind]
+		from := h.first
+		for from > 0 && ts[from-1].content() && !stops[ts[from-1].low] && cueAt(hits, from-1) == nil {
+			from--
+		}
+		h.from, h.to = from, h.first
 		return
 	}
 	from, to := h.first, h.first
