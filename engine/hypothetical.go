@@ -27,6 +27,27 @@ func (p *Program) spokenOfAsRisk(ctext *consistency.Text, finding string, anchor
 	return p.spokenOf(ctext, finding, anchors, func(cx consistency.Context) bool { return cx.Hypothetical || cx.Unlikely })
 }
 
+// riskWhy says why spokenOfAsRisk set a finding aside, in the words of
+// its cues' kind: a probable negation is neither present nor absent.
+func riskWhy(cues []string) string {
+	var risk, unlikely []string
+	for _, c := range cues {
+		if consistency.UnlikelyCue(c) {
+			unlikely = append(unlikely, c)
+		} else {
+			risk = append(risk, c)
+		}
+	}
+	var why []string
+	if len(risk) > 0 {
+		why = append(why, "'"+strings.Join(risk, ", ")+"' speaks of it as a risk or a possibility, not as present")
+	}
+	if len(unlikely) > 0 {
+		why = append(why, "'"+strings.Join(unlikely, ", ")+"' speaks of it as probably absent, which is neither present nor stated absent")
+	}
+	return strings.Join(why, "; ")
+}
+
 // spokenOfOthers is spokenOfAsRisk for an experiencer cue among the
 // finding's words: in "She is anxious as a colleague recently had a heart
 // attack" the heart attack is the colleague's, although the finding opens

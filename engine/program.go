@@ -502,7 +502,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// concept's words, not the finding's first one.
 			kept, none, cues := p.spokenOfAsRisk(ctext, f.Text, anchors)
 			if none {
-				why := "'" + strings.Join(cues, ", ") + "' speaks of it as a risk or a possibility, not as present"
+				why := riskWhy(cues)
 				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty, BeforeMatching: true, Reason: "certainty: " + why})
 				tr.Anchors = append(tr.Anchors, FindingAnchors{FindingID: f.ID, Query: f.Text})
 				dropped = append(dropped, patient.Dropped{Text: f.Text, Reader: "text", Reason: why})

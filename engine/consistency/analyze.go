@@ -190,6 +190,17 @@ func (t *Text) HypotheticalIn(mention string) bool { return t.cueIn(mention, kin
 // own words, a cheap test before AnalyzeAt.
 func (t *Text) OtherIn(mention string) bool { return t.cueIn(mention, kindExperiencer) }
 
+// UnlikelyCue reports whether cue (as Context.Cues lists it) is a
+// probable-negation cue ("unlikely").
+func UnlikelyCue(cue string) bool {
+	for i := range cueRules.defs {
+		if d := &cueRules.defs[i]; d.text == cue {
+			return d.kind == kindUnlikely
+		}
+	}
+	return false
+}
+
 // UnlikelyIn reports whether a probable-negation cue ("unlikely") lies
 // among the mention's own words, a cheap test before AnalyzeAt.
 func (t *Text) UnlikelyIn(mention string) bool { return t.cueIn(mention, kindUnlikely) }

@@ -44,3 +44,13 @@ func TestAnalyzeAt(t *testing.T) {
 		})
 	}
 }
+
+// TestUnlikelyCue: the cue kind is read from the cue files, so a cue
+// moved between them changes the answer.
+func TestUnlikelyCue(t *testing.T) {
+	for cue, want := range map[string]bool{"unlikely": true, "is unlikely": true, "not unlikely": false, "risk of": false, "no such cue": false} {
+		if got := UnlikelyCue(cue); got != want {
+			t.Errorf("UnlikelyCue(%q) = %v, want %v", cue, got, want)
+		}
+	}
+}
