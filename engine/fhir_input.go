@@ -69,8 +69,10 @@ func (p *Program) nameFromWords(words string) ([]*rules.ValueSet, patient.Certai
 		return nil, "", "are about someone other than the patient ('" + strings.Join(cx.Cues, ", ") + "')"
 	case cx.Negated:
 		return nil, "", "state it absent ('" + strings.Join(cx.Cues, ", ") + "'); a record's status, not its name, says what is absent"
-	case cx.Hypothetical:
+	case cx.Hypothetical && !p.cueInConcept(anchors, cx.Cues): // "High bleeding risk" names its risk
 		return nil, "", "state a possibility, not a fact ('" + strings.Join(cx.Cues, ", ") + "')"
+	case cx.Unlikely && !p.cueInConcept(anchors, cx.Cues):
+		return nil, "", "state it probably absent ('" + strings.Join(cx.Cues, ", ") + "'), neither present nor absent"
 	}
 	// Every concept the words name ("Stable angina, non-obstructive
 	// coronary artery disease" is two), in the words' order.
