@@ -6,11 +6,14 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/fhir"
 	"github.com/executablekg/execkg/engine/patient"
 	"github.com/executablekg/execkg/grounding"
+	"github.com/executablekg/execkg/grounding/lexicon"
+	"github.com/executablekg/execkg/grounding/textnorm"
 	"github.com/executablekg/execkg/rules"
 )
 
@@ -39,45 +42,46 @@ func (p *Program) ReadFHIRParts(caseID string, parts [][]byte, date time.Time) (
 }
 
 // nameFromWords is the FHIR reader's fallback for a resource none of whose
-// codes the value sets list: the concept its words state word for word (a
-// pack name, row wording or synonym: the same verbatim match the text
-// reader trusts most), read with the same cues as text, so that "Family
-// history of ischaemic heart disease" is no fact of the patient's and
-// "Suspected angina" is a suspected one. Fuzzy grounding is not used: a
-// code's words are short and exact, and a near miss would invent a fact
-// the record does not state.
-func (p *Program) nameFromWords(words string) ([]*rules.ValueSet, patient.Certainty, string) {
+// codes the value sets list: the concepts its words state word for word (a
+// pack name, row wording or synonym, or a value set's concept by its name
+// or lexicon synonyms: the same verbatim match the text reader trusts
+// most), read with the same cues as text, so that "Family history of
+// ischaemic heart disease" is no fact of the patient's and "Suspected
+// angina" is a suspected one. A product's words are read by ingredient
+// too ("amlodipine 5 MG / atorvastatin 10 MG Oral Tablet" is two drugs).
+// Fuzzy grounding is not used: a code's words are short and exact, and a
+// near miss would invent a fact the record does not state.
+func (p *Program) nameFromWords(w fhir.Words) ([]fhir.Named, string) {
+	words := w.Text
 	if p.ungrounded(words) {
-		return nil, "", "name a measurement the pack has no concept for"
+		return nil, "name a measurement the pack has no concept for"
 	}
-	// Names and synonyms stated on their own: a concept named only inside
-	// a longer one ("coronary artery disease" in "non-obstructive coronary
-	// artery disease") is that longer one's, not a second fact.
-	var anchors []grounding.Anchor
-	for _, a := range p.verbatimNamed(words) {
-		if !slices.Contains(a.Channels, channelNarrowed) {
-			anchors = append(anchors, a)
-		}
-	}
+	anchors, unread := p.wordAnchors(w)
 	if len(anchors) == 0 {
-		return nil, "", "name no concept of the pack word for word"
+		return nil, "name no concept of the pack word for word"
 	}
 	// The words are judged whole, as a clause: a code's words are one.
 	cx := consistency.Analyze(words, words)
 	switch {
 	case cx.Other:
-		return nil, "", "are about someone other than the patient ('" + strings.Join(cx.Cues, ", ") + "')"
+		return nil, "are about someone other than the patient ('" + strings.Join(cx.Cues, ", ") + "')"
 	case cx.Negated:
-		return nil, "", "state it absent ('" + strings.Join(cx.Cues, ", ") + "'); a record's status, not its name, says what is absent"
+		return nil, "state it absent ('" + strings.Join(cx.Cues, ", ") + "'); a record's status, not its name, says what is absent"
 	case cx.Hypothetical:
-		return nil, "", "state a possibility, not a fact ('" + strings.Join(cx.Cues, ", ") + "')"
+		return nil, "state a possibility, not a fact ('" + strings.Join(cx.Cues, ", ") + "')"
 	}
 	// Every concept the words name ("Stable angina, non-obstructive
-	// coronary artery disease" is two), in the words' order.
-	var sets []*rules.ValueSet
+	// coronary artery disease" is two), in the words' order, each with its
+	// own certainty: the words' doubt is about every concept but one whose
+	// own name states it ("Suspected angina pectoris" is a suspected CCS,
+	// as named, and a suspected angina).
+	var names []fhir.Named
 	for _, a := range anchors {
 		set := p.pack.ValueSets.ByKey(a.ConceptKey)
 		if set == nil {
+			if a.Concept == "" {
+				a.Concept = p.recordNaming.names[a.ConceptKey]
+			}
 			set = &rules.ValueSet{Concept: a.Concept, Key: a.ConceptKey}
 			if u := p.units[a.ConceptKey]; len(u) == 1 {
 				// A measured concept the value sets do not list: its value
@@ -85,13 +89,169 @@ func (p *Program) nameFromWords(words string) ([]*rules.ValueSet, patient.Certai
 				set.Unit, set.Units = u[0], map[string]string{u[0]: u[0]}
 			}
 		}
-		sets = append(sets, set)
+		cert := patient.Confirmed
+		if cx.Uncertain && !p.doubtfulName(set.Concept) {
+			cert = patient.Suspected
+		}
+		names = append(names, fhir.Named{Set: set, Certainty: cert})
 	}
-	cert := patient.Confirmed
-	if cx.Uncertain && !p.doubtfulName(anchors[0].Concept) { // a concept named "suspected …" carries the doubt itself
-		cert = patient.Suspected
+	names[0].Unread = unread
+	return names, ""
+}
+
+// wordAnchors are the concepts words name on their own: a concept named
+// only inside a longer one ("coronary artery disease" in "non-obstructive
+// coronary artery disease") is that longer one's, not a second fact. A
+// product's words name drugs only (the "HR" of "24 HR" is no heart rate),
+// whole ("atorvastatin 80", a synonym with its strength) and by
+// ingredient; unread are the ingredients that name none.
+func (p *Program) wordAnchors(w fhir.Words) (anchors []grounding.Anchor, unread []string) {
+	seen := map[string]bool{}
+	add := func(text string, drugsOnly bool) int {
+		n := 0
+		set := &p.recordNaming.words
+		if w.Product {
+			set = &p.recordNaming.products
+		}
+		found, _ := p.verbatimIn(set, text, true)
+		for _, a := range found {
+			if slices.Contains(a.Channels, channelNarrowed) || drugsOnly && !p.drug(a.ConceptKey) {
+				continue
+			}
+			n++
+			if !seen[a.ConceptKey] {
+				seen[a.ConceptKey] = true
+				anchors = append(anchors, a)
+			}
+		}
+		return n
 	}
-	return sets, cert, ""
+	add(w.Text, w.Product)
+	if !w.Product {
+		return anchors, nil
+	}
+	for _, in := range fhir.Ingredients(w.Text) {
+		if add(in, true) == 0 {
+			unread = append(unread, in)
+		}
+	}
+	if len(anchors) == 0 {
+		return nil, nil
+	}
+	return anchors, unread
+}
+
+// drug reports whether a concept may be what a product's words name: one
+// of the pack's drugs (a rule tests or gives it as a medication; an
+// action's drug may be keyed by its SNOMED CT code in the value sets and
+// by name among the medications), or a concept no rule gives another role
+// and no unit (a definition's member drug, dipyridamole beside aspirin).
+func (p *Program) drug(key string) bool {
+	if p.medications[key] {
+		return true
+	}
+	set := p.pack.ValueSets.ByKey(key)
+	if set != nil && p.medications["name:"+rules.NormalizeName(set.Concept)] {
+		return true
+	}
+	return p.roles[key] == "" && len(p.units[key]) == 0 && (set == nil || set.Unit == "")
+}
+
+// recordNaming is how nameFromWords reads a record's words: the concepts'
+// names and synonyms (naming), and for a product also every drug the
+// pack tests or gives (a rule's action drug, a value set's) by its name
+// and lexicon synonyms ("nitroglycerin" is nitrate, "atorvastatin"
+// lipid-lowering therapy) — a drug list names what is taken, whether or
+// not a rule tests it; other resources' words name no more concepts than
+// text does.
+type recordNaming struct {
+	words, products verbatimSet
+	// names of the drugs only the products' phrases hold, by key.
+	names map[string]string
+}
+
+func (p *Program) recordNames(names map[string][]string, lex *lexicon.Lexicon) recordNaming {
+	rn := recordNaming{names: map[string]string{}}
+	drugs := make(map[string][]string, len(names))
+	for k, phs := range names {
+		drugs[k] = phs
+	}
+	add := func(key, name string) {
+		if _, ok := drugs[key]; ok || key == "" {
+			return
+		}
+		phs := []string{name}
+		if c := lex.Concept(name); c != nil {
+			phs = append(phs, c.Synonyms...)
+		}
+		drugs[key] = phs
+		rn.names[key] = name
+	}
+	for _, r := range p.pack.Rules() {
+		for _, a := range r.Actions {
+			if a.Role == rules.RoleMedication {
+				add(rules.ConceptKey(a), a.Concept())
+			}
+		}
+	}
+	if vs := p.pack.ValueSets; vs != nil {
+		for _, set := range vs.Concepts {
+			if p.drug(set.Key) {
+				add(set.Key, set.Concept)
+			}
+		}
+	}
+	rn.words, rn.products = verbatimPhrases(bothSpellings(names)), verbatimPhrases(bothSpellings(drugs))
+	return rn
+}
+
+// bothSpellings: records are written in either spelling, so each phrase
+// is looked for in the other one too ("ischaemic heart disease" names
+// "Ischemic heart disease"), as grounding's normalisation matches text.
+func bothSpellings(phrases map[string][]string) map[string][]string {
+	out := make(map[string][]string, len(phrases))
+	for k, phs := range phrases {
+		all := phs[:len(phs):len(phs)]
+		for _, ph := range phs {
+			if v := spelledAmerican(ph); v != strings.ToLower(ph) && !slices.Contains(all, v) {
+				all = append(all, v)
+			}
+		}
+		out[k] = all
+	}
+	return out
+}
+
+// spelledAmerican is a phrase lower-cased with each word in the spelling
+// grounding's normalisation gives it (textnorm.Normalize: British
+// digraphs mapped), punctuation kept.
+func spelledAmerican(ph string) string {
+	var b strings.Builder
+	word := func(w string) {
+		if n := textnorm.Normalize(w); len(n) == len(w)-1 || len(n) == len(w)-2 {
+			b.WriteString(n) // a digraph or two merged; nothing else changed
+		} else {
+			b.WriteString(strings.ToLower(w))
+		}
+	}
+	start := -1
+	for i, r := range ph {
+		letter := 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
+		switch {
+		case letter && start < 0:
+			start = i
+		case !letter && start >= 0:
+			word(ph[start:i])
+			start = -1
+		}
+		if !letter {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	if start >= 0 {
+		word(ph[start:])
+	}
+	return b.String()
 }
 
 // AskFHIR answers a FHIR R4 Bundle: the bundle becomes the patient model

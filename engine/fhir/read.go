@@ -35,13 +35,35 @@ const ReaderName = "fhir"
 // (Options.Name) because none of its codes is in a value set.
 const WordsReaderName = "fhir-words"
 
-// NameFunc names the pack concept a resource's own words state (a code's
+// NameFunc names the pack concepts a resource's own words state (a code's
 // text or a coding's display), for a resource none of whose codes is in a
-// value set. It returns the concept's value set (one without codes when
+// value set. It returns each concept's value set (one without codes when
 // the pack has none for it, so that the record's statuses, and for a
-// measurement the set's units, still apply) and the certainty the words
-// state, or nil and why the words name no concept.
-type NameFunc func(words string) (sets []*rules.ValueSet, certainty patient.Certainty, why string)
+// measurement the set's units, still apply) with the certainty the words
+// state of that concept, or none and why the words name no concept.
+type NameFunc func(w Words) (names []Named, why string)
+
+// Words are a resource's words as a NameFunc reads them.
+type Words struct {
+	Text string
+	// Resource is the resource's type ("Condition", "MedicationRequest").
+	Resource string
+	// Product: the words name a medicinal product, to be read by
+	// ingredient (Ingredients) as well as whole.
+	Product bool
+}
+
+// Named is one concept a resource's words name.
+type Named struct {
+	Set *rules.ValueSet
+	// Certainty is the words' own doubt about this concept ("Suspected
+	// angina pectoris" doubts the angina, not a concept named beside it);
+	// the record's statuses apply on top.
+	Certainty patient.Certainty
+	// Unread lists product ingredients that named no concept, for the
+	// model's dropped readings (set on the first Named only).
+	Unread []string
+}
 
 // UCUM is the code system of units of measure.
 const UCUM = "http://unitsofmeasure.org"
@@ -205,10 +227,12 @@ type item struct {
 type reader struct {
 	vs   *rules.ValueSets
 	name NameFunc
-	// also are the further concepts the last words-named match's words
-	// state ("Stable angina, non-obstructive coronary artery disease"),
-	// added beside its fact (add) unless it is a measurement.
-	also  []*rules.ValueSet
+	// words are the concepts the last words-named match's words state
+	// ("Stable angina, non-obstructive coronary artery disease"): the
+	// first is the match's, the others are added beside its fact (add)
+	// unless it is a measurement.
+	words []Named
+	typ   string // the type of the resource being read
 	date  time.Time
 	m     *patient.Model
 	items []item
@@ -319,18 +343,43 @@ func (r *reader) add(f patient.Fact) {
 	if f.Reader == "" {
 		f.Reader = ReaderName
 	}
-	r.m.Facts = append(r.m.Facts, f)
-	if f.Reader != WordsReaderName || f.Kind == patient.KindMeasurement {
+	if f.Reader != WordsReaderName || len(r.words) == 0 {
+		r.m.Facts = append(r.m.Facts, f)
 		return
 	}
+	names := r.words
+	r.words = nil
+	// rec is what the record's statuses state; the words' doubt applies to
+	// a fact not renamed to a status form (as).
+	rec := f.Certainty
+	if f.ConceptKey == names[0].Set.Key {
+		f.Certainty = doubted(rec, names[0].Certainty)
+	}
+	r.m.Facts = append(r.m.Facts, f)
+	for _, u := range names[0].Unread {
+		r.drop(patient.Dropped{Resource: f.Resource, Text: u, Reason: fmt.Sprintf("ingredient %q of %q names no concept of the pack", u, f.Text)})
+	}
+	if f.Kind == patient.KindMeasurement {
+		return // a measurement's value belongs to its one concept
+	}
 	// One fact per further concept the words state, with the same
-	// statuses and time (a measurement's value belongs to its one concept).
-	for _, set := range r.also {
+	// statuses and time, and the words' doubt about that concept.
+	for _, n := range names[1:] {
 		g := f
-		g.ConceptKey, g.Concept, g.Class = set.Key, set.Concept, ""
+		g.ConceptKey, g.Concept, g.Class = n.Set.Key, n.Set.Concept, ""
+		g.Certainty = doubted(rec, n.Certainty)
 		r.m.Facts = append(r.m.Facts, g)
 	}
-	r.also = nil
+}
+
+// doubted is a record's certainty with its words' doubt: words that doubt
+// a concept make a confirmed or unstated fact suspected; a refuted one
+// stays refuted.
+func doubted(record, words patient.Certainty) patient.Certainty {
+	if words == patient.Suspected && record != patient.Refuted {
+		return patient.Suspected
+	}
+	return record
 }
 
 // mine reports whether a subject reference names the record's patient (a
@@ -348,7 +397,7 @@ func (r *reader) mine(it item, ref *Reference) bool {
 }
 
 func (r *reader) read(it item) error {
-	r.also = nil
+	r.words, r.typ = nil, it.typ
 	switch it.typ {
 	case "Patient":
 		return r.readPatient(it)
@@ -538,12 +587,17 @@ func (r *reader) named(cc *CodeableConcept) (rules.Match, Coding, bool) {
 		return rules.Match{}, Coding{}, false
 	}
 	for _, w := range cc.words() {
-		if sets, cert, _ := r.name(w); len(sets) > 0 {
-			r.also = sets[1:]
-			return rules.Match{Set: sets[0], System: textSystem, Code: string(cert)}, Coding{Display: w}, true
+		if names, _ := r.name(r.wordsOf(w)); len(names) > 0 {
+			r.words = names
+			return rules.Match{Set: names[0].Set, System: textSystem}, Coding{Display: w}, true
 		}
 	}
 	return rules.Match{}, Coding{}, false
+}
+
+// wordsOf is words of the resource being read, as NameFunc takes them.
+func (r *reader) wordsOf(text string) Words {
+	return Words{Text: text, Resource: r.typ, Product: r.typ == "MedicationStatement" || r.typ == "MedicationRequest"}
 }
 
 // unmatched drops a resource none of whose codes is in a value set.
@@ -565,7 +619,7 @@ func (r *reader) unmatched(it item, cc *CodeableConcept) {
 	if r.name != nil && cc != nil {
 		// Why its words did not name a concept either.
 		for _, w := range cc.words() {
-			if _, _, why := r.name(w); why != "" {
+			if _, why := r.name(r.wordsOf(w)); why != "" {
 				reason += fmt.Sprintf(", and its words %q %s", w, why)
 			}
 		}
@@ -578,11 +632,9 @@ func fact(it item, kind patient.Kind, m rules.Match, c Coding, text string) pati
 	f := patient.Fact{Kind: kind, Resource: it.ref, Code: c.System + "|" + c.Code}
 	f.ConceptKey, f.Concept, f.Present, f.Text = m.Set.Key, m.Set.Concept, true, text
 	if m.System == textSystem {
-		// Named from its words: no code to cite; the words' doubt holds.
+		// Named from its words: no code to cite; the words' doubt holds
+		// (add).
 		f.Code, f.Reader = "", WordsReaderName
-		if m.Code == string(patient.Suspected) {
-			f.Certainty = patient.Suspected
-		}
 	}
 	if m.Prefix && kind == patient.KindMedication {
 		// A class code (a prefix of a hierarchical system) names the
