@@ -34,11 +34,99 @@ func (p *Program) ReadFHIRParts(caseID string, parts [][]byte, date time.Time) (
 		return nil, &StageError{CaseID: caseID, Stage: StageRead, Detail: "FHIR bundle",
 			Err: errors.New("the pack has no value sets (" + rules.ValueSetsFile + "), so no code can become a fact")}
 	}
-	m, err := fhir.ReadParts(parts, p.pack.ValueSets, fhir.Options{CaseID: caseID, Date: date, Name: p.nameFromWords})
+	m, err := fhir.ReadParts(parts, p.pack.ValueSets, fhir.Options{CaseID: caseID, Date: date, Name: p.nameFromWords,
+		Narrative: func(text string) ([]patient.Fact, []patient.Dropped) { return p.narrative(caseID, text, date) }})
 	if err != nil {
 		return nil, stageErr(caseID, StageRead, err, "FHIR bundle")
 	}
 	return m, nil
+}
+
+// narrative reads a resource's free text as the text reader reads a note:
+// the facts it states (derivations are the model's, made once from all of
+// it) and what it set aside.
+func (p *Program) narrative(caseID, text string, date time.Time) ([]patient.Fact, []patient.Dropped) {
+	if date.IsZero() {
+		date = time.Now().UTC()
+	}
+	res, err := p.AskOn(context.Background(), caseID, text, date)
+	if err != nil || res.Patient == nil {
+		why := "the text reader read nothing"
+		if err != nil {
+			why = "the text reader failed: " + err.Error()
+		}
+		return nil, []patient.Dropped{{Text: text, Reason: why}}
+	}
+	var facts []patient.Fact
+	drops := res.Patient.Dropped
+	for _, f := range res.Patient.Facts {
+		if f.Reader == readerDerive {
+			continue
+		}
+		if why := narrativeDoubt(text, f); why != "" {
+			drops = append(drops, patient.Dropped{Text: f.Concept, Reason: why})
+			continue
+		}
+		facts = append(facts, f)
+	}
+	return facts, drops
+}
+
+// narrativeDoubt says why a fact read from a resource's free text is not
+// kept: once in the record its words are gone, so step (v) cannot judge
+// them later, and the cues are judged here. A stated finding is kept
+// unless a cue scopes over it, or a negation later in its sentence follows
+// a list it may cover ("Left main, proximal LAD, LCx and RCA without
+// significant stenosis"); an absence stands as stated.
+func narrativeDoubt(text string, f patient.Fact) string {
+	present, _ := f.Asserts()
+	if !present || len(f.Spans) == 0 {
+		return ""
+	}
+	sp := f.Spans[0]
+	if sp.Start < 0 || sp.End > len(text) || sp.Start >= sp.End {
+		return ""
+	}
+	from := strings.LastIndexAny(text[:sp.Start], ".;\n") + 1
+	to := len(text)
+	if i := strings.IndexAny(text[sp.End:], ".;\n"); i >= 0 {
+		to = sp.End + i
+	}
+	sentence := text[from:to]
+	words := text[sp.Start:sp.End]
+	if cx := consistency.Analyze(sentence, words); cx.Negated || cx.Hypothetical || cx.Other || cx.Uncertain {
+		return "its words in the record's text are set aside ('" + strings.Join(cx.Cues, ", ") + "' in '" + sentence + "')"
+	}
+	if cx := tailCues(words); cx.Negated {
+		// "RCA without significant stenosis" states no stenosis.
+		return "its own words negate it ('" + strings.Join(cx.Cues, ", ") + "' in '" + words + "')"
+	}
+	// A negation inside a later clause ("LCx and RCA without ...") may
+	// cover the list before it; one opening its own clause ("no LBBB")
+	// covers that clause only.
+	for _, cl := range strings.Split(text[sp.End:to], ",") {
+		cl = strings.TrimSpace(cl)
+		for _, cue := range tailCues(cl).Cues {
+			if !strings.HasPrefix(strings.ToLower(cl), strings.ToLower(cue)) {
+				return "a negation later in its sentence may cover it ('" + cue + "' in '" + sentence + "')"
+			}
+		}
+	}
+	return ""
+}
+
+// tailCues are the negation cues scoping over a phrase's last word (a
+// cue inside a phrase does not scope over the phrase as a whole).
+func tailCues(phrase string) consistency.Context {
+	ws := strings.Fields(phrase)
+	if len(ws) < 2 {
+		return consistency.Context{}
+	}
+	cx := consistency.Analyze(phrase, ws[len(ws)-1])
+	if !cx.Negated {
+		cx.Cues = nil
+	}
+	return cx
 }
 
 // nameFromWords is the FHIR reader's fallback for a resource none of whose
@@ -297,3 +385,6 @@ func (m *Multi) AskFHIRParts(ctx context.Context, caseID string, parts [][]byte,
 		return p.AskFHIRParts(ctx, caseID, parts, opts...)
 	})
 }
+
+// readerDerive is the Reader of the facts decide derives (program.go).
+const readerDerive = "derive"

@@ -40,6 +40,10 @@ type wordsResource struct {
 	Verification string `json:"verification"`
 	System       string `json:"system"`
 	Code         string `json:"code"`
+	// An Observation's value: free text, or a quantity in a UCUM unit.
+	ValueString string   `json:"value_string"`
+	Value       *float64 `json:"value"`
+	Unit        string   `json:"unit"`
 }
 
 type wordsFact struct {
@@ -81,8 +85,16 @@ func (c wordsCase) bundle(t *testing.T) []byte {
 			if r.Type == "MedicationRequest" {
 				res["intent"] = "order"
 			}
+		case "Observation":
+			res["status"], res["code"], res["effectiveDateTime"] = "final", cc, "2026-11-20"
+			switch {
+			case r.ValueString != "":
+				res["valueString"] = r.ValueString
+			case r.Value != nil:
+				res["valueQuantity"] = map[string]any{"value": *r.Value, "unit": r.Unit, "system": "http://unitsofmeasure.org", "code": r.Unit}
+			}
 		default:
-			require.Failf(t, "unknown resource type", "%s: resource %d: type %q; use Condition, MedicationStatement or MedicationRequest", c.Name, i, r.Type)
+			require.Failf(t, "unknown resource type", "%s: resource %d: type %q; use Condition, MedicationStatement, MedicationRequest or Observation", c.Name, i, r.Type)
 		}
 		entries = append(entries, map[string]any{"resource": res})
 	}

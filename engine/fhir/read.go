@@ -65,6 +65,15 @@ type Named struct {
 	Unread []string
 }
 
+// NarrativeFunc reads a resource's free text (an Observation's
+// valueString: a report's findings, an ECG's reading) as the text reader
+// reads a note, into facts and drops; the reader cites the resource.
+type NarrativeFunc func(text string) ([]patient.Fact, []patient.Dropped)
+
+// NarrativeReaderName is the Reader of a fact read from a resource's free
+// text (Options.Narrative).
+const NarrativeReaderName = "fhir-text"
+
 // UCUM is the code system of units of measure.
 const UCUM = "http://unitsofmeasure.org"
 
@@ -78,6 +87,9 @@ type Options struct {
 	// they code, and a code the pack has not listed is no reason to lose
 	// the fact. Nil: such a resource is dropped.
 	Name NameFunc
+	// Narrative, when set, reads a resource's free-text value (an
+	// Observation's valueString) as text; nil: such a value is dropped.
+	Narrative NarrativeFunc
 	// Date is the reference date: ages count to it and time windows from
 	// it. Zero means today (UTC).
 	Date time.Time
@@ -130,7 +142,7 @@ func ReadParts(parts [][]byte, vs *rules.ValueSets, opt Options) (*patient.Model
 	if vs == nil {
 		return nil, errors.New("fhir: the pack has no value sets (" + rules.ValueSetsFile + "), so no code can become a fact; add the file to the pack")
 	}
-	r := &reader{vs: vs, name: opt.Name, date: opt.Date, byRef: map[string]json.RawMessage{}, unread: map[string]int{}}
+	r := &reader{vs: vs, name: opt.Name, narrative: opt.Narrative, date: opt.Date, byRef: map[string]json.RawMessage{}, unread: map[string]int{}}
 	if r.date.IsZero() {
 		r.date = time.Now().UTC()
 	}
@@ -225,8 +237,9 @@ type item struct {
 }
 
 type reader struct {
-	vs   *rules.ValueSets
-	name NameFunc
+	vs        *rules.ValueSets
+	name      NameFunc
+	narrative NarrativeFunc
 	// words are the concepts the last words-named match's words state
 	// ("Stable angina, non-obstructive coronary artery disease"): the
 	// first is the match's, the others are added beside its fact (add)
@@ -755,6 +768,10 @@ func (r *reader) readObservation(it item) error {
 			return err
 		}
 	}
+	if o.ValueString != "" && r.narrative != nil {
+		r.readNarrative(it, o.Code.label(), o.ValueString, w)
+		return nil
+	}
 	panel := len(o.Component) > 0
 	if panel && o.ValueQuantity == nil && o.ValueCodeableConcept == nil && o.ValueBoolean == nil && o.DataAbsentReason == nil {
 		if len(unplaced) > 0 {
@@ -764,6 +781,33 @@ func (r *reader) readObservation(it item) error {
 	}
 	_, err = r.observed(it, "", &o.Code, o.ValueQuantity, o.ValueCodeableConcept, o.ValueBoolean, o.DataAbsentReason, w, panel)
 	return err
+}
+
+// readNarrative reads a free-text value with its code's words as its
+// heading ("ICA findings: Distal left main 65%; RCA 90%"): the facts the
+// text reader finds, cited to the resource and dated by it when the text
+// gives no date of its own.
+func (r *reader) readNarrative(it item, label, value string, w *eval.When) {
+	text := strings.TrimSpace(value)
+	if label != "" {
+		text = label + ": " + text
+	}
+	facts, drops := r.narrative(text)
+	for _, d := range drops {
+		d.Resource = it.ref
+		r.drop(d)
+	}
+	if len(facts) == 0 {
+		r.drop(patient.Dropped{Resource: it.ref, Text: text, Reason: "its text names no concept of the pack"})
+		return
+	}
+	for _, f := range facts {
+		f.ID, f.Spans, f.Resource, f.Code, f.Section, f.Reader = "", nil, it.ref, "", "", NarrativeReaderName
+		if f.When == nil {
+			f.When = w
+		}
+		r.m.Facts = append(r.m.Facts, f)
+	}
 }
 
 // observed reads one observation (or one component): a quantity of a
@@ -857,6 +901,19 @@ func (r *reader) convert(set *rules.ValueSet, v float64, q *Quantity) (float64, 
 		spelt, ok = set.Units[q.Unit]
 	}
 	if !ok {
+		// UCUM annotations ({score}, {beats}) name no unit: "{beats}/min"
+		// is "/min", and "{score}" alone is the unit 1, a unitless value.
+		u := q.Code
+		if u == "" {
+			u = q.Unit
+		}
+		if plain := ucumPlain(u); plain != u {
+			if spelt, ok = set.Units[plain]; !ok && plain == "1" && units.Canonical(set.Unit) == units.Unitless {
+				spelt, ok = set.Unit, true
+			}
+		}
+	}
+	if !ok {
 		u := q.Code
 		if u == "" {
 			u = q.Unit
@@ -871,6 +928,27 @@ func (r *reader) convert(set *rules.ValueSet, v float64, q *Quantity) (float64, 
 		return 0, "", err.Error()
 	}
 	return out, set.Unit, ""
+}
+
+// ucumPlain is a UCUM unit without its annotations; "1" when nothing else
+// is left.
+func ucumPlain(u string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range u {
+		switch {
+		case r == '{':
+			depth++
+		case r == '}' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	if out := strings.TrimSpace(b.String()); out != "" {
+		return out
+	}
+	return "1"
 }
 
 func sortedUnits(m map[string]string) []string {
@@ -914,7 +992,9 @@ func (r *reader) keepLatest() {
 	}
 	kept := r.m.Facts[:0:0]
 	for i, f := range r.m.Facts {
-		if j, ok := latest[f.ConceptKey]; f.Kind == patient.KindMeasurement && ok && j != i {
+		// Values of the latest resource stay together (one report's
+		// stenosis per vessel).
+		if j, ok := latest[f.ConceptKey]; f.Kind == patient.KindMeasurement && ok && j != i && (f.Resource != r.m.Facts[j].Resource || f.Resource == "") {
 			k := r.m.Facts[j]
 			date := "undated"
 			if k.When != nil {

@@ -104,6 +104,7 @@ type Observation struct {
 	ValueQuantity        *Quantity        `json:"valueQuantity,omitempty"`
 	ValueCodeableConcept *CodeableConcept `json:"valueCodeableConcept,omitempty"`
 	ValueBoolean         *bool            `json:"valueBoolean,omitempty"`
+	ValueString          string           `json:"valueString,omitempty"`
 	DataAbsentReason     *CodeableConcept `json:"dataAbsentReason,omitempty"`
 	Component            []Component      `json:"component,omitempty"`
 }
