@@ -145,6 +145,9 @@ func (p *Program) nameFromWords(w fhir.Words) ([]fhir.Named, string) {
 		return nil, "name a measurement the pack has no concept for"
 	}
 	anchors, unread := p.wordAnchors(w)
+	if w.Narrower != "" {
+		anchors, unread = p.kindsOf(w.Narrower, anchors), nil
+	}
 	if len(anchors) == 0 {
 		return nil, "name no concept of the pack word for word"
 	}
@@ -185,6 +188,25 @@ func (p *Program) nameFromWords(w fhir.Words) ([]fhir.Named, string) {
 	}
 	names[0].Unread = unread
 	return names, ""
+}
+
+// kindsOf keeps the anchors whose concept is a kind of the named one
+// (the pack's is-a): what a coded resource's words add to its code.
+func (p *Program) kindsOf(concept string, anchors []grounding.Anchor) []grounding.Anchor {
+	var out []grounding.Anchor
+	for _, a := range anchors {
+		name := a.Concept
+		if name == "" {
+			name = p.recordNaming.names[a.ConceptKey]
+		}
+		for _, b := range p.hierarchy.Broader(name) {
+			if rules.NormalizeName(b) == rules.NormalizeName(concept) {
+				out = append(out, a)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // wordAnchors are the concepts words name on their own: a concept named

@@ -51,6 +51,11 @@ type Words struct {
 	// Product: the words name a medicinal product, to be read by
 	// ingredient (Ingredients) as well as whole.
 	Product bool
+	// Narrower, when set, is the concept the resource's code names: only
+	// concepts narrower than it are wanted (a class code's words may say
+	// which kind: "Angina pectoris with coronary microvascular
+	// dysfunction" under I20).
+	Narrower string
 }
 
 // Named is one concept a resource's words name.
@@ -209,6 +214,7 @@ func ReadParts(parts [][]byte, vs *rules.ValueSets, opt Options) (*patient.Model
 			return nil, err
 		}
 	}
+	r.refutedKinds()
 	r.keepLatest()
 	types := make([]string, 0, len(r.unread))
 	for t := range r.unread {
@@ -246,6 +252,10 @@ type reader struct {
 	// unless it is a measurement.
 	words []Named
 	typ   string // the type of the resource being read
+	// class: the last code match was by a class prefix.
+	class bool
+	// kinds are the facts refuted by a code for a kind within its class.
+	kinds []int
 	date  time.Time
 	m     *patient.Model
 	items []item
@@ -356,12 +366,17 @@ func (r *reader) add(f patient.Fact) {
 	if f.Reader == "" {
 		f.Reader = ReaderName
 	}
-	if f.Reader != WordsReaderName || len(r.words) == 0 {
+	names := r.words
+	r.words = nil
+	if f.Reader == ReaderName && f.Certainty == patient.Refuted && r.class {
+		// A code for a kind within the class (I20.1 under angina I20):
+		// judged once the record is read (refutedKinds).
+		r.kinds = append(r.kinds, len(r.m.Facts))
+	}
+	if len(names) == 0 {
 		r.m.Facts = append(r.m.Facts, f)
 		return
 	}
-	names := r.words
-	r.words = nil
 	// rec is what the record's statuses state; the words' doubt applies to
 	// a fact not renamed to a status form (as).
 	rec := f.Certainty
@@ -381,6 +396,9 @@ func (r *reader) add(f patient.Fact) {
 		g := f
 		g.ConceptKey, g.Concept, g.Class = n.Set.Key, n.Set.Concept, ""
 		g.Certainty = doubted(rec, n.Certainty)
+		if g.Reader == ReaderName { // a kind the coded resource's words name
+			g.Reader, g.Code = WordsReaderName, ""
+		}
 		r.m.Facts = append(r.m.Facts, g)
 	}
 }
@@ -410,7 +428,7 @@ func (r *reader) mine(it item, ref *Reference) bool {
 }
 
 func (r *reader) read(it item) error {
-	r.words, r.typ = nil, it.typ
+	r.words, r.typ, r.class = nil, it.typ, false
 	switch it.typ {
 	case "Patient":
 		return r.readPatient(it)
@@ -586,6 +604,18 @@ func (r *reader) match(cc *CodeableConcept) (rules.Match, Coding, bool) {
 	}
 	if !found {
 		return r.named(cc)
+	}
+	r.class = best.Prefix && bestC.Code != best.Code
+	if r.name != nil {
+		// The words may name kinds of the coded concept: facts beside it.
+		for _, w := range cc.words() {
+			ws := r.wordsOf(w)
+			ws.Narrower = best.Set.Concept
+			if names, _ := r.name(ws); len(names) > 0 {
+				r.words = append([]Named{{Set: best.Set}}, names...)
+				break
+			}
+		}
 	}
 	return best, bestC, found
 }
@@ -1010,6 +1040,37 @@ func (r *reader) keepLatest() {
 		kept = append(kept, f)
 	}
 	r.m.Facts = kept
+}
+
+// refutedKinds: a refuted code for a kind within a class ("Angina pectoris
+// with documented spasm", I20.1, read as angina by I20) refutes that kind,
+// not the class: where the record affirms the class concept too (an
+// active angina beside it), the refutation is no absence of it. Alone it
+// stands: a refuted I21.4 is the rule-out of a myocardial infarction.
+func (r *reader) refutedKinds() {
+	if len(r.kinds) == 0 {
+		return
+	}
+	affirmed := map[string]bool{}
+	for _, f := range r.m.Facts {
+		if ok, _ := f.Asserts(); ok {
+			affirmed[f.ConceptKey] = true
+		}
+	}
+	drop := map[int]bool{}
+	for _, i := range r.kinds {
+		if f := r.m.Facts[i]; affirmed[f.ConceptKey] {
+			drop[i] = true
+			r.drop(patient.Dropped{Resource: f.Resource, Text: f.Text, Reason: fmt.Sprintf("refuted, but its code is one kind within %s, which the record affirms elsewhere: it refutes that kind, not %s", f.Concept, f.Concept)})
+		}
+	}
+	kept := r.m.Facts[:0:0]
+	for i, f := range r.m.Facts {
+		if !drop[i] {
+			kept = append(kept, f)
+		}
+	}
+	r.m.Facts, r.kinds = kept, nil
 }
 
 // medication finds the product a statement or request names: its own
