@@ -63,9 +63,13 @@ func (p *Program) narrative(caseID, text string, date time.Time) ([]patient.Fact
 		if f.Reader == readerDerive {
 			continue
 		}
-		if why := narrativeDoubt(text, f); why != "" {
+		why, doubted := narrativeDoubt(text, f)
+		if why != "" {
 			drops = append(drops, patient.Dropped{Text: f.Concept, Reason: why})
 			continue
+		}
+		if doubted {
+			f.Certainty = patient.Suspected
 		}
 		facts = append(facts, f)
 	}
@@ -75,17 +79,18 @@ func (p *Program) narrative(caseID, text string, date time.Time) ([]patient.Fact
 // narrativeDoubt says why a fact read from a resource's free text is not
 // kept: once in the record its words are gone, so step (v) cannot judge
 // them later, and the cues are judged here. A stated finding is kept
-// unless a cue scopes over it, or a negation later in its sentence follows
-// a list it may cover ("Left main, proximal LAD, LCx and RCA without
-// significant stenosis"); an absence stands as stated.
-func narrativeDoubt(text string, f patient.Fact) string {
+// unless a negation, a possibility or another person's cue scopes over it,
+// or a negation later in its sentence follows a list it may cover ("Left
+// main, proximal LAD, LCx and RCA without significant stenosis"); one in
+// doubt is kept as suspected; an absence stands as stated.
+func narrativeDoubt(text string, f patient.Fact) (why string, doubted bool) {
 	present, _ := f.Asserts()
 	if !present || len(f.Spans) == 0 {
-		return ""
+		return "", false
 	}
 	sp := f.Spans[0]
 	if sp.Start < 0 || sp.End > len(text) || sp.Start >= sp.End {
-		return ""
+		return "", false
 	}
 	from := strings.LastIndexAny(text[:sp.Start], ".;\n") + 1
 	to := len(text)
@@ -94,12 +99,13 @@ func narrativeDoubt(text string, f patient.Fact) string {
 	}
 	sentence := text[from:to]
 	words := text[sp.Start:sp.End]
-	if cx := consistency.Analyze(sentence, words); cx.Negated || cx.Hypothetical || cx.Other || cx.Uncertain {
-		return "its words in the record's text are set aside ('" + strings.Join(cx.Cues, ", ") + "' in '" + sentence + "')"
+	cx := consistency.Analyze(sentence, words)
+	if cx.Negated || cx.Hypothetical || cx.Other {
+		return "its words in the record's text are set aside ('" + strings.Join(cx.Cues, ", ") + "' in '" + sentence + "')", false
 	}
-	if cx := tailCues(words); cx.Negated {
+	if tc := tailCues(words); tc.Negated {
 		// "RCA without significant stenosis" states no stenosis.
-		return "its own words negate it ('" + strings.Join(cx.Cues, ", ") + "' in '" + words + "')"
+		return "its own words negate it ('" + strings.Join(tc.Cues, ", ") + "' in '" + words + "')", false
 	}
 	// A negation inside a later clause ("LCx and RCA without ...") may
 	// cover the list before it; one opening its own clause ("no LBBB")
@@ -108,11 +114,11 @@ func narrativeDoubt(text string, f patient.Fact) string {
 		cl = strings.TrimSpace(cl)
 		for _, cue := range tailCues(cl).Cues {
 			if !strings.HasPrefix(strings.ToLower(cl), strings.ToLower(cue)) {
-				return "a negation later in its sentence may cover it ('" + cue + "' in '" + sentence + "')"
+				return "a negation later in its sentence may cover it ('" + cue + "' in '" + sentence + "')", false
 			}
 		}
 	}
-	return ""
+	return "", cx.Uncertain
 }
 
 // tailCues are the negation cues scoping over a phrase's last word (a

@@ -831,7 +831,14 @@ func (r *reader) readNarrative(it item, label, value string, w *eval.When) {
 		r.drop(patient.Dropped{Resource: it.ref, Text: text, Reason: "its text names no concept of the pack"})
 		return
 	}
+	head := len(text) - len(strings.TrimSpace(value))
 	for _, f := range facts {
+		if len(f.Spans) > 0 && f.Spans[0].End <= head {
+			// The code's words head the text; what they name is the
+			// test, not its finding ("Clinic assessment").
+			r.drop(patient.Dropped{Resource: it.ref, Text: f.Text, Reason: "its words are the observation's name, not its value"})
+			continue
+		}
 		f.ID, f.Spans, f.Resource, f.Code, f.Section, f.Reader = "", nil, it.ref, "", "", NarrativeReaderName
 		if f.When == nil {
 			f.When = w
