@@ -95,6 +95,11 @@ type Options struct {
 	// Narrative, when set, reads a resource's free-text value (an
 	// Observation's valueString) as text; nil: such a value is dropped.
 	Narrative NarrativeFunc
+	// Past, when set, reports whether a resource's words state a
+	// condition of the past ("Personal history of atrial fibrillation"):
+	// a Condition named by such words has status history whatever its
+	// clinicalStatus, since problem lists keep a history entry active.
+	Past func(words string) bool
 	// Date is the reference date: ages count to it and time windows from
 	// it. Zero means today (UTC).
 	Date time.Time
@@ -147,7 +152,7 @@ func ReadParts(parts [][]byte, vs *rules.ValueSets, opt Options) (*patient.Model
 	if vs == nil {
 		return nil, errors.New("fhir: the pack has no value sets (" + rules.ValueSetsFile + "), so no code can become a fact; add the file to the pack")
 	}
-	r := &reader{vs: vs, name: opt.Name, narrative: opt.Narrative, date: opt.Date, byRef: map[string]json.RawMessage{}, unread: map[string]int{}}
+	r := &reader{vs: vs, name: opt.Name, narrative: opt.Narrative, past: opt.Past, date: opt.Date, byRef: map[string]json.RawMessage{}, unread: map[string]int{}}
 	if r.date.IsZero() {
 		r.date = time.Now().UTC()
 	}
@@ -246,6 +251,7 @@ type reader struct {
 	vs        *rules.ValueSets
 	name      NameFunc
 	narrative NarrativeFunc
+	past      func(words string) bool
 	// words are the concepts the last words-named match's words state
 	// ("Stable angina, non-obstructive coronary artery disease"): the
 	// first is the match's, the others are added beside its fact (add)
@@ -729,6 +735,9 @@ func (r *reader) readCondition(it item) error {
 		r.drop(patient.Dropped{Resource: it.ref, Text: f.Text, Reason: fmt.Sprintf("clinicalStatus %q is not an R4 code", clinical)})
 		return nil
 	}
+	if m.System == textSystem && r.past != nil && r.past(coding.Display) {
+		f.Status = patient.StatusHistory // the words say so: "History of chest pain"
+	}
 	switch verification {
 	case "confirmed":
 		if f.Certainty == "" { // words that state a doubt keep it
@@ -1121,7 +1130,16 @@ func medicationStatus(typ, status, intent string) (patient.Status, bool) {
 			return patient.StatusPlanned, true
 		}
 		return patient.StatusTaking, true
-	case "completed", "stopped":
+	case "completed":
+		// R4: a completed MedicationStatement is no longer taken; a
+		// completed MedicationRequest is an order whose actions all
+		// occurred (dispensed, a course supplied), which says nothing of
+		// whether a chronic drug is still taken: unknown, not stopped.
+		if typ == "MedicationRequest" {
+			return "", false
+		}
+		return patient.StatusStopped, true
+	case "stopped":
 		return patient.StatusStopped, true
 	case "on-hold":
 		// Held is not being taken now; the order stands.
