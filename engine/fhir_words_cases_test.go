@@ -85,6 +85,12 @@ func (c wordsCase) bundle(t *testing.T) []byte {
 			if r.Type == "MedicationRequest" {
 				res["intent"] = "order"
 			}
+		case "ServiceRequest":
+			st := r.Status
+			if st == "" {
+				st = "active"
+			}
+			res["status"], res["intent"], res["code"] = st, "order", cc
 		case "Observation":
 			res["status"], res["code"], res["effectiveDateTime"] = "final", cc, "2026-11-20"
 			switch {
@@ -94,7 +100,7 @@ func (c wordsCase) bundle(t *testing.T) []byte {
 				res["valueQuantity"] = map[string]any{"value": *r.Value, "unit": r.Unit, "system": "http://unitsofmeasure.org", "code": r.Unit}
 			}
 		default:
-			require.Failf(t, "unknown resource type", "%s: resource %d: type %q; use Condition, MedicationStatement, MedicationRequest or Observation", c.Name, i, r.Type)
+			require.Failf(t, "unknown resource type", "%s: resource %d: type %q; use Condition, MedicationStatement, MedicationRequest, ServiceRequest or Observation", c.Name, i, r.Type)
 		}
 		entries = append(entries, map[string]any{"resource": res})
 	}

@@ -448,6 +448,8 @@ func (r *reader) read(it item) error {
 		return r.readMedicationRequest(it)
 	case "Procedure":
 		return r.readProcedure(it)
+	case "ServiceRequest":
+		return r.readServiceRequest(it)
 	case "AllergyIntolerance":
 		return r.readAllergy(it)
 	case "FamilyMemberHistory":
@@ -1262,6 +1264,40 @@ func (r *reader) readProcedure(it item) error {
 	} else if as(&f, m, "planned") {
 		f.Status = ""
 	}
+	r.add(f)
+	return nil
+}
+
+// readServiceRequest reads an order or proposal for a procedure as the
+// procedure planned, as a Procedure in preparation is; a completed request
+// says nothing a result does not (its Procedure or Observation is read),
+// and a revoked one nothing at all.
+func (r *reader) readServiceRequest(it item) error {
+	var q ServiceRequest
+	if err := decode(it, &q); err != nil {
+		return err
+	}
+	if !r.mine(it, q.Subject) {
+		return nil
+	}
+	switch q.Status {
+	case "active", "draft", "on-hold":
+	default:
+		r.drop(patient.Dropped{Resource: it.ref, Text: q.Code.label(), Reason: fmt.Sprintf("status %q: only active, draft and on-hold requests state a planned procedure", q.Status)})
+		return nil
+	}
+	m, coding, ok := r.match(q.Code)
+	if !ok {
+		r.unmatched(it, q.Code)
+		return nil
+	}
+	f := fact(it, patient.KindProcedure, m, coding, q.Code.label())
+	f.Status = patient.StatusPlanned
+	if as(&f, m, "planned") {
+		f.Status = ""
+	}
+	// No date: the order's date is not when the procedure is (a planned
+	// Procedure has none either).
 	r.add(f)
 	return nil
 }

@@ -166,6 +166,15 @@ type Procedure struct {
 	PerformedPeriod   *Period          `json:"performedPeriod,omitempty"`
 }
 
+// ServiceRequest is an order or proposal for a procedure or test.
+type ServiceRequest struct {
+	head
+	Status  string           `json:"status,omitempty"`
+	Intent  string           `json:"intent,omitempty"`
+	Code    *CodeableConcept `json:"code,omitempty"`
+	Subject *Reference       `json:"subject,omitempty"`
+}
+
 // AllergyIntolerance is a substance the patient does not tolerate.
 type AllergyIntolerance struct {
 	head
