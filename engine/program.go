@@ -49,6 +49,9 @@ type Program struct {
 	hierarchy *rules.Hierarchy
 	// anatomy reads per-vessel stenosis reports with the pack's words.
 	anatomy *anatomyReader
+	// recordNaming is naming as a coded record's words are read
+	// (nameFromWords, fhir_input.go).
+	recordNaming recordNaming
 	// concept names per key, and keys per normalised name.
 	names map[string]string
 	keys  map[string]string
@@ -273,6 +276,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 			}
 		}
 	}
+	p.recordNaming = p.recordNames(names, cfg.lexicon)
 	p.antonyms = antonymsOf(cfg.lexicon, p.keys)
 	if err := p.initReaders(); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
