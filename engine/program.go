@@ -541,6 +541,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if proc, ok := planned[[2]string{f.ID, a.ConceptKey}]; ok {
 				ph = phrasesFor(proc, p.phrases)
 			}
+			if doubted[f.ID] && p.doubtfulName(a.Concept) {
+				ph = p.undoubtedForms(ph)
+			}
 			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: labelled(text, secs, f.Start, clause[f.ID]),
 				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph}})
 		}
