@@ -20,11 +20,17 @@ var (
 	// Documents write dates day first ("12/02/2025", "03.06.66") and
 	// months as month/year ("03/2025"). Two numbers alone ("3/12", "2/52")
 	// are durations or ratios, never read as dates.
-	whenDMY      = regexp.MustCompile(`(?:^|[^\d/.])([0-2]?\d|3[01])[/.](0?[1-9]|1[0-2])[/.]((?:19|20)\d\d|\d\d)\b`)
-	whenMY       = regexp.MustCompile(`(?:^|[^\d/.])(0?[1-9]|1[0-2])/((?:19|20)\d\d)\b`)
-	whenMonthYr  = regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+((?:19|20)\d\d)\b`)
-	whenAgo      = regexp.MustCompile(`(?i)\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*-?\s*(days?|d|weeks?|wks?|w|months?|mos?|years?|yrs?|y)\s+(?:ago|earlier|previously|before|prior)\b`)
-	whenFor      = regexp.MustCompile(`(?i)\b(?:for|over)\s+(?:the\s+(?:last|past)\s+)?(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
+	whenDMY     = regexp.MustCompile(`(?:^|[^\d/.])([0-2]?\d|3[01])[/.](0?[1-9]|1[0-2])[/.]((?:19|20)\d\d|\d\d)\b`)
+	whenMY      = regexp.MustCompile(`(?:^|[^\d/.])(0?[1-9]|1[0-2])/((?:19|20)\d\d)\b`)
+	whenMonthYr = regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+((?:19|20)\d\d)\b`)
+	whenAgo     = regexp.MustCompile(`(?i)\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*-?\s*(days?|d|weeks?|wks?|w|months?|mos?|years?|yrs?|y)\s+(?:ago|earlier|previously|before|prior)\b`)
+	whenFor     = regexp.MustCompile(`(?i)\b(?:for|over)\s+(?:the\s+(?:last|past)\s+)?(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
+	// Clinical shorthand writes a duration as a count over the units in
+	// a year, week or month: "for 3/12" (3 months), "x 2/52" (2 weeks);
+	// ">6/12" or "over 6/12" is longer than that. A bare "2/52" is as
+	// often a time to come ("r/v 2/52") and is left undated; never part
+	// of a date ("3/12/2025").
+	whenSlash    = regexp.MustCompile(`(?i)(?:^|[^\d/.])(?:(for|x|×)|(>=?|≥|over|more than|at least))\s*(\d{1,2})/(12|52|7)(?:$|[^\d/.])`)
 	whenSinceYr  = regexp.MustCompile(`(?i)\bsince\s+((?:19|20)\d\d)\b`)
 	whenYear     = regexp.MustCompile(`(?i)(?:^|[\s(,;])(?:in\s+)?((?:19|20)\d\d)\b`)
 	whenRelative = regexp.MustCompile(`(?i)\b(today|this morning|this afternoon|tonight|just now|this admission|yesterday|last night|this week|last week|this month|last month|last year|recently|recent)\b`)
@@ -125,6 +131,19 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 		if n := count(m[1]); n > 0 {
 			t := day(daysBefore(now, n*unitDays(m[2])))
 			return &eval.When{From: t, To: end(t), Text: m[0]}
+		}
+	}
+	if m := find(whenSlash, text, digits); m != nil {
+		if n := count(m[3]); n > 0 {
+			per := map[string]float64{"12": 30.4375, "52": 7, "7": 1}[m[4]]
+			t := day(daysBefore(now, n*per))
+			w := &eval.When{From: t, To: end(t), Text: strings.Trim(m[0], " ()[],;:-.")}
+			if m[2] != "" {
+				// Longer than the span: it began at that date or before,
+				// by how much the words do not say.
+				w.From = t.AddDate(-100, 0, 0)
+			}
+			return w
 		}
 	}
 	if m := find(whenMonthYr, text, digits); m != nil {
