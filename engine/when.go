@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,8 +21,13 @@ var (
 	// Documents write dates day first ("12/02/2025", "03.06.66") and
 	// months as month/year ("03/2025"). Two numbers alone ("3/12", "2/52")
 	// are durations or ratios, never read as dates.
-	whenDMY     = regexp.MustCompile(`(?:^|[^\d/.])([0-2]?\d|3[01])[/.](0?[1-9]|1[0-2])[/.]((?:19|20)\d\d|\d\d)\b`)
-	whenMY      = regexp.MustCompile(`(?:^|[^\d/.])(0?[1-9]|1[0-2])/((?:19|20)\d\d)\b`)
+	whenDMY = regexp.MustCompile(`(?:^|[^\d/.])([0-2]?\d|3[01])[/.](0?[1-9]|1[0-2])[/.]((?:19|20)\d\d|\d\d)\b`)
+	whenMY  = regexp.MustCompile(`(?:^|[^\d/.])(0?[1-9]|1[0-2])/((?:19|20)\d\d)\b`)
+	// Notes drop the year: "29/01" (day/month) and "09/25" (month/
+	// two-digit year), both parts two digits. Which one it is follows from
+	// which part can be a month and which reading lies nearer the case
+	// date; "12/12" and the like are months of a duration, not a date.
+	whenShort   = regexp.MustCompile(`(?:^|[^\d/.~])(\d\d)/(\d\d)(?:$|[^\d/])`)
 	whenMonthYr = regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+((?:19|20)\d\d)\b`)
 	whenAgo     = regexp.MustCompile(`(?i)\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*-?\s*(days?|d|weeks?|wks?|w|months?|mos?|years?|yrs?|y)\s+(?:ago|earlier|previously|before|prior)\b`)
 	whenFor     = regexp.MustCompile(`(?i)\b(?:for|over)\s+(?:the\s+(?:last|past)\s+)?(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
@@ -120,6 +126,12 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 		y, _ := strconv.Atoi(m[2])
 		t := time.Date(y, time.Month(mo), 1, 0, 0, 0, 0, time.UTC)
 		return &eval.When{From: t, To: t.AddDate(0, 1, 0).Add(-time.Second), Text: strings.TrimLeft(m[0], " ([,;:-")}
+	}
+	if m := find(whenShort, text, digits); m != nil {
+		if w := shortDate(m[1], m[2], now); w != nil {
+			w.Text = m[1] + "/" + m[2]
+			return w
+		}
 	}
 	if m := find(whenAgo, text, mayHold(text, whenAgoWords)); m != nil {
 		if n := count(m[1]); n > 0 {
@@ -247,4 +259,45 @@ func (p *Program) cutWhen(text string, findings []extract.Finding, now time.Time
 		out[f.ID] = w
 	}
 	return out
+}
+
+// shortDate reads a yearless "aa/bb": a day and month in the year that puts
+// it nearest the case date (a plan may name a date to come), or a month and
+// two-digit year within the last thirty years or the next one; the
+// reading nearer the case date wins when both can be. "bb" of 12 with "aa"
+// at most 12 is a count of months ("clopidogrel 12/12"), not a date.
+func shortDate(a, b string, now time.Time) *eval.When {
+	x, _ := strconv.Atoi(a)
+	y, _ := strconv.Atoi(b)
+	if y == 12 && x <= 12 {
+		return nil
+	}
+	var best *eval.When
+	dist := func(w *eval.When) float64 {
+		mid := w.From.Add(w.To.Sub(w.From) / 2)
+		return math.Abs(now.Sub(mid).Hours())
+	}
+	if x >= 1 && x <= 31 && y >= 1 && y <= 12 {
+		for _, yr := range []int{now.Year() - 1, now.Year(), now.Year() + 1} {
+			t := time.Date(yr, time.Month(y), x, 0, 0, 0, 0, time.UTC)
+			if t.Day() != x {
+				continue
+			}
+			w := &eval.When{From: t, To: t.Add(24*time.Hour - time.Second)}
+			if best == nil || dist(w) < dist(best) {
+				best = w
+			}
+		}
+	}
+	if x >= 1 && x <= 12 {
+		yr := 2000 + y
+		if yr >= now.Year()-30 && yr <= now.Year()+1 {
+			t := time.Date(yr, time.Month(x), 1, 0, 0, 0, 0, time.UTC)
+			w := &eval.When{From: t, To: t.AddDate(0, 1, 0).Add(-time.Second)}
+			if best == nil || dist(w) < dist(best) {
+				best = w
+			}
+		}
+	}
+	return best
 }
