@@ -1012,10 +1012,12 @@ func labelled(text string, secs []extract.Section, pos int, clause string) strin
 			break
 		}
 	}
-	// A label right before the clause, at the start of its line or
-	// sentence.
+	// A label at the start of the clause's line or sentence: it names
+	// what every part of the sentence after it reports ("Stress CMR
+	// 12/2025: possible small defect vs artefact; image quality degraded -
+	// reported as non-diagnostic").
 	s := pos
-	for s > 0 && !strings.ContainsRune(",;:\n.", rune(text[s-1])) {
+	for s > 0 && !strings.ContainsRune(":\n", rune(text[s-1])) && !(text[s-1] == '.' && s < len(text) && text[s] == ' ') {
 		s--
 	}
 	if s == 0 || text[s-1] != ':' {
