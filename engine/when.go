@@ -30,7 +30,9 @@ var (
 	whenShort   = regexp.MustCompile(`(?:^|[^\d/.~])(\d\d)/(\d\d)(?:$|[^\d/])`)
 	whenMonthYr = regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+((?:19|20)\d\d)\b`)
 	whenAgo     = regexp.MustCompile(`(?i)\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*-?\s*(days?|d|weeks?|wks?|w|months?|mos?|years?|yrs?|y)\s+(?:ago|earlier|previously|before|prior)\b`)
-	whenFor     = regexp.MustCompile(`(?i)\b(?:for|over)\s+(?:the\s+(?:last|past)\s+)?(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
+	whenFor     = regexp.MustCompile(`(?i)(?:\b(?:for|over)\s+(?:the\s+(?:last|past)\s+)?|(?:^|\s)[x×]\s*)(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
+	// "in the last 6 months": an event some time within that span.
+	whenWithin = regexp.MustCompile(`(?i)\b(?:in|during|within)\s+the\s+(?:last|past|previous)\s+(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
 	// Clinical shorthand writes a duration as a count over the units in
 	// a year, week or month: "for 3/12" (3 months), "x 2/52" (2 weeks);
 	// ">6/12" or "over 6/12" is longer than that. A bare "2/52" is as
@@ -39,7 +41,7 @@ var (
 	whenSlash    = regexp.MustCompile(`(?i)(?:^|[^\d/.])(?:(for|x|×)|(>=?|≥|over|more than|at least))\s*(\d{1,2})/(12|52|7)(?:$|[^\d/.])`)
 	whenSinceYr  = regexp.MustCompile(`(?i)\bsince\s+((?:19|20)\d\d)\b`)
 	whenYear     = regexp.MustCompile(`(?i)(?:^|[\s(,;])(?:in\s+)?((?:19|20)\d\d)\b`)
-	whenRelative = regexp.MustCompile(`(?i)\b(today|this morning|this afternoon|tonight|just now|this admission|yesterday|last night|this week|last week|this month|last month|last year|recently|recent)\b`)
+	whenRelative = regexp.MustCompile(`(?i)\b(today|this morning|this afternoon|tonight|just now|this admission|yesterday|yest|y'day|last night|this week|this wk|last week|last wk|this month|last month|last year|recently|recent)\b`)
 )
 
 // whenStage dates a finding's event from its time phrases (generic words
@@ -139,6 +141,11 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 			return &eval.When{From: t, To: end(t), Text: m[0]}
 		}
 	}
+	if m := find(whenWithin, text, mayHold(text, whenWithinWords)); m != nil {
+		if n := count(m[1]); n > 0 {
+			return &eval.When{From: day(daysBefore(now, n*unitDays(m[2]))), To: end(day(now)), Text: m[0]}
+		}
+	}
 	if m := find(whenFor, text, mayHold(text, whenForWords)); m != nil {
 		if n := count(m[1]); n > 0 {
 			t := day(daysBefore(now, n*unitDays(m[2])))
@@ -172,12 +179,12 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 		today := day(now)
 		w := &eval.When{Text: m[0]}
 		switch strings.ToLower(m[1]) {
-		case "yesterday", "last night":
+		case "yesterday", "yest", "y'day", "last night":
 			w.From = today.AddDate(0, 0, -1)
 			w.To = end(w.From)
-		case "this week":
+		case "this week", "this wk":
 			w.From, w.To = today.AddDate(0, 0, -6), end(today)
-		case "last week":
+		case "last week", "last wk":
 			w.From, w.To = today.AddDate(0, 0, -13), end(today.AddDate(0, 0, -7))
 		case "this month":
 			w.From, w.To = today.AddDate(0, 0, -30), end(today)
@@ -209,9 +216,10 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 // (each needs one of its list); the other patterns need a digit.
 var (
 	whenAgoWords      = []string{"ago", "earlier", "previously", "before", "prior"}
-	whenForWords      = []string{"for", "over"}
-	whenRelativeWords = []string{"today", "this", "tonight", "just", "yesterday", "last", "recent"}
-	whenWords         = append(append(append([]string{}, whenAgoWords...), whenForWords...), whenRelativeWords...)
+	whenForWords      = []string{"for", "over", "x", "×"}
+	whenWithinWords   = []string{"last", "past", "previous"}
+	whenRelativeWords = []string{"today", "this", "tonight", "just", "yest", "y'day", "last", "recent"}
+	whenWords         = append(append(append(append([]string{}, whenAgoWords...), whenForWords...), whenRelativeWords...), whenWithinWords...)
 )
 
 // mayHold reports whether text may hold one of the words as the
