@@ -31,7 +31,8 @@ func (p *Program) ReadFHIRParts(caseID string, parts [][]byte, date time.Time) (
 		return nil, &StageError{CaseID: caseID, Stage: StageRead, Detail: "FHIR bundle",
 			Err: errors.New("the pack has no value sets (" + rules.ValueSetsFile + "), so no code can become a fact")}
 	}
-	m, err := fhir.ReadParts(parts, p.pack.ValueSets, fhir.Options{CaseID: caseID, Date: date, Name: p.nameFromWords})
+	m, err := fhir.ReadParts(parts, p.pack.ValueSets, fhir.Options{CaseID: caseID, Date: date, Name: p.nameFromWords,
+		Drug: p.drugInWords, Agent: p.hierarchy.AgentNamed})
 	if err != nil {
 		return nil, stageErr(caseID, StageRead, err, "FHIR bundle")
 	}
@@ -92,6 +93,17 @@ func (p *Program) nameFromWords(words string) ([]*rules.ValueSet, patient.Certai
 		cert = patient.Suspected
 	}
 	return sets, cert, ""
+}
+
+// drugInWords tells the FHIR reader whether a concept named from a
+// resource's words is a drug, and the words' not-tolerated cue (the
+// pack's, meta/sections.json): "Aspirin allergy" states aspirin not
+// tolerated, never taken.
+func (p *Program) drugInWords(key, words string) (bool, string) {
+	if !p.medications[key] {
+		return false, ""
+	}
+	return true, p.doc.Cue(rules.CueNotTolerated, words)
 }
 
 // AskFHIR answers a FHIR R4 Bundle: the bundle becomes the patient model

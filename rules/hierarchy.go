@@ -32,6 +32,12 @@ type Hierarchy struct {
 	// Calculated declares concepts computed by a published equation from
 	// other facts (see Calculated).
 	Calculated []Calculated `json:"calculated,omitempty"`
+	// Components, Bars and Agents say what a recorded intolerance bars
+	// (see barring.go).
+	Components []Component `json:"components,omitempty"`
+	Bars       []Bar       `json:"bars,omitempty"`
+	BarsNote   string      `json:"bars_note,omitempty"` // why a concept bars nothing
+	Agents     []AgentList `json:"agents,omitempty"`
 
 	up, down map[string][]string // normalised name → transitive closure
 }
@@ -143,6 +149,9 @@ func ParseHierarchy(name string, data []byte) (*Hierarchy, error) {
 		return nil, err
 	}
 	if err := checkCalculated(name, h.Calculated); err != nil {
+		return nil, err
+	}
+	if err := h.checkBarring(name); err != nil {
 		return nil, err
 	}
 	h.Composites = ordered
@@ -270,6 +279,25 @@ func (h *Hierarchy) Check(p *Pack) []string {
 	for _, c := range h.Composites {
 		if !names[NormalizeName(c.Concept)] && !used[NormalizeName(c.Concept)] {
 			bad = append(bad, fmt.Sprintf("composites (%s): %q is not a concept of the pack, so the definition would never be used", c.Concept, c.Concept))
+		}
+	}
+	for i, c := range h.Components {
+		for _, n := range append([]string{c.Concept}, c.Of...) {
+			if !names[NormalizeName(n)] && !members[NormalizeName(n)] {
+				bad = append(bad, fmt.Sprintf("components[%d] (%s): %q is not a concept of the pack", i, c.Concept, n))
+			}
+		}
+	}
+	for i, b := range h.Bars {
+		for _, n := range []string{b.Concept, b.Drug} {
+			if !names[NormalizeName(n)] && !members[NormalizeName(n)] {
+				bad = append(bad, fmt.Sprintf("bars[%d] (%s): %q is not a concept of the pack", i, b.Concept, n))
+			}
+		}
+	}
+	for i, a := range h.Agents {
+		if !names[NormalizeName(a.Class)] && !members[NormalizeName(a.Class)] {
+			bad = append(bad, fmt.Sprintf("agents[%d]: %q is not a concept of the pack", i, a.Class))
 		}
 	}
 	// A calculated concept must be one a rule or definition reads; its
