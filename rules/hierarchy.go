@@ -475,7 +475,8 @@ func checkComposites(name string, cs []Composite) ([]Composite, error) {
 }
 
 // MemberConcepts lists the leaf concept names of the composites (members
-// and measures) that the given index does not know, so that a program can
+// and measures), and the concepts of the is-a relations and of what an
+// intolerance bars (barring.go), that the given index does not know, so that a program can
 // ground them although no rule names them; units holds the units of the
 // numeric members per name.
 func (h *Hierarchy) MemberConcepts(known map[string]string) (names []string, units map[string][]string) {
@@ -524,6 +525,29 @@ func (h *Hierarchy) MemberConcepts(known map[string]string) (names []string, uni
 			seen[k] = true
 			names = append(names, n)
 		}
+	}
+	// The drugs what a recorded intolerance bars names are read too: an
+	// allergy to nitrates bars a short-acting nitrate no rule reads.
+	var barring []string
+	for _, r := range h.Relations {
+		barring = append(barring, r.Narrower, r.Broader)
+	}
+	for _, c := range h.Components {
+		barring = append(append(barring, c.Concept), c.Of...)
+	}
+	for _, b := range h.Bars {
+		barring = append(barring, b.Concept, b.Drug)
+	}
+	for _, a := range h.Agents {
+		barring = append(barring, a.Class)
+	}
+	for _, n := range barring {
+		k := NormalizeName(n)
+		if _, ok := known[k]; ok || seen[k] || k == "" {
+			continue
+		}
+		seen[k] = true
+		names = append(names, n)
 	}
 	return names, units
 }
