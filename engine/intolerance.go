@@ -123,10 +123,20 @@ func (p *Program) notToleratedFacts(m *patient.Model, ev []eval.Evidence, findin
 	for _, f := range findings {
 		byID[f.ID] = f
 	}
+	// A finding that states the pack's own intolerance or contraindication
+	// concept ("DOAC contraindicated", "ramipril" listed as ACE inhibitor
+	// intolerance) states that fact; the drug it names is no second one
+	// (a DOAC contraindication says nothing against the warfarin taken).
+	stated := map[string]bool{}
+	for _, f := range m.Facts {
+		if f.Present && (p.hierarchy.BarredDrug(f.Concept) != "" || p.doc.IntolerantOf(f.Concept) != "") {
+			stated[f.ID] = true
+		}
+	}
 	seen := map[[2]string]bool{}
 	var out []patient.Fact
 	for _, e := range ev {
-		if seen[[2]string{e.ID, e.ConceptKey}] {
+		if seen[[2]string{e.ID, e.ConceptKey}] || stated[e.ID] {
 			continue
 		}
 		seen[[2]string{e.ID, e.ConceptKey}] = true

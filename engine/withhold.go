@@ -237,5 +237,5 @@ func cautionReason(b bar, a Action) string {
 	case b.fact.Certainty == patient.Suspected:
 		return statesBar(b) + ": a possible intolerance, so confirm it before " + a.Intent + " " + a.Concept
 	}
-	return statesBar(b) + ": " + a.Intent + " " + a.Concept + " is not advised; the row's other option stands"
+	return statesBar(b) + ": " + a.Intent + " " + a.Concept + " is not advised; the row's other actions stand"
 }
