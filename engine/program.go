@@ -269,6 +269,13 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 			}
 		}
 	}
+	if p.hierarchy != nil {
+		// A drug class declared for what an intolerance bars ("statin").
+		for _, d := range p.hierarchy.Classes {
+			k := "name:" + rules.NormalizeName(d.Concept)
+			p.medications[k], p.roles[k] = true, rules.RoleMedication
+		}
+	}
 	p.antonyms = antonymsOf(cfg.lexicon, p.keys)
 	if err := p.initReaders(); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)

@@ -86,8 +86,10 @@ func (p *Program) barring(m *patient.Model) map[string][]bar {
 // returned with a caution on the barred alternative ("beta-blocker
 // and/or CCB"). A fact that names one agent of a class ("Metoprolol" for
 // beta-blocker) bars the class for no row: the row is returned with a
-// caution that names the agent. An unconfirmed intolerance withholds
-// nothing either: the row is returned with a caution that states the
+// caution that names the agent, and so does an intolerance the pack
+// declares usually partial (meta/hierarchy.json "partial": statins, whose
+// row asks for the maximum tolerated dose). An unconfirmed intolerance
+// withholds nothing either: the row is returned with a caution that states the
 // certainty, since a Class I row should not disappear on a suspicion.
 func (p *Program) withhold(res *Result, m *patient.Model) []Withheld {
 	barred := p.barring(m)
@@ -100,7 +102,7 @@ func (p *Program) withhold(res *Result, m *patient.Model) []Withheld {
 		n := rules.NormalizeName(concept)
 		for _, c := range append([]string{n}, p.hierarchy.CountsAs(n)...) {
 			for _, b := range barred[c] {
-				if b.agent != "" || b.fact.Certainty == patient.Suspected {
+				if b.agent != "" || b.fact.Certainty == patient.Suspected || p.hierarchy.PartialIntolerance(b.concept) {
 					soft = append(soft, b)
 				} else {
 					firm = append(firm, b)
@@ -199,7 +201,7 @@ func (p *Program) withhold(res *Result, m *patient.Model) []Withheld {
 					continue
 				}
 				seen[b.fact.ID] = true
-				r.Cautions = append(r.Cautions, Caution{Concept: u.action.Concept, FactID: b.fact.ID, Reason: cautionReason(b, u.action)})
+				r.Cautions = append(r.Cautions, Caution{Concept: u.action.Concept, FactID: b.fact.ID, Reason: cautionReason(b, u.action, p.hierarchy.PartialIntolerance(b.concept))})
 			}
 		}
 		kept = append(kept, r)
@@ -226,16 +228,19 @@ func statesBar(b bar) string {
 		}
 		return "the record states " + name + " " + strings.ReplaceAll(string(f.Status), "-", " ") + certainty + " (" + where + ")"
 	}
-	return "the record states " + f.Concept + certainty + " (" + where + "), which bars " + b.concept
+	return "the record states " + f.Concept + certainty + " (" + where + "), which stands against giving " + b.concept
 }
 
-// cautionReason is why a returned row carries a caution.
-func cautionReason(b bar, a Action) string {
+// cautionReason is why a returned row carries a caution; partial: the
+// pack declares intolerance of the barred drug usually partial.
+func cautionReason(b bar, a Action, partial bool) string {
 	switch {
 	case b.agent != "":
 		return statesBar(b) + ": only that agent is barred, so " + a.Intent + " " + a.Concept + " with another agent"
 	case b.fact.Certainty == patient.Suspected:
 		return statesBar(b) + ": a possible intolerance, so confirm it before " + a.Intent + " " + a.Concept
+	case partial:
+		return statesBar(b) + ": intolerance of " + b.concept + " is usually partial, so " + a.Intent + " " + a.Concept + " only as tolerated"
 	}
 	return statesBar(b) + ": " + a.Intent + " " + a.Concept + " is not advised; the row's other actions stand"
 }

@@ -36,6 +36,14 @@ type AgentList struct {
 	Source string   `json:"source"`
 }
 
+// Declared is a drug class no rule names, declared so that relations,
+// agents and bars may name it and the program reads it ("statin": an
+// allergy to statins bars the high-intensity statin a row gives).
+type Declared struct {
+	Concept string `json:"concept"`
+	Source  string `json:"source"`
+}
+
 // checkBarring validates the components, bars and agents of a hierarchy file.
 func (h *Hierarchy) checkBarring(name string) error {
 	for i, c := range h.Components {
@@ -58,7 +66,30 @@ func (h *Hierarchy) checkBarring(name string) error {
 			return fmt.Errorf("%s: agents[%d]: class, agents and source are required", name, i)
 		}
 	}
+	for field, list := range map[string][]Declared{"classes": h.Classes, "partial": h.Partial} {
+		for i, d := range list {
+			if NormalizeName(d.Concept) == "" || strings.TrimSpace(d.Source) == "" {
+				return fmt.Errorf("%s: %s[%d]: concept and source are required", name, field, i)
+			}
+		}
+	}
 	return nil
+}
+
+// PartialIntolerance reports whether the pack declares intolerance of a
+// drug usually partial (dose-related muscle symptoms of a statin), so
+// that it cautions the rows that give the drug and withholds none.
+func (h *Hierarchy) PartialIntolerance(concept string) bool {
+	if h == nil {
+		return false
+	}
+	n := NormalizeName(concept)
+	for _, d := range h.Partial {
+		if NormalizeName(d.Concept) == n {
+			return true
+		}
+	}
+	return false
 }
 
 // CountsAs returns every concept a given one counts as, transitively and

@@ -36,8 +36,10 @@ type Hierarchy struct {
 	// (see barring.go).
 	Components []Component `json:"components,omitempty"`
 	Bars       []Bar       `json:"bars,omitempty"`
-	BarsNote   string      `json:"bars_note,omitempty"` // why a concept bars nothing
+	AgentsNote string      `json:"agents_note,omitempty"` // why a class has no agents list
 	Agents     []AgentList `json:"agents,omitempty"`
+	Classes    []Declared  `json:"classes,omitempty"`
+	Partial    []Declared  `json:"partial,omitempty"`
 
 	up, down map[string][]string // normalised name → transitive closure
 }
@@ -233,7 +235,17 @@ func (h *Hierarchy) Check(p *Pack) []string {
 			}
 		}
 	}
+	// A declared drug class is a concept of the pack for what an
+	// intolerance bars (barring.go).
+	for _, d := range h.Classes {
+		members[NormalizeName(d.Concept)] = true
+	}
 	var bad []string
+	for i, d := range h.Partial {
+		if !names[NormalizeName(d.Concept)] && !members[NormalizeName(d.Concept)] {
+			bad = append(bad, fmt.Sprintf("partial[%d]: %q is not a concept of the pack", i, d.Concept))
+		}
+	}
 	for i, r := range h.Relations {
 		for _, n := range []string{r.Narrower, r.Broader} {
 			if !names[NormalizeName(n)] && !members[NormalizeName(n)] {
@@ -540,6 +552,9 @@ func (h *Hierarchy) MemberConcepts(known map[string]string) (names []string, uni
 	}
 	for _, a := range h.Agents {
 		barring = append(barring, a.Class)
+	}
+	for _, d := range h.Classes {
+		barring = append(barring, d.Concept)
 	}
 	for _, n := range barring {
 		k := NormalizeName(n)
