@@ -180,6 +180,25 @@ func (p *Program) withhold(res *Result, m *patient.Model) []Withheld {
 			f, s := regimen(a.Concept, 0)
 			u.firm, u.soft = append(u.firm, f...), append(u.soft, s...)
 		}
+		// A procedure the row performs whose component the record bars
+		// (an allergy to the contrast medium CCTA uses) calls for
+		// precautions, not for dropping the test: a caution.
+		for _, a := range r.Actions {
+			if givingIntents[a.Intent] {
+				continue
+			}
+			seen := map[string]bool{}
+			for _, c := range p.hierarchy.ComponentsOf(a.Concept) {
+				f, s := against(c)
+				for _, b := range append(f, s...) {
+					if !seen[b.fact.ID] {
+						seen[b.fact.ID] = true
+						r.Cautions = append(r.Cautions, Caution{Concept: a.Concept, FactID: b.fact.ID,
+							Reason: statesBar(b) + ": " + a.Concept + " uses " + b.concept + ", so take the precautions it needs"})
+					}
+				}
+			}
+		}
 		all := len(order) > 0
 		for _, h := range order {
 			if len(units[h].firm) == 0 {

@@ -62,8 +62,10 @@ type withholdCase struct {
 	Withheld []string          `json:"withheld,omitempty"`
 	Returned []string          `json:"returned,omitempty"`
 	Cautions map[string]string `json:"cautions,omitempty"`
-	Facts    []string          `json:"facts,omitempty"`
-	NoFacts  []string          `json:"no_facts,omitempty"`
+	// NoCautions: rows returned without any caution.
+	NoCautions []string `json:"no_cautions,omitempty"`
+	Facts      []string `json:"facts,omitempty"`
+	NoFacts    []string `json:"no_facts,omitempty"`
 }
 
 // Recorded intolerances, coded, named by a resource's words or written in
@@ -124,6 +126,11 @@ func TestWithholdCases(t *testing.T) {
 					reasons = append(reasons, c.Reason)
 				}
 				assert.Contains(t, strings.Join(reasons, " | "), words, "%s: %s's caution", path, id)
+			}
+			for _, id := range tc.NoCautions {
+				if r, ok := returned[id]; assert.True(t, ok, "%s: %s should be returned", path, id) {
+					assert.Empty(t, r.Cautions, "%s: %s should carry no caution", path, id)
+				}
 			}
 			have := map[string]bool{}
 			for _, f := range res.Patient.Facts {

@@ -12,7 +12,9 @@ import (
 
 // Component says that giving Concept gives each concept Of: a combination
 // regimen ("dual antiplatelet therapy" gives aspirin and a P2Y12
-// inhibitor), so a barred component bars the regimen.
+// inhibitor), so a barred component bars the regimen; a procedure gives
+// what it uses (CCTA an iodinated contrast medium), so a barred component
+// puts a caution on performing it.
 type Component struct {
 	Concept string   `json:"concept"`
 	Of      []string `json:"of"`
@@ -47,8 +49,8 @@ type Declared struct {
 // checkBarring validates the components, bars and agents of a hierarchy file.
 func (h *Hierarchy) checkBarring(name string) error {
 	for i, c := range h.Components {
-		if NormalizeName(c.Concept) == "" || len(c.Of) < 2 || strings.TrimSpace(c.Source) == "" {
-			return fmt.Errorf("%s: components[%d]: give concept, at least two concepts in of, and source", name, i)
+		if NormalizeName(c.Concept) == "" || len(c.Of) == 0 || strings.TrimSpace(c.Source) == "" {
+			return fmt.Errorf("%s: components[%d]: give concept, the concepts in of, and source", name, i)
 		}
 		for _, o := range c.Of {
 			if NormalizeName(o) == "" || NormalizeName(o) == NormalizeName(c.Concept) {
