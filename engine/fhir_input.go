@@ -31,7 +31,7 @@ func (p *Program) ReadFHIRParts(caseID string, parts [][]byte, date time.Time) (
 		return nil, &StageError{CaseID: caseID, Stage: StageRead, Detail: "FHIR bundle",
 			Err: errors.New("the pack has no value sets (" + rules.ValueSetsFile + "), so no code can become a fact")}
 	}
-	m, err := fhir.ReadParts(parts, p.pack.ValueSets, fhir.Options{CaseID: caseID, Date: date, Name: p.nameFromWords,
+	m, err := fhir.ReadParts(parts, p.pack.ValueSets, fhir.Options{CaseID: caseID, Date: date, Name: p.nameFromWords, Past: p.pastWords,
 		Drug: p.drugInWords, Agent: p.hierarchy.AgentNamed})
 	if err != nil {
 		return nil, stageErr(caseID, StageRead, err, "FHIR bundle")

@@ -680,7 +680,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 // refusals traced, passes the same without the trace (for what-ifs).
 func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m *patient.Model, admit, passes func(eval.Cond, eval.Evidence) bool, overridden []whatIf) error {
 	date := noon(c.date)
-	ev := m.Evidence()
+	// Values are checked on every path: one no patient can have is a
+	// misreading, one a later value supersedes is not the patient's now.
+	res.Evidence = applyEdits(res.Evidence, append(p.plausible(m), p.supersede(m, date)...))
+	ev := p.currentOnly(m, m.Evidence(), tr)
 	keys := map[string]bool{}
 	for _, e := range ev {
 		keys[e.ConceptKey] = true
@@ -718,6 +721,7 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 			doubt[f.ID] = true
 		}
 	}
+	was := pastOf(m) // an is-a fact keeps its source's past status too
 	for _, d := range derived {
 		ev = append(ev, d)
 		keys[d.ConceptKey] = true
@@ -725,6 +729,9 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 		f := p.fact(d, "derive", nil)
 		if d.DerivedBy == eval.ReaderIsA && doubt[d.ID] {
 			f.Certainty = patient.Suspected
+		}
+		if st, ok := was[[2]string{d.ID, d.From}]; ok && d.DerivedBy == eval.ReaderIsA && d.Present {
+			f.Status = st
 		}
 		m.Facts = append(m.Facts, f)
 		c.emit(Event{Stage: StageDerive, Kind: EventDerived, FactID: d.ID, Concept: d.ConceptKey, Detail: d.Via})

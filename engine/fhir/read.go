@@ -68,6 +68,11 @@ type Options struct {
 	// not-tolerated concept ("contraindication to beta-blocker") is not
 	// used for it.
 	Agent func(concept, words string) string
+	// Past, when set, reports whether a resource's words state a
+	// condition of the past ("Personal history of atrial fibrillation"):
+	// a Condition named by such words has status history whatever its
+	// clinicalStatus, since problem lists keep a history entry active.
+	Past func(words string) bool
 	// Date is the reference date: ages count to it and time windows from
 	// it. Zero means today (UTC).
 	Date time.Time
@@ -120,7 +125,7 @@ func ReadParts(parts [][]byte, vs *rules.ValueSets, opt Options) (*patient.Model
 	if vs == nil {
 		return nil, errors.New("fhir: the pack has no value sets (" + rules.ValueSetsFile + "), so no code can become a fact; add the file to the pack")
 	}
-	r := &reader{vs: vs, name: opt.Name, drug: opt.Drug, agent: opt.Agent, date: opt.Date, byRef: map[string]json.RawMessage{}, unread: map[string]int{}}
+	r := &reader{vs: vs, name: opt.Name, drug: opt.Drug, agent: opt.Agent, past: opt.Past, date: opt.Date, byRef: map[string]json.RawMessage{}, unread: map[string]int{}}
 	if r.date.IsZero() {
 		r.date = time.Now().UTC()
 	}
@@ -219,6 +224,7 @@ type reader struct {
 	name  NameFunc
 	drug  func(conceptKey, words string) (bool, string)
 	agent func(concept, words string) string
+	past  func(words string) bool
 	// also are the further concepts the last words-named match's words
 	// state ("Stable angina, non-obstructive coronary artery disease"),
 	// added beside its fact (add) unless it is a measurement.
@@ -671,6 +677,9 @@ func (r *reader) readCondition(it item) error {
 		r.drop(patient.Dropped{Resource: it.ref, Text: f.Text, Reason: fmt.Sprintf("clinicalStatus %q is not an R4 code", clinical)})
 		return nil
 	}
+	if m.System == textSystem && r.past != nil && r.past(coding.Display) {
+		f.Status = patient.StatusHistory // the words say so: "History of chest pain"
+	}
 	switch verification {
 	case "confirmed":
 		if f.Certainty == "" { // words that state a doubt keep it
@@ -958,7 +967,16 @@ func medicationStatus(typ, status, intent string) (patient.Status, bool) {
 			return patient.StatusPlanned, true
 		}
 		return patient.StatusTaking, true
-	case "completed", "stopped":
+	case "completed":
+		// R4: a completed MedicationStatement is no longer taken; a
+		// completed MedicationRequest is an order whose actions all
+		// occurred (dispensed, a course supplied), which says nothing of
+		// whether a chronic drug is still taken: unknown, not stopped.
+		if typ == "MedicationRequest" {
+			return "", false
+		}
+		return patient.StatusStopped, true
+	case "stopped":
 		return patient.StatusStopped, true
 	case "on-hold":
 		// Held is not being taken now; the order stands.
