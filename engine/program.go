@@ -37,7 +37,10 @@ type Program struct {
 	// units of the numeric conditions per concept key, for step (iv).
 	units map[string][]string
 	// phrases naming each concept (wordings, name, synonyms), for step (iv).
-	phrases   map[string][]string
+	phrases map[string][]string
+	// rivals: every concept's phrases, for the formatter's two-thirds
+	// allowance (evidence.Names).
+	rivals    *evidence.Names
 	verbatim  verbatimSet         // phrases prepared once for verbatimAnchors
 	naming    verbatimSet         // concept names and lexicon synonyms alone, for verbatimNamed
 	compiled  compiledConds       // conditions compiled for step (v), admit.go
@@ -46,6 +49,9 @@ type Program struct {
 	hierarchy *rules.Hierarchy
 	// anatomy reads per-vessel stenosis reports with the pack's words.
 	anatomy *anatomyReader
+	// recordNaming is naming as a coded record's words are read
+	// (nameFromWords, fhir_input.go).
+	recordNaming recordNaming
 	// concept names per key, and keys per normalised name.
 	names map[string]string
 	keys  map[string]string
@@ -202,6 +208,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		}
 	}
 	p.verbatim = verbatimPhrases(p.phrases)
+	p.rivals = evidence.NewNames(p.phrases)
 	// A concept is named by its name, its lexicon synonyms and a row's
 	// wording that abbreviates its name ("ICA"); other row wordings
 	// ("symptoms") are the guideline's words in context, no names.
@@ -276,6 +283,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 			p.medications[k], p.roles[k] = true, rules.RoleMedication
 		}
 	}
+	p.recordNaming = p.recordNames(names, cfg.lexicon)
 	p.antonyms = antonymsOf(cfg.lexicon, p.keys)
 	if err := p.initReaders(); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
@@ -483,7 +491,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if f.Experiencer != "" {
 				fc.Other, fc.Cues = true, []string{"under a '" + f.Section + "' heading"}
 			}
-			if fc.Uncertain {
+			if fc.Uncertain || fc.Unlikely {
+				// A probable negation the concept-level check below does
+				// not set aside ("unlikely" before a word the pack does
+				// not name verbatim) is at least no confirmed fact.
 				doubted[f.ID] = true
 			}
 			if fc.Other && !p.cueInConcept(anchors, fc.Cues) {
@@ -502,7 +513,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// concept's words, not the finding's first one.
 			kept, none, cues := p.spokenOfAsRisk(ctext, f.Text, anchors)
 			if none {
-				why := "'" + strings.Join(cues, ", ") + "' speaks of it as a risk or a possibility, not as present"
+				why := riskWhy(cues)
 				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty, BeforeMatching: true, Reason: "certainty: " + why})
 				tr.Anchors = append(tr.Anchors, FindingAnchors{FindingID: f.ID, Query: f.Text})
 				dropped = append(dropped, patient.Dropped{Text: f.Text, Reader: "text", Reason: why})
@@ -549,7 +560,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				ph = phrasesFor(proc, p.phrases)
 			}
 			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: labelled(text, secs, f.Start, clause[f.ID]),
-				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph}})
+				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph, Names: p.rivals}})
 		}
 		tr.Anchors = append(tr.Anchors, fa)
 	}
