@@ -29,15 +29,24 @@ import (
 // CT image quality" covers "condition preventing adequate computed
 // tomography image quality". An acronym in the mention covers the words
 // it abbreviates ("PCI" covers "percutaneous coronary intervention").
-func Covers(mention string, phrases []string) (bool, string) { return covers(mention, phrases, false) }
+func Covers(mention string, phrases []string) (bool, string) {
+	return covers(mention, phrases, false, "", nil)
+}
 
 // CoversAll is Covers without the two-thirds allowance: every content word
 // of the phrase must be stated.
 func CoversAll(mention string, phrases []string) (bool, string) {
-	return covers(mention, phrases, true)
+	return covers(mention, phrases, true, "", nil)
 }
 
-func covers(mention string, phrases []string, all bool) (bool, string) {
+// CoversAmong is Covers for the phrases of concept key among a pack's
+// names: the two-thirds allowance holds only where the words the mention
+// states are no other concept's name as well (Names).
+func CoversAmong(mention string, phrases []string, key string, names *Names) (bool, string) {
+	return covers(mention, phrases, false, key, names)
+}
+
+func covers(mention string, phrases []string, all bool, key string, names *Names) (bool, string) {
 	m := wordsOfMention(mention)
 	for _, p := range phrases {
 		pi := phraseOf(p)
@@ -58,7 +67,23 @@ func covers(mention string, phrases []string, all bool) (bool, string) {
 				modifierMissing = true
 			}
 		}
-		if n == len(pw) || (!all && len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing) {
+		if n == len(pw) {
+			return true, p
+		}
+		if !all && len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing {
+			if names != nil {
+				var stated, missing []string
+				for i, c := range covered {
+					if c {
+						stated = append(stated, pw[i])
+					} else {
+						missing = append(missing, pw[i])
+					}
+				}
+				if names.heldByAnother(key, stated, missing, mention) {
+					continue
+				}
+			}
 			return true, p
 		}
 	}
