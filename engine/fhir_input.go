@@ -35,6 +35,7 @@ func (p *Program) ReadFHIRParts(caseID string, parts [][]byte, date time.Time) (
 			Err: errors.New("the pack has no value sets (" + rules.ValueSetsFile + "), so no code can become a fact")}
 	}
 	m, err := fhir.ReadParts(parts, p.pack.ValueSets, fhir.Options{CaseID: caseID, Date: date, Name: p.nameFromWords, Past: p.pastWords,
+		Drug: p.drugInWords, Agent: p.hierarchy.AgentNamed,
 		Narrative: func(text string) ([]patient.Fact, []patient.Dropped) { return p.narrative(caseID, text, date) }})
 	if err != nil {
 		return nil, stageErr(caseID, StageRead, err, "FHIR bundle")
@@ -390,6 +391,17 @@ func spelledAmerican(ph string) string {
 		word(ph[start:])
 	}
 	return b.String()
+}
+
+// drugInWords tells the FHIR reader whether a concept named from a
+// resource's words is a drug, and the words' not-tolerated cue (the
+// pack's, meta/sections.json): "Aspirin allergy" states aspirin not
+// tolerated, never taken.
+func (p *Program) drugInWords(key, words string) (bool, string) {
+	if !p.medications[key] {
+		return false, ""
+	}
+	return true, p.doc.Cue(rules.CueNotTolerated, words)
 }
 
 // AskFHIR answers a FHIR R4 Bundle: the bundle becomes the patient model

@@ -276,6 +276,13 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 			}
 		}
 	}
+	if p.hierarchy != nil {
+		// A drug class declared for what an intolerance bars ("statin").
+		for _, d := range p.hierarchy.Classes {
+			k := "name:" + rules.NormalizeName(d.Concept)
+			p.medications[k], p.roles[k] = true, rules.RoleMedication
+		}
+	}
 	p.recordNaming = p.recordNames(names, cfg.lexicon)
 	p.antonyms = antonymsOf(cfg.lexicon, p.keys)
 	if err := p.initReaders(); err != nil {
@@ -552,6 +559,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if proc, ok := planned[[2]string{f.ID, a.ConceptKey}]; ok {
 				ph = phrasesFor(proc, p.phrases)
 			}
+			if doubted[f.ID] && p.doubtfulName(a.Concept) {
+				ph = p.undoubtedForms(ph)
+			}
 			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: labelled(text, secs, f.Start, clause[f.ID]),
 				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph, Names: p.rivals}})
 		}
@@ -572,6 +582,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	// evidence to let through.
 	var overridden []whatIf
 	notTaken := map[[2]string]bool{} // (finding, drug key) stated in a sentence that does not take it
+	var notTolerated []eval.Evidence // drugs the text states not tolerated: facts that bar, not evidence
 	cut := p.cutWhen(text, findings, date)
 	byID := map[string]extract.Finding{}
 	for _, f := range findings {
@@ -587,11 +598,18 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		}
 		if by, ok := intolerant[[2]string{it.FindingID, it.ConceptKey}]; ok && it.Rejected == "" {
 			override("'" + by + "' states the drug is not tolerated, not taken")
+			if it.Present && p.medications[it.ConceptKey] {
+				notTolerated = append(notTolerated, eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text, Present: true, Via: by + " states it not tolerated"})
+			}
 			continue
 		}
 		if f, ok := byID[it.FindingID]; ok && it.Rejected == "" && it.Present && p.medications[it.ConceptKey] && p.doc.IntolerantOf(it.Concept) == "" {
 			if c := p.drugStatement(text, f, clause[f.ID]); c != "" {
 				override("'" + c + "' speaks of the drug without stating that it is taken")
+				if nt := p.doc.Cue(rules.CueNotTolerated, f.Text); nt != "" {
+					// "Aspirin allergy (urticaria)": the finding's own words.
+					notTolerated = append(notTolerated, eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text, Present: true, Via: "'" + nt + "' states it not tolerated"})
+				}
 				continue
 			}
 		}
@@ -658,6 +676,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	}
 	// The patient model is complete: later stages read it, not the text.
 	m := p.textModel(caseID, text, date, findings, ev, doubted, notTaken, dropped)
+	m.Facts = append(m.Facts, p.notToleratedFacts(m, notTolerated, findings, doubted)...)
 	res.Patient = m
 	// Step (v) runs inside evaluation, per condition: a mention is judged
 	// against each condition's own wording and context; a composite
@@ -1027,10 +1046,12 @@ func labelled(text string, secs []extract.Section, pos int, clause string) strin
 			break
 		}
 	}
-	// A label right before the clause, at the start of its line or
-	// sentence.
+	// A label at the start of the clause's line or sentence: it names
+	// what every part of the sentence after it reports ("Stress CMR
+	// 12/2025: possible small defect vs artefact; image quality degraded -
+	// reported as non-diagnostic").
 	s := pos
-	for s > 0 && !strings.ContainsRune(",;:\n.", rune(text[s-1])) {
+	for s > 0 && !strings.ContainsRune(":\n", rune(text[s-1])) && !(text[s-1] == '.' && s < len(text) && text[s] == ' ') {
 		s--
 	}
 	if s == 0 || text[s-1] != ':' {

@@ -40,6 +40,14 @@ type Hierarchy struct {
 	// CurrentOnly lists the concepts that hold only while current (see
 	// CurrentOnly); nil when every concept counts stated of the past.
 	CurrentOnly *CurrentOnly `json:"current_only,omitempty"`
+	// Components, Bars and Agents say what a recorded intolerance bars
+	// (see barring.go).
+	Components []Component `json:"components,omitempty"`
+	Bars       []Bar       `json:"bars,omitempty"`
+	AgentsNote string      `json:"agents_note,omitempty"` // why a class has no agents list
+	Agents     []AgentList `json:"agents,omitempty"`
+	Classes    []Declared  `json:"classes,omitempty"`
+	Partial    []Declared  `json:"partial,omitempty"`
 
 	up, down map[string][]string // normalised name → transitive closure
 }
@@ -212,6 +220,9 @@ func ParseHierarchy(name string, data []byte) (*Hierarchy, error) {
 	if err := checkCalculated(name, h.Calculated); err != nil {
 		return nil, err
 	}
+	if err := h.checkBarring(name); err != nil {
+		return nil, err
+	}
 	h.Composites = ordered
 	h.up, h.down = map[string][]string{}, map[string][]string{}
 	for n := range direct {
@@ -313,7 +324,17 @@ func (h *Hierarchy) Check(p *Pack) []string {
 			}
 		}
 	}
+	// A declared drug class is a concept of the pack for what an
+	// intolerance bars (barring.go).
+	for _, d := range h.Classes {
+		members[NormalizeName(d.Concept)] = true
+	}
 	var bad []string
+	for i, d := range h.Partial {
+		if !names[NormalizeName(d.Concept)] && !members[NormalizeName(d.Concept)] {
+			bad = append(bad, fmt.Sprintf("partial[%d]: %q is not a concept of the pack", i, d.Concept))
+		}
+	}
 	for i, r := range h.Relations {
 		for _, n := range []string{r.Narrower, r.Broader} {
 			if !names[NormalizeName(n)] && !members[NormalizeName(n)] {
@@ -366,6 +387,25 @@ func (h *Hierarchy) Check(p *Pack) []string {
 	for _, c := range h.Composites {
 		if !names[NormalizeName(c.Concept)] && !used[NormalizeName(c.Concept)] {
 			bad = append(bad, fmt.Sprintf("composites (%s): %q is not a concept of the pack, so the definition would never be used", c.Concept, c.Concept))
+		}
+	}
+	for i, c := range h.Components {
+		for _, n := range append([]string{c.Concept}, c.Of...) {
+			if !names[NormalizeName(n)] && !members[NormalizeName(n)] {
+				bad = append(bad, fmt.Sprintf("components[%d] (%s): %q is not a concept of the pack", i, c.Concept, n))
+			}
+		}
+	}
+	for i, b := range h.Bars {
+		for _, n := range []string{b.Concept, b.Drug} {
+			if !names[NormalizeName(n)] && !members[NormalizeName(n)] {
+				bad = append(bad, fmt.Sprintf("bars[%d] (%s): %q is not a concept of the pack", i, b.Concept, n))
+			}
+		}
+	}
+	for i, a := range h.Agents {
+		if !names[NormalizeName(a.Class)] && !members[NormalizeName(a.Class)] {
+			bad = append(bad, fmt.Sprintf("agents[%d]: %q is not a concept of the pack", i, a.Class))
 		}
 	}
 	// A calculated concept must be one a rule or definition reads; its
@@ -543,7 +583,8 @@ func checkComposites(name string, cs []Composite) ([]Composite, error) {
 }
 
 // MemberConcepts lists the leaf concept names of the composites (members
-// and measures) that the given index does not know, so that a program can
+// and measures), and the concepts of the is-a relations and of what an
+// intolerance bars (barring.go), that the given index does not know, so that a program can
 // ground them although no rule names them; units holds the units of the
 // numeric members per name.
 func (h *Hierarchy) MemberConcepts(known map[string]string) (names []string, units map[string][]string) {
@@ -603,6 +644,32 @@ func (h *Hierarchy) MemberConcepts(known map[string]string) (names []string, uni
 			seen[k] = true
 			names = append(names, n)
 		}
+	}
+	// The drugs what a recorded intolerance bars names are read too: an
+	// allergy to nitrates bars a short-acting nitrate no rule reads.
+	var barring []string
+	for _, r := range h.Relations {
+		barring = append(barring, r.Narrower, r.Broader)
+	}
+	for _, c := range h.Components {
+		barring = append(append(barring, c.Concept), c.Of...)
+	}
+	for _, b := range h.Bars {
+		barring = append(barring, b.Concept, b.Drug)
+	}
+	for _, a := range h.Agents {
+		barring = append(barring, a.Class)
+	}
+	for _, d := range h.Classes {
+		barring = append(barring, d.Concept)
+	}
+	for _, n := range barring {
+		k := NormalizeName(n)
+		if _, ok := known[k]; ok || seen[k] || k == "" {
+			continue
+		}
+		seen[k] = true
+		names = append(names, n)
 	}
 	return names, units
 }
