@@ -249,15 +249,35 @@ func (p *Program) wordAnchors(w fhir.Words) (anchors []grounding.Anchor, unread 
 	if !w.Product {
 		return anchors, nil
 	}
-	for _, in := range fhir.Ingredients(w.Text) {
-		if add(in, true) == 0 {
-			unread = append(unread, in)
+	for _, part := range strings.Split(w.Text, " / ") {
+		// An ingredient the words name with its strength ("rivaroxaban
+		// 2.5", a dose's own concept) is not read again by its bare name,
+		// which would name the drug at another dose.
+		if p.namesDrug(part) {
+			continue
+		}
+		for _, in := range fhir.Ingredients(part) {
+			if add(in, true) == 0 {
+				unread = append(unread, in)
+			}
 		}
 	}
 	if len(anchors) == 0 {
 		return nil, nil
 	}
 	return anchors, unread
+}
+
+// namesDrug reports whether words, as a product's, name a drug on their
+// own (not only inside a longer phrase).
+func (p *Program) namesDrug(words string) bool {
+	found, _ := p.verbatimIn(&p.recordNaming.products, words, true)
+	for _, a := range found {
+		if !slices.Contains(a.Channels, channelNarrowed) && p.drug(a.ConceptKey) {
+			return true
+		}
+	}
+	return false
 }
 
 // drug reports whether a concept may be what a product's words name: one

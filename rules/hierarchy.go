@@ -32,6 +32,11 @@ type Hierarchy struct {
 	// Calculated declares concepts computed by a published equation from
 	// other facts (see Calculated).
 	Calculated []Calculated `json:"calculated,omitempty"`
+	// Distinct names concepts whose names hold another concept's name but
+	// which are not that concept ("gestational diabetes mellitus" is no
+	// diabetes mellitus for cardiovascular risk): a phrase of From stated
+	// inside a phrase of Concept is not read as From.
+	Distinct []Distinct `json:"distinct,omitempty"`
 	// CurrentOnly lists the concepts that hold only while current (see
 	// CurrentOnly); nil when every concept counts stated of the past.
 	CurrentOnly *CurrentOnly `json:"current_only,omitempty"`
@@ -45,6 +50,13 @@ type Hierarchy struct {
 	Partial    []Declared  `json:"partial,omitempty"`
 
 	up, down map[string][]string // normalised name → transitive closure
+}
+
+// Distinct is one pair of Hierarchy.Distinct, with the reason.
+type Distinct struct {
+	Concept string `json:"concept"`
+	From    string `json:"from"`
+	Source  string `json:"source"`
 }
 
 // IsA is one relation by concept name.
@@ -177,6 +189,15 @@ func ParseHierarchy(name string, data []byte) (*Hierarchy, error) {
 			return nil, fmt.Errorf("%s: values[%d] (%s): give at_least and/or below, with at_least < below", name, i, v.Concept)
 		}
 	}
+	for i, d := range h.Distinct {
+		c, f := NormalizeName(d.Concept), NormalizeName(d.From)
+		if c == "" || f == "" || c == f || strings.TrimSpace(d.Source) == "" {
+			return nil, fmt.Errorf("%s: distinct[%d]: concept and from must be two different concept names, with a source", name, i)
+		}
+		if !strings.Contains(c, f) {
+			return nil, fmt.Errorf("%s: distinct[%d] (%s): its name does not hold %q, so no phrase of one lies inside the other; remove the entry", name, i, d.Concept, d.From)
+		}
+	}
 	if c := h.CurrentOnly; c != nil {
 		if len(c.Concepts) == 0 || strings.TrimSpace(c.Source) == "" {
 			return nil, fmt.Errorf("%s: current_only: give concepts (at least one) and source", name)
@@ -237,7 +258,29 @@ func ParseHierarchy(name string, data []byte) (*Hierarchy, error) {
 			sort.Strings(m[k])
 		}
 	}
+	for i, d := range h.Distinct {
+		for _, b := range h.up[NormalizeName(d.Concept)] {
+			if b == NormalizeName(d.From) {
+				return nil, fmt.Errorf("%s: distinct[%d]: %q is distinct from %q, yet the relations make it narrower; drop one of the two", name, i, d.Concept, d.From)
+			}
+		}
+	}
 	return &h, nil
+}
+
+// IsDistinct reports whether the pack says concept, whose name holds
+// from's, is not from (Hierarchy.Distinct).
+func (h *Hierarchy) IsDistinct(concept, from string) bool {
+	if h == nil {
+		return false
+	}
+	c, f := NormalizeName(concept), NormalizeName(from)
+	for _, d := range h.Distinct {
+		if NormalizeName(d.Concept) == c && NormalizeName(d.From) == f {
+			return true
+		}
+	}
+	return false
 }
 
 // Broader returns every concept name the given one is a kind of
@@ -574,6 +617,17 @@ func (h *Hierarchy) MemberConcepts(known map[string]string) (names []string, uni
 				seen[k] = true
 				names = append(names, n)
 			}
+		}
+	}
+	for _, d := range h.Distinct {
+		// A distinct concept is one a case states, though no rule reads it.
+		for _, n := range []string{d.Concept, d.From} {
+			k := NormalizeName(n)
+			if _, ok := known[k]; ok || seen[k] {
+				continue
+			}
+			seen[k] = true
+			names = append(names, n)
 		}
 	}
 	for _, c := range h.Composites {
