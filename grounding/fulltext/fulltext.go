@@ -71,6 +71,10 @@ type Options struct {
 	// selects the sorted snapshot store (memstore.go), GtreapStore Bleve's
 	// own; both give the same answers, the first in a fraction of the time.
 	Store string
+	// BleveOnly scores every search of an in-memory index through Bleve's
+	// searchers instead of the native scorer (native.go); both give the
+	// same hits and scores; it exists to test that.
+	BleveOnly bool
 }
 
 // GtreapStore is Bleve's default in-memory key-value store (Options.Store).
@@ -90,8 +94,9 @@ type Index struct {
 	generic  map[string]bool // analysed forms of textnorm.GenericWords
 	// Reused reports that an on-disk index was reused rather than built.
 	Reused   bool
-	inMemory bool   // the upsidedown index over the sorted store (collect)
-	scoring  string // the mapping's scoring model, as Index.Search reads it
+	inMemory bool         // the upsidedown index over the sorted store (collect)
+	native   *nativeIndex // postings for the native scorer (in-memory indexes)
+	scoring  string       // the mapping's scoring model, as Index.Search reads it
 }
 
 func newMapping() (*mapping.IndexMappingImpl, error) {
@@ -215,6 +220,12 @@ func New(texts []string, opts Options) (*Index, error) {
 			ix.generic[x] = true
 		}
 	}
+	if ix.inMemory && !opts.BleveOnly {
+		if ix.native, err = buildNative(ix); err != nil {
+			ix.bi.Close()
+			return nil, fmt.Errorf("full-text index: native postings: %w", err)
+		}
+	}
 	return ix, nil
 }
 
@@ -317,7 +328,8 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	if o.VariantWeight == 0 {
 		o.VariantWeight = 1
 	}
-	var disj []query.Query
+	var qtoks []analysis.TokenStream
+	var boosts [][2]float64 // phrase and word boost of each analysed variant
 	var qterms [][]string
 	var qids [][]int32 // qterms by term number, -1 when not indexed
 	// matchable bounds the texts the query can match: every match holds
@@ -346,23 +358,15 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 				matchable += ix.df[terms[j]]
 			}
 		}
+		qtoks = append(qtoks, toks)
+		boosts = append(boosts, [2]float64{w * o.PhraseBoost, w})
 		qterms = append(qterms, terms)
 		qids = append(qids, ids)
-		p, m := matchQueries(toks, terms, w*o.PhraseBoost, w)
-		disj = append(disj, p, m)
 	}
 	if matchable == 0 {
 		// No query term is in the index, so no text matches the phrase or
 		// any word: Bleve would return nothing.
 		return nil, nil
-	}
-	var q query.Query = query.NewDisjunctionQuery(disj)
-	if len(o.Exclude) > 0 {
-		ids := make([]string, len(o.Exclude))
-		for i, id := range o.Exclude {
-			ids[i] = strconv.Itoa(id)
-		}
-		q = query.NewBooleanQuery([]query.Query{q}, nil, []query.Query{query.NewDocIDQuery(ids)})
 	}
 	size := o.K
 	if o.Guard {
@@ -372,7 +376,7 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	// them, in the same order) and spares Bleve's collector its
 	// preallocation of size documents.
 	size = min(size, matchable)
-	hits, err := ix.collect(q, size)
+	hits, err := ix.scored(qtoks, qterms, qids, boosts, o.Exclude, size)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search %q: %w", strings.Join(variants, " | "), err)
 	}
@@ -396,12 +400,8 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	if len(hits) > 0 {
 		out = make([]Hit, 0, min(len(hits), o.K))
 	}
-	for _, h := range hits {
-		id, err := strconv.Atoi(h.ID)
-		if err != nil || id < 0 || id >= len(ix.terms) {
-			return nil, fmt.Errorf("full-text index returned unknown document %q; rebuild the index", h.ID)
-		}
-		hit := Hit{ID: id, Score: h.Score}
+	for _, hit := range hits {
+		id := hit.ID
 		keep := !o.Guard
 		for i, qt := range qterms {
 			phrase, matched := ix.match(id, qt, qids[i])
@@ -425,6 +425,54 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	}
 	if len(out) == 0 {
 		return nil, nil // the guard dropped every hit
+	}
+	return out, nil
+}
+
+// scored returns the best size texts of the query (each variant's phrase
+// OR its words, with their boosts), best first, with their scores and no
+// guard: from the native scorer when the index has one and the query has
+// a shape it copies and hides no text, from Bleve otherwise.
+func (ix *Index) scored(toks []analysis.TokenStream, terms [][]string, qids [][]int32, boosts [][2]float64, exclude []int, size int) ([]Hit, error) {
+	if ix.native != nil && len(exclude) == 0 {
+		if ts, cs, ok := ix.native.query(toks, terms, qids, boosts); ok {
+			nh := ix.native.search(ts, cs, size)
+			out := make([]Hit, len(nh))
+			for i, h := range nh {
+				out[i] = Hit{ID: ix.native.byOrd[h.ord], Score: h.score}
+			}
+			return out, nil
+		}
+	}
+	return ix.bleveScored(toks, terms, boosts, exclude, size)
+}
+
+// bleveScored is scored through Bleve's queries and collector.
+func (ix *Index) bleveScored(toks []analysis.TokenStream, terms [][]string, boosts [][2]float64, exclude []int, size int) ([]Hit, error) {
+	disj := make([]query.Query, 0, 2*len(toks))
+	for v := range toks {
+		p, m := matchQueries(toks[v], terms[v], boosts[v][0], boosts[v][1])
+		disj = append(disj, p, m)
+	}
+	var q query.Query = query.NewDisjunctionQuery(disj)
+	if len(exclude) > 0 {
+		ids := make([]string, len(exclude))
+		for i, id := range exclude {
+			ids[i] = strconv.Itoa(id)
+		}
+		q = query.NewBooleanQuery([]query.Query{q}, nil, []query.Query{query.NewDocIDQuery(ids)})
+	}
+	hits, err := ix.collect(q, size)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Hit, len(hits))
+	for i, h := range hits {
+		id, err := strconv.Atoi(h.ID)
+		if err != nil || id < 0 || id >= len(ix.terms) {
+			return nil, fmt.Errorf("full-text index returned unknown document %q; rebuild the index", h.ID)
+		}
+		out[i] = Hit{ID: id, Score: h.Score}
 	}
 	return out, nil
 }
