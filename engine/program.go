@@ -805,13 +805,13 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 	}
 	changed := map[[2]string]bool{}
 	changedRefusal := map[int]bool{}
-	rowSeen := map[string]bool{}
+	rowSeen := make(map[string]bool, len(bundles))
 	fired := map[string]bool{}
 	var buf eval.RuleBuffer
 	res.PredictedRowIDs = []string{}
 	res.Recommendations = []Recommendation{}
-	res.RetrievedRowIDs = []string{}
-	res.RetrievedRules = []string{}
+	res.RetrievedRowIDs = make([]string, 0, len(bundles))
+	res.RetrievedRules = make([]string, 0, len(bundles))
 	for _, b := range bundles {
 		res.RetrievedRules = append(res.RetrievedRules, b.RuleID)
 		if !rowSeen[b.RowID] {

@@ -142,7 +142,11 @@ func (g *Grounder) Fuse(c *Candidates, f Fusion) []Anchor {
 	}
 	// Not deferred: a panic must not return slots that are not all -1.
 	slots := g.conceptSlots()
-	found := make([]fused, 0, len(c.FullText)+len(c.Vector))
+	fp, _ := g.fusing.Get().(*[]fused)
+	if fp == nil {
+		fp = new([]fused)
+	}
+	found := (*fp)[:0]
 	useVector := func(h PhraseHit) bool { return !(f.Threshold > 0 && h.Score < f.Threshold) }
 	// A concept's rank in a channel counts the concepts that channel found
 	// before it; its score there is its first (best) hit's.
@@ -284,6 +288,8 @@ func (g *Grounder) Fuse(c *Candidates, f Fusion) []Anchor {
 		(*slots)[found[i].con.idx] = -1
 	}
 	g.slots.Put(slots)
+	*fp = found[:0]
+	g.fusing.Put(fp)
 	return out
 }
 

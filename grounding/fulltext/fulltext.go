@@ -376,9 +376,23 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	// them, in the same order) and spares Bleve's collector its
 	// preallocation of size documents.
 	size = min(size, matchable)
-	hits, err := ix.scored(qtoks, qterms, qids, boosts, o.Exclude, size)
-	if err != nil {
-		return nil, fmt.Errorf("full-text search %q: %w", strings.Join(variants, " | "), err)
+	var hits []Hit
+	if ix.native != nil && len(o.Exclude) == 0 {
+		sc := ix.native.getScratch()
+		defer ix.native.putScratch(sc)
+		if ix.native.query(sc, qtoks, qterms, qids, boosts) {
+			ix.native.search(sc, size)
+			hits = make([]Hit, len(sc.hits))
+			for i, h := range sc.hits {
+				hits[i] = Hit{ID: ix.native.byOrd[h.ord], Score: h.score}
+			}
+		}
+	}
+	if hits == nil {
+		var err error
+		if hits, err = ix.bleveScored(qtoks, qterms, boosts, o.Exclude, size); err != nil {
+			return nil, fmt.Errorf("full-text search %q: %w", strings.Join(variants, " | "), err)
+		}
 	}
 	// Document frequencies for the guard leave hidden texts out, so a
 	// held-out phrase cannot make its own words look known.
@@ -429,25 +443,11 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	return out, nil
 }
 
-// scored returns the best size texts of the query (each variant's phrase
-// OR its words, with their boosts), best first, with their scores and no
-// guard: from the native scorer when the index has one and the query has
-// a shape it copies and hides no text, from Bleve otherwise.
-func (ix *Index) scored(toks []analysis.TokenStream, terms [][]string, qids [][]int32, boosts [][2]float64, exclude []int, size int) ([]Hit, error) {
-	if ix.native != nil && len(exclude) == 0 {
-		if ts, cs, ok := ix.native.query(toks, terms, qids, boosts); ok {
-			nh := ix.native.search(ts, cs, size)
-			out := make([]Hit, len(nh))
-			for i, h := range nh {
-				out[i] = Hit{ID: ix.native.byOrd[h.ord], Score: h.score}
-			}
-			return out, nil
-		}
-	}
-	return ix.bleveScored(toks, terms, boosts, exclude, size)
-}
-
-// bleveScored is scored through Bleve's queries and collector.
+// bleveScored returns the best size texts of the query (each variant's
+// phrase OR its words, with their boosts), best first, with their scores
+// and no guard, through Bleve's queries and collector: what the native
+// scorer (native.go) computes, for the shapes it leaves to Bleve and for
+// searches that hide texts.
 func (ix *Index) bleveScored(toks []analysis.TokenStream, terms [][]string, boosts [][2]float64, exclude []int, size int) ([]Hit, error) {
 	disj := make([]query.Query, 0, 2*len(toks))
 	for v := range toks {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/search/scorer"
@@ -33,7 +34,28 @@ type nativeIndex struct {
 	byOrd    []int     // text id by rank in Bleve's internal id order
 	count    []uint64  // by term number: documents holding the term
 	postings [][]npost // by term number, ascending rank
+	scratch  sync.Pool // *nscratch
 }
+
+// nscratch is one search's working memory, reused across searches.
+type nscratch struct {
+	ts            []nterm
+	cs            []nclause
+	idx           []int // the clauses' term indexes, back to back
+	tids          []int32
+	cur, at, slot []int
+	hits          []nhit
+}
+
+func (n *nativeIndex) getScratch() *nscratch {
+	if s, ok := n.scratch.Get().(*nscratch); ok {
+		return s
+	}
+	return &nscratch{}
+}
+
+// putScratch returns a search's scratch; its hits must no longer be read.
+func (n *nativeIndex) putScratch(s *nscratch) { n.scratch.Put(s) }
 
 // npost is one text holding a term.
 type npost struct {
@@ -172,89 +194,81 @@ func (b byCount) Len() int           { return b.n }
 func (b byCount) Less(i, j int) bool { return b.less(i, j) }
 func (b byCount) Swap(i, j int)      { b.swap(i, j) }
 
-// nativeQuery builds the query of Search's variants (their tokens and
-// terms) with the boosts Search gives them; ok is false when Bleve would
-// use searchers the native scorer does not copy.
-func (n *nativeIndex) query(toks []analysis.TokenStream, terms [][]string, qids [][]int32, boosts [][2]float64) ([]nterm, []nclause, bool) {
+// query builds into sc the query of Search's variants (their tokens,
+// terms and term numbers) with the boosts Search gives them; false when
+// Bleve would use searchers the native scorer does not copy.
+func (n *nativeIndex) query(sc *nscratch, toks []analysis.TokenStream, terms [][]string, qids [][]int32, boosts [][2]float64) bool {
+	sc.ts, sc.cs, sc.idx = sc.ts[:0], sc.cs[:0], sc.idx[:0]
 	if 2*len(toks) > heapTakeover {
-		return nil, nil, false
+		return false
 	}
-	var ts []nterm
 	newTerm := func(tid int32, boost float64) int {
 		t := nterm{tid: tid, boost: boost}
 		if tid >= 0 {
 			t.count = n.count[tid]
 		}
 		t.idf = 1.0 + math.Log(float64(n.docTotal)/float64(t.count+1.0))
-		ts = append(ts, t)
-		return len(ts) - 1
+		sc.ts = append(sc.ts, t)
+		return len(sc.ts) - 1
 	}
-	sortTerms := func(idx []int) {
-		sort.Sort(byCount{len(idx), func(i, j int) bool { return ts[idx[i]].count < ts[idx[j]].count },
-			func(i, j int) { idx[i], idx[j] = idx[j], idx[i] }})
-	}
-	weightOf := func(idx []int) (w float64, c uint64) {
-		for _, i := range idx {
-			s := ts[i].boost * ts[i].idf
-			w += s * s
-			c += ts[i].count
+	ts := func() []nterm { return sc.ts }
+	// weigh sorts a clause's terms as Bleve orders its searchers and
+	// returns the clause's weight and count (sums in that order).
+	weigh := func(c *nclause) {
+		t := ts()
+		sort.Sort(byCount{len(c.terms), func(i, j int) bool { return t[c.terms[i]].count < t[c.terms[j]].count },
+			func(i, j int) {
+				c.terms[i], c.terms[j] = c.terms[j], c.terms[i]
+				if c.offset != nil {
+					c.offset[i], c.offset[j] = c.offset[j], c.offset[i]
+				}
+			}})
+		for _, i := range c.terms {
+			s := t[i].boost * t[i].idf
+			c.weight += s * s
+			c.count += t[i].count
 		}
-		return w, c
 	}
-	var cs []nclause
 	for v := range toks {
 		pb, b := boosts[v][0], boosts[v][1]
 		if len(terms[v]) == 1 {
-			for _, boost := range []float64{pb, b} {
+			for _, boost := range [2]float64{pb, b} {
 				i := newTerm(qids[v][0], boost)
-				s := ts[i].boost * ts[i].idf
-				cs = append(cs, nclause{kind: clauseTerm, terms: []int{i}, count: ts[i].count, weight: s * s})
+				start := len(sc.idx)
+				sc.idx = append(sc.idx, i)
+				s := sc.ts[i].boost * sc.ts[i].idf
+				sc.cs = append(sc.cs, nclause{kind: clauseTerm, terms: sc.idx[start:len(sc.idx):len(sc.idx)], count: sc.ts[i].count, weight: s * s})
 			}
 			continue
 		}
 		if len(terms[v]) > heapTakeover {
-			return nil, nil, false
+			return false
 		}
+		// The phrase's term searchers, in slot order (the analyser's
+		// positions increase; two terms at one position would make a
+		// disjunction slot, which goes to Bleve).
 		first := toks[v][0].Position
-		for _, t := range toks[v] {
-			first = min(first, t.Position)
-		}
-		ph := nclause{kind: clausePhrase}
-		var offs []int
+		start := len(sc.idx)
 		for j, t := range toks[v] {
-			off := t.Position - first
-			if slices.Contains(offs, off) {
-				return nil, nil, false // two terms at one position: a disjunction slot
+			if j > 0 && t.Position <= toks[v][j-1].Position {
+				return false
 			}
-			offs = append(offs, off)
-			ph.terms = append(ph.terms, newTerm(qids[v][j], pb))
+			sc.idx = append(sc.idx, newTerm(qids[v][j], pb))
 		}
-		// The conjunction's searchers go in slot order before sorting.
-		order := make([]int, len(ph.terms))
-		for j := range order {
-			order[j] = j
+		ph := nclause{kind: clausePhrase, terms: sc.idx[start:len(sc.idx):len(sc.idx)], offset: make([]int, len(toks[v]))}
+		for j, t := range toks[v] {
+			ph.offset[j] = t.Position - first
 		}
-		slices.SortStableFunc(order, func(a, b int) int { return offs[a] - offs[b] })
-		sorted := make([]int, len(order))
-		ph.offset = make([]int, len(order))
-		for j, o := range order {
-			sorted[j], ph.offset[j] = ph.terms[o], offs[o]
-		}
-		ph.terms = sorted
-		sort.Sort(byCount{len(ph.terms), func(i, j int) bool { return ts[ph.terms[i]].count < ts[ph.terms[j]].count },
-			func(i, j int) {
-				ph.terms[i], ph.terms[j] = ph.terms[j], ph.terms[i]
-				ph.offset[i], ph.offset[j] = ph.offset[j], ph.offset[i]
-			}})
-		ph.weight, ph.count = weightOf(ph.terms)
-		words := nclause{kind: clauseWords}
+		weigh(&ph)
+		start = len(sc.idx)
 		for j := range terms[v] {
-			words.terms = append(words.terms, newTerm(qids[v][j], b))
+			sc.idx = append(sc.idx, newTerm(qids[v][j], b))
 		}
-		sortTerms(words.terms)
-		words.weight, words.count = weightOf(words.terms)
-		cs = append(cs, ph, words)
+		words := nclause{kind: clauseWords, terms: sc.idx[start:len(sc.idx):len(sc.idx)]}
+		weigh(&words)
+		sc.cs = append(sc.cs, ph, words)
 	}
+	cs := sc.cs
 	sort.Sort(byCount{len(cs), func(i, j int) bool { return cs[i].count < cs[j].count },
 		func(i, j int) { cs[i], cs[j] = cs[j], cs[i] }})
 	sum := 0.0
@@ -262,10 +276,10 @@ func (n *nativeIndex) query(toks []analysis.TokenStream, terms [][]string, qids 
 		sum += c.weight
 	}
 	norm := 1.0 / math.Sqrt(sum)
-	for i := range ts {
-		ts[i].qw = ts[i].boost * ts[i].idf * norm
+	for i := range sc.ts {
+		sc.ts[i].qw = sc.ts[i].boost * sc.ts[i].idf * norm
 	}
-	return ts, cs, true
+	return true
 }
 
 // nhit is a scored text: its rank in Bleve's order and its score.
@@ -274,26 +288,43 @@ type nhit struct {
 	score float64
 }
 
-// search scores every text holding a query term and returns the best
-// size, best first, ties in Bleve's internal document order.
-func (n *nativeIndex) search(ts []nterm, cs []nclause, size int) []nhit {
+// search scores every text holding a query term (sc's query) and leaves
+// the best size in sc.hits, best first, ties in Bleve's internal document
+// order.
+func (n *nativeIndex) search(sc *nscratch, size int) {
+	ts, cs := sc.ts, sc.cs
 	// Distinct indexed terms and a cursor into each one's postings.
-	var tids []int32
+	tids := sc.tids[:0]
 	for _, t := range ts {
 		if t.tid >= 0 && !slices.Contains(tids, t.tid) {
 			tids = append(tids, t.tid)
 		}
 	}
-	cur := make([]int, len(tids))
-	slot := make([]int, len(ts)) // ts index → tids index
+	sc.tids = tids
+	cur := grow(&sc.cur, len(tids))
+	at := grow(&sc.at, len(tids))   // posting of the current text per term, -1 when absent
+	slot := grow(&sc.slot, len(ts)) // ts index → tids index
+	for k := range cur {
+		cur[k] = 0
+	}
 	for i, t := range ts {
 		slot[i] = -1
 		if t.tid >= 0 {
 			slot[i] = slices.Index(tids, t.tid)
 		}
 	}
-	var hits []nhit
-	at := make([]int, len(tids)) // posting of the current text per term, -1 when absent
+	hits := sc.hits[:0]
+	score := func(i int) (float64, bool) {
+		k := slot[i]
+		if k < 0 || at[k] < 0 {
+			return 0, false
+		}
+		s := n.postings[tids[k]][at[k]].tfNorm * ts[i].idf
+		if ts[i].qw != 1.0 {
+			s = s * ts[i].qw
+		}
+		return s, true
+	}
 	for {
 		// The next text: the smallest rank under any cursor.
 		next := int32(-1)
@@ -311,17 +342,6 @@ func (n *nativeIndex) search(ts []nterm, cs []nclause, size int) []nhit {
 				at[k] = cur[k]
 				cur[k]++
 			}
-		}
-		score := func(i int) (float64, bool) {
-			k := slot[i]
-			if k < 0 || at[k] < 0 {
-				return 0, false
-			}
-			s := n.postings[tids[k]][at[k]].tfNorm * ts[i].idf
-			if ts[i].qw != 1.0 {
-				s = s * ts[i].qw
-			}
-			return s, true
 		}
 		var sum float64
 		matched := 0
@@ -356,7 +376,7 @@ func (n *nativeIndex) search(ts []nterm, cs []nclause, size int) []nhit {
 					}
 					ps += s
 				}
-				if all && n.phraseAt(ts, c, slot, at, tids) {
+				if all && n.phraseAt(c, slot, at, tids) {
 					sum += ps
 					matched++
 				}
@@ -375,16 +395,25 @@ func (n *nativeIndex) search(ts []nterm, cs []nclause, size int) []nhit {
 		}
 		return int(a.ord) - int(b.ord)
 	})
+	sc.hits = hits
 	if len(hits) > size {
-		hits = hits[:size]
+		sc.hits = hits[:size]
 	}
-	return hits
+}
+
+// grow returns (*b)[:n], reallocating when short.
+func grow(b *[]int, n int) []int {
+	if cap(*b) < n {
+		*b = make([]int, n)
+	}
+	*b = (*b)[:n]
+	return *b
 }
 
 // phraseAt reports whether the phrase's terms occur at their offsets from
 // one start in the current text (Bleve's phrase paths with slop 0: a stop
 // word's empty slot is one position).
-func (n *nativeIndex) phraseAt(ts []nterm, c nclause, slot, at []int, tids []int32) bool {
+func (n *nativeIndex) phraseAt(c nclause, slot, at []int, tids []int32) bool {
 	posOf := func(j int) []uint64 {
 		k := slot[c.terms[j]]
 		return n.postings[tids[k]][at[k]].pos

@@ -108,6 +108,5 @@ func nativeShape(ix *Index, variants []string) bool {
 	if len(toks) == 0 {
 		return false
 	}
-	_, _, ok := ix.native.query(toks, terms, ids, boosts)
-	return ok
+	return ix.native.query(&nscratch{}, toks, terms, ids, boosts)
 }
