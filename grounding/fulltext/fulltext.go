@@ -96,6 +96,7 @@ type Index struct {
 	Reused   bool
 	inMemory bool         // the upsidedown index over the sorted store (collect)
 	native   *nativeIndex // postings for the native scorer (in-memory indexes)
+	tokens   tokenMemo    // analysed term of each token text seen in a query
 	scoring  string       // the mapping's scoring model, as Index.Search reads it
 }
 
@@ -328,7 +329,7 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	if o.VariantWeight == 0 {
 		o.VariantWeight = 1
 	}
-	var qtoks []analysis.TokenStream
+	var qpos [][]int        // positions of qterms
 	var boosts [][2]float64 // phrase and word boost of each analysed variant
 	var qterms [][]string
 	var qids [][]int32 // qterms by term number, -1 when not indexed
@@ -337,18 +338,16 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	matchable := 0
 	var counted []string
 	for i, v := range variants {
-		toks := ix.analyzer.Analyze([]byte(textnorm.Normalize(v)))
-		if len(toks) == 0 {
+		terms, pos := ix.analyzeTerms(textnorm.Normalize(v))
+		if len(terms) == 0 {
 			continue
 		}
 		w := 1.0
 		if i > 0 {
 			w = o.VariantWeight
 		}
-		terms := make([]string, len(toks))
-		ids := make([]int32, len(toks))
-		for j, tok := range toks {
-			terms[j] = string(tok.Term)
+		ids := make([]int32, len(terms))
+		for j := range terms {
 			ids[j] = -1
 			if id, ok := ix.termID[terms[j]]; ok {
 				ids[j] = id
@@ -358,7 +357,7 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 				matchable += ix.df[terms[j]]
 			}
 		}
-		qtoks = append(qtoks, toks)
+		qpos = append(qpos, pos)
 		boosts = append(boosts, [2]float64{w * o.PhraseBoost, w})
 		qterms = append(qterms, terms)
 		qids = append(qids, ids)
@@ -380,7 +379,7 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	if ix.native != nil && len(o.Exclude) == 0 {
 		sc := ix.native.getScratch()
 		defer ix.native.putScratch(sc)
-		if ix.native.query(sc, qtoks, qterms, qids, boosts) {
+		if ix.native.query(sc, qpos, qterms, qids, boosts) {
 			ix.native.search(sc, size)
 			hits = make([]Hit, len(sc.hits))
 			for i, h := range sc.hits {
@@ -390,7 +389,7 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	}
 	if hits == nil {
 		var err error
-		if hits, err = ix.bleveScored(qtoks, qterms, boosts, o.Exclude, size); err != nil {
+		if hits, err = ix.bleveScored(qpos, qterms, boosts, o.Exclude, size); err != nil {
 			return nil, fmt.Errorf("full-text search %q: %w", strings.Join(variants, " | "), err)
 		}
 	}
@@ -448,10 +447,10 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 // and no guard, through Bleve's queries and collector: what the native
 // scorer (native.go) computes, for the shapes it leaves to Bleve and for
 // searches that hide texts.
-func (ix *Index) bleveScored(toks []analysis.TokenStream, terms [][]string, boosts [][2]float64, exclude []int, size int) ([]Hit, error) {
-	disj := make([]query.Query, 0, 2*len(toks))
-	for v := range toks {
-		p, m := matchQueries(toks[v], terms[v], boosts[v][0], boosts[v][1])
+func (ix *Index) bleveScored(pos [][]int, terms [][]string, boosts [][2]float64, exclude []int, size int) ([]Hit, error) {
+	disj := make([]query.Query, 0, 2*len(pos))
+	for v := range pos {
+		p, m := matchQueries(pos[v], terms[v], boosts[v][0], boosts[v][1])
 		disj = append(disj, p, m)
 	}
 	var q query.Query = query.NewDisjunctionQuery(disj)
@@ -521,7 +520,7 @@ func (ix *Index) collect(q query.Query, size int) (search.DocumentMatchCollectio
 // itself: a one-term phrase matches wherever the term occurs and scores as
 // its conjunction of one (0 + score), and a disjunction of one scores its
 // child times coord 1/1, with the same weight for query normalisation.
-func matchQueries(toks analysis.TokenStream, terms []string, phraseBoost, boost float64) (query.Query, query.Query) {
+func matchQueries(pos []int, terms []string, phraseBoost, boost float64) (query.Query, query.Query) {
 	term := func(t string, b float64) query.Query {
 		tq := query.NewTermQuery(t)
 		tq.SetField(field)
@@ -533,13 +532,13 @@ func matchQueries(toks analysis.TokenStream, terms []string, phraseBoost, boost 
 	}
 	// Bleve's tokenStreamToPhrase: one slot per position from the first
 	// token's to the last's; a stop word leaves its slot empty.
-	first, last := toks[0].Position, toks[0].Position
-	for _, t := range toks {
-		first, last = min(first, t.Position), max(last, t.Position)
+	first, last := pos[0], pos[0]
+	for _, p := range pos {
+		first, last = min(first, p), max(last, p)
 	}
 	phrase := make([][]string, last-first+1)
-	for j, t := range toks {
-		phrase[t.Position-first] = append(phrase[t.Position-first], terms[j])
+	for j, p := range pos {
+		phrase[p-first] = append(phrase[p-first], terms[j])
 	}
 	p := query.NewMultiPhraseQuery(phrase, field)
 	p.SetBoost(phraseBoost)

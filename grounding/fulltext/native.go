@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/search/scorer"
 )
 
@@ -197,9 +196,9 @@ func (b byCount) Swap(i, j int)      { b.swap(i, j) }
 // query builds into sc the query of Search's variants (their tokens,
 // terms and term numbers) with the boosts Search gives them; false when
 // Bleve would use searchers the native scorer does not copy.
-func (n *nativeIndex) query(sc *nscratch, toks []analysis.TokenStream, terms [][]string, qids [][]int32, boosts [][2]float64) bool {
+func (n *nativeIndex) query(sc *nscratch, pos [][]int, terms [][]string, qids [][]int32, boosts [][2]float64) bool {
 	sc.ts, sc.cs, sc.idx = sc.ts[:0], sc.cs[:0], sc.idx[:0]
-	if 2*len(toks) > heapTakeover {
+	if 2*len(pos) > heapTakeover {
 		return false
 	}
 	newTerm := func(tid int32, boost float64) int {
@@ -229,7 +228,7 @@ func (n *nativeIndex) query(sc *nscratch, toks []analysis.TokenStream, terms [][
 			c.count += t[i].count
 		}
 	}
-	for v := range toks {
+	for v := range pos {
 		pb, b := boosts[v][0], boosts[v][1]
 		if len(terms[v]) == 1 {
 			for _, boost := range [2]float64{pb, b} {
@@ -247,17 +246,17 @@ func (n *nativeIndex) query(sc *nscratch, toks []analysis.TokenStream, terms [][
 		// The phrase's term searchers, in slot order (the analyser's
 		// positions increase; two terms at one position would make a
 		// disjunction slot, which goes to Bleve).
-		first := toks[v][0].Position
+		first := pos[v][0]
 		start := len(sc.idx)
-		for j, t := range toks[v] {
-			if j > 0 && t.Position <= toks[v][j-1].Position {
+		for j, p := range pos[v] {
+			if j > 0 && p <= pos[v][j-1] {
 				return false
 			}
 			sc.idx = append(sc.idx, newTerm(qids[v][j], pb))
 		}
-		ph := nclause{kind: clausePhrase, terms: sc.idx[start:len(sc.idx):len(sc.idx)], offset: make([]int, len(toks[v]))}
-		for j, t := range toks[v] {
-			ph.offset[j] = t.Position - first
+		ph := nclause{kind: clausePhrase, terms: sc.idx[start:len(sc.idx):len(sc.idx)], offset: make([]int, len(pos[v]))}
+		for j, p := range pos[v] {
+			ph.offset[j] = p - first
 		}
 		weigh(&ph)
 		start = len(sc.idx)

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blevesearch/bleve/v2/analysis"
-
 	"github.com/executablekg/execkg/grounding/textnorm"
 )
 
@@ -84,29 +82,63 @@ func TestNativeMatchesBleve(t *testing.T) {
 
 // nativeShape reports whether the native scorer takes the variants' query.
 func nativeShape(ix *Index, variants []string) bool {
-	var toks []analysis.TokenStream
+	var pos [][]int
 	var terms [][]string
 	var ids [][]int32
 	var boosts [][2]float64
 	for _, v := range variants {
-		ts := ix.analyzer.Analyze([]byte(textnorm.Normalize(v)))
-		if len(ts) == 0 {
+		tt, ps := ix.analyzeTerms(textnorm.Normalize(v))
+		if len(tt) == 0 {
 			continue
 		}
-		tt := make([]string, len(ts))
-		id := make([]int32, len(ts))
-		for j, tok := range ts {
-			tt[j] = string(tok.Term)
+		id := make([]int32, len(tt))
+		for j := range tt {
 			id[j] = -1
 			if x, ok := ix.termID[tt[j]]; ok {
 				id[j] = x
 			}
 		}
-		toks, terms, ids = append(toks, ts), append(terms, tt), append(ids, id)
+		pos, terms, ids = append(pos, ps), append(terms, tt), append(ids, id)
 		boosts = append(boosts, [2]float64{DefaultPhraseBoost, 1})
 	}
-	if len(toks) == 0 {
+	if len(pos) == 0 {
 		return false
 	}
-	return ix.native.query(&nscratch{}, toks, terms, ids, boosts)
+	return ix.native.query(&nscratch{}, pos, terms, ids, boosts)
+}
+
+// TestQueryTermsMatchAnalyzer: the token memo gives the terms and
+// positions of Bleve's analyser, for every finding of the corpus read
+// twice (the second time from the memo) and in upper case.
+func TestQueryTermsMatchAnalyzer(t *testing.T) {
+	fs := findings(t)
+	ix, err := New(fs[:50], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var words int
+	for round := 0; round < 2; round++ {
+		for _, f := range fs {
+			for _, text := range []string{textnorm.Normalize(f), strings.ToUpper(f), f + " the of and -- x2"} {
+				terms, pos, ok := ix.queryTerms(text)
+				if !ok {
+					t.Fatal("the index analyser is not a tokenizer and one-token filters")
+				}
+				toks := ix.analyzer.Analyze([]byte(text))
+				if len(toks) != len(terms) {
+					t.Fatalf("%q: %d terms, Analyze %d", text, len(terms), len(toks))
+				}
+				for j, tok := range toks {
+					if string(tok.Term) != terms[j] || tok.Position != pos[j] {
+						t.Fatalf("%q: term %d is %q at %d, Analyze %q at %d", text, j, terms[j], pos[j], tok.Term, tok.Position)
+					}
+				}
+				words += len(terms)
+			}
+		}
+	}
+	if words < 10000 {
+		t.Fatalf("only %d terms compared", words)
+	}
 }
