@@ -38,11 +38,12 @@ type Program struct {
 	units map[string][]string
 	// phrases naming each concept (wordings, name, synonyms), for step (iv).
 	phrases   map[string][]string
-	verbatim  verbatimSet         // phrases prepared once for verbatimAnchors
-	naming    verbatimSet         // concept names and lexicon synonyms alone, for verbatimNamed
-	compiled  compiledConds       // conditions compiled for step (v), admit.go
-	doubtful  sync.Map            // concept name → its name states a doubt (model.go)
-	synonyms  map[string][]string // lexicon synonyms alone, for step (v)
+	verbatim  verbatimSet                  // phrases prepared once for verbatimAnchors
+	covering  map[string]*evidence.Phrases // phrases read once for evidence.Covers, by concept key
+	naming    verbatimSet                  // concept names and lexicon synonyms alone, for verbatimNamed
+	compiled  compiledConds                // conditions compiled for step (v), admit.go
+	doubtful  sync.Map                     // concept name → its name states a doubt (model.go)
+	synonyms  map[string][]string          // lexicon synonyms alone, for step (v)
 	hierarchy *rules.Hierarchy
 	// anatomy reads per-vessel stenosis reports with the pack's words.
 	anatomy *anatomyReader
@@ -202,6 +203,10 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		}
 	}
 	p.verbatim = verbatimPhrases(p.phrases)
+	p.covering = make(map[string]*evidence.Phrases, len(p.phrases))
+	for k, phs := range p.phrases {
+		p.covering[k] = evidence.NewPhrases(phs)
+	}
 	// A concept is named by its name, its lexicon synonyms and a row's
 	// wording that abbreviates its name ("ICA"); other row wordings
 	// ("symptoms") are the guideline's words in context, no names.
@@ -537,12 +542,12 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if p.cfg.trace { // the anchors' hits are for the trace only
 				fa.Anchors = append(fa.Anchors, anchorInfo(a))
 			}
-			ph := phrasesFor(a, p.phrases)
+			ph, cov := phrasesFor(a, p.phrases), p.coveringFor(a)
 			if proc, ok := planned[[2]string{f.ID, a.ConceptKey}]; ok {
-				ph = phrasesFor(proc, p.phrases)
+				ph, cov = phrasesFor(proc, p.phrases), p.coveringFor(proc)
 			}
 			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: labelled(text, secs, f.Start, clause[f.ID]),
-				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph}})
+				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph, Covering: cov}})
 		}
 		tr.Anchors = append(tr.Anchors, fa)
 	}
@@ -954,11 +959,21 @@ func anchorInfo(a grounding.Anchor) AnchorInfo {
 // phrasesFor returns the names the formatter checks a mention against; a
 // demographic pattern ("78 yo") already names its concept by its shape.
 func phrasesFor(a grounding.Anchor, phrases map[string][]string) []string {
-	if len(a.Channels) == 1 && a.Channels[0] == "pattern" {
+	if patternOnly(a) {
 		return nil
 	}
 	return phrases[a.ConceptKey]
 }
+
+// coveringFor is phrasesFor(a, p.phrases) read once for evidence.Covers.
+func (p *Program) coveringFor(a grounding.Anchor) *evidence.Phrases {
+	if patternOnly(a) {
+		return nil
+	}
+	return p.covering[a.ConceptKey]
+}
+
+func patternOnly(a grounding.Anchor) bool { return len(a.Channels) == 1 && a.Channels[0] == "pattern" }
 
 // commaClause returns the text around [start,end) up to the nearest comma,
 // semicolon, colon or sentence end on each side ("" if unlocated).

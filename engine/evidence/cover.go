@@ -40,29 +40,77 @@ func CoversAll(mention string, phrases []string) (bool, string) {
 func covers(mention string, phrases []string, all bool) (bool, string) {
 	m := wordsOfMention(mention)
 	for _, p := range phrases {
-		pi := phraseOf(p)
-		pw, critical := pi.words, pi.critical
-		if len(pw) == 0 {
-			continue
-		}
-		covered := make([]bool, len(pw))
-		for i, w := range pw {
-			covered[i] = hasWord(m, w)
-		}
-		coverAcronyms(m, pw, pi.gap, pi.acr, covered)
-		n, modifierMissing := 0, false
-		for i, c := range covered {
-			if c {
-				n++
-			} else if critical[i] {
-				modifierMissing = true
-			}
-		}
-		if n == len(pw) || (!all && len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing) {
+		if coversPhrase(m, phraseOf(p), all) {
 			return true, p
 		}
 	}
 	return false, ""
+}
+
+// Phrases are phrases read once for Covers: a concept's names, tested
+// against many mentions without looking each phrase up again.
+type Phrases struct {
+	texts []string
+	infos []phraseInfo
+}
+
+// NewPhrases reads ps (kept, not copied).
+func NewPhrases(ps []string) *Phrases {
+	out := &Phrases{texts: ps, infos: make([]phraseInfo, len(ps))}
+	for i, p := range ps {
+		out.infos[i] = phraseOf(p)
+	}
+	return out
+}
+
+// Len is the number of phrases (0 for nil).
+func (ps *Phrases) Len() int {
+	if ps == nil {
+		return 0
+	}
+	return len(ps.texts)
+}
+
+// Covers is Covers(mention, the phrases).
+func (ps *Phrases) Covers(mention string) (bool, string) {
+	if ps.Len() == 0 {
+		return false, ""
+	}
+	m := wordsOfMention(mention)
+	for i := range ps.infos {
+		if coversPhrase(m, ps.infos[i], false) {
+			return true, ps.texts[i]
+		}
+	}
+	return false, ""
+}
+
+// coversPhrase: the mention's content words m state the phrase pi (all of
+// its words, or with all false two thirds of three or more, none of the
+// missing ones critical).
+func coversPhrase(m []string, pi phraseInfo, all bool) bool {
+	pw, critical := pi.words, pi.critical
+	if len(pw) == 0 {
+		return false
+	}
+	var buf [16]bool
+	covered := buf[:0]
+	if len(pw) > len(buf) {
+		covered = make([]bool, 0, len(pw))
+	}
+	for _, w := range pw {
+		covered = append(covered, hasWord(m, w))
+	}
+	coverAcronyms(m, pw, pi.gap, pi.acr, covered)
+	n, modifierMissing := 0, false
+	for i, c := range covered {
+		if c {
+			n++
+		} else if critical[i] {
+			modifierMissing = true
+		}
+	}
+	return n == len(pw) || (!all && len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing)
 }
 
 // acronyms are the phrase's upper-case words ("CCTA", "PCI"): each names

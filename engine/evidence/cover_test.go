@@ -28,7 +28,7 @@ func TestCovers(t *testing.T) {
 		{"", []string{"x"}, false},
 	}
 	for _, c := range cases {
-		if got, _ := Covers(c.mention, c.phrases); got != c.want {
+		if got := coversBoth(t, c.mention, c.phrases); got != c.want {
 			t.Errorf("Covers(%q, %q) = %v, want %v", c.mention, c.phrases, got, c.want)
 		}
 	}
@@ -48,7 +48,7 @@ func TestCoversLongPhrases(t *testing.T) {
 		{"stenosis of 60%", []string{"left main coronary artery diameter stenosis"}, false},
 	}
 	for _, c := range cases {
-		if got, _ := Covers(c.mention, c.phrases); got != c.want {
+		if got := coversBoth(t, c.mention, c.phrases); got != c.want {
 			t.Errorf("Covers(%q, %q) = %v, want %v", c.mention, c.phrases, got, c.want)
 		}
 	}
@@ -62,4 +62,16 @@ func TestCoversOppositeGrades(t *testing.T) {
 	if ok, _ := Covers("elevated surgical risk (STS 9%)", []string{"elevated surgical risk"}); !ok {
 		t.Error("a stated elevated risk covers itself")
 	}
+}
+
+// coversBoth is Covers, checked to agree with Phrases.Covers (the phrases
+// read once), phrase included.
+func coversBoth(t *testing.T, mention string, phrases []string) bool {
+	t.Helper()
+	got, p := Covers(mention, phrases)
+	set, sp := NewPhrases(phrases).Covers(mention)
+	if set != got || sp != p {
+		t.Errorf("Covers(%q, %q) = %v %q, Phrases.Covers %v %q", mention, phrases, got, p, set, sp)
+	}
+	return got
 }

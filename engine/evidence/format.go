@@ -20,6 +20,9 @@ type Anchor struct {
 	// synonyms). When set, the deterministic formatter accepts the pair
 	// only if the mention covers one of them (see Covers).
 	Phrases []string
+	// Covering, when set, is NewPhrases(Phrases), read once by the caller
+	// for many pairs; the coverage test then uses it.
+	Covering *Phrases `json:"-"`
 }
 
 // Item is one piece of structured evidence (the reference system's
@@ -228,7 +231,13 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 			if p.Clause != "" {
 				mention = p.Clause
 			}
-			if ok, _ := Covers(mention, p.Anchor.Phrases); !ok {
+			var ok bool
+			if p.Anchor.Covering != nil {
+				ok, _ = p.Anchor.Covering.Covers(mention)
+			} else {
+				ok, _ = Covers(mention, p.Anchor.Phrases)
+			}
+			if !ok {
 				out = append(out, Item{FindingID: p.FindingID, Text: p.Text, ConceptKey: p.Anchor.ConceptKey, Concept: p.Anchor.Concept,
 					Rejected: "the mention does not state every word of any name of '" + p.Anchor.Concept + "'"})
 				continue
