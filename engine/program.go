@@ -40,6 +40,7 @@ type Program struct {
 	phrases   map[string][]string
 	verbatim  verbatimSet                  // phrases prepared once for verbatimAnchors
 	covering  map[string]*evidence.Phrases // phrases read once for evidence.Covers, by concept key
+	synCover  map[string]*evidence.Phrases // synonyms, likewise
 	naming    verbatimSet                  // concept names and lexicon synonyms alone, for verbatimNamed
 	compiled  compiledConds                // conditions compiled for step (v), admit.go
 	doubtful  sync.Map                     // concept name → its name states a doubt (model.go)
@@ -206,6 +207,10 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 	p.covering = make(map[string]*evidence.Phrases, len(p.phrases))
 	for k, phs := range p.phrases {
 		p.covering[k] = evidence.NewPhrases(phs)
+	}
+	p.synCover = make(map[string]*evidence.Phrases, len(p.synonyms))
+	for k, syns := range p.synonyms {
+		p.synCover[k] = evidence.NewPhrases(syns)
 	}
 	// A concept is named by its name, its lexicon synonyms and a row's
 	// wording that abbreviates its name ("ICA"); other row wordings

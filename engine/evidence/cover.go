@@ -72,13 +72,18 @@ func (ps *Phrases) Len() int {
 }
 
 // Covers is Covers(mention, the phrases).
-func (ps *Phrases) Covers(mention string) (bool, string) {
+func (ps *Phrases) Covers(mention string) (bool, string) { return ps.covers(mention, false) }
+
+// CoversAll is CoversAll(mention, the phrases).
+func (ps *Phrases) CoversAll(mention string) (bool, string) { return ps.covers(mention, true) }
+
+func (ps *Phrases) covers(mention string, all bool) (bool, string) {
 	if ps.Len() == 0 {
 		return false, ""
 	}
 	m := wordsOfMention(mention)
 	for i := range ps.infos {
-		if coversPhrase(m, ps.infos[i], false) {
+		if coversPhrase(m, ps.infos[i], all) {
 			return true, ps.texts[i]
 		}
 	}

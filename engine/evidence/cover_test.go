@@ -73,5 +73,9 @@ func coversBoth(t *testing.T, mention string, phrases []string) bool {
 	if set != got || sp != p {
 		t.Errorf("Covers(%q, %q) = %v %q, Phrases.Covers %v %q", mention, phrases, got, p, set, sp)
 	}
+	all, ap := CoversAll(mention, phrases)
+	if sa, sap := NewPhrases(phrases).CoversAll(mention); sa != all || sap != ap {
+		t.Errorf("CoversAll(%q, %q) = %v %q, Phrases.CoversAll %v %q", mention, phrases, all, ap, sa, sap)
+	}
 	return got
 }
