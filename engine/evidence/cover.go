@@ -244,6 +244,12 @@ func sameWord(a, b string) bool {
 	if a == b {
 		return true
 	}
+	// Every rule below needs the first letters equal (a lone "s" trims
+	// to ""; the other word's differing first letter keeps it non-empty),
+	// and most pairs differ there.
+	if a != "" && b != "" && a[0] != b[0] {
+		return false
+	}
 	if isNum(a) || isNum(b) {
 		return false
 	}

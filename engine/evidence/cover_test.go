@@ -1,6 +1,9 @@
 package evidence
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCovers(t *testing.T) {
 	cases := []struct {
@@ -78,4 +81,43 @@ func coversBoth(t *testing.T, mention string, phrases []string) bool {
 		t.Errorf("CoversAll(%q, %q) = %v %q, Phrases.CoversAll %v %q", mention, phrases, all, ap, sa, sap)
 	}
 	return got
+}
+
+// TestSameWordFirstLetter: sameWord's first-letter shortcut answers as
+// the rules without it, over pairs of words, plurals, stems, numbers, a
+// lone "s" and the empty word.
+func TestSameWordFirstLetter(t *testing.T) {
+	ref := func(a, b string) bool {
+		if a == b {
+			return true
+		}
+		if isNum(a) || isNum(b) {
+			return false
+		}
+		a, b = strings.TrimSuffix(a, "s"), strings.TrimSuffix(b, "s")
+		if a == b {
+			return true
+		}
+		n := 0
+		for n < len(a) && n < len(b) && a[n] == b[n] {
+			n++
+		}
+		return n >= 5 && 4*n >= 3*min(len(a), len(b))
+	}
+	words := []string{"", "s", "ss", "sa", "as", "2", "2.5", "s2", "ischemia", "ischemic", "ischemias", "vasospasm", "vasospastic",
+		"stent", "stents", "stenosis", "stenoses", "angina", "anginas", "artery", "arteries", "arter", "sartery", "beta", "betas"}
+	same := 0
+	for _, a := range words {
+		for _, b := range words {
+			if got, want := sameWord(a, b), ref(a, b); got != want {
+				t.Errorf("sameWord(%q, %q) = %v, the rules say %v", a, b, got, want)
+			}
+			if ref(a, b) && a != b {
+				same++
+			}
+		}
+	}
+	if same < 10 {
+		t.Fatalf("only %d pairs of different words are the same word; the check is too weak", same)
+	}
 }
