@@ -6,6 +6,7 @@ import (
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/rules"
 )
 
 // admitter is step (v) for one case: whether a piece of evidence may
@@ -92,6 +93,12 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	cf, coded := a.coded[e.ID]
 	var v consistency.Verdict
 	if coded {
+		if e.DerivedBy == eval.ReaderIsA && !cf.Uncertain && a.nameDoubts(e.Concept) {
+			// A broader concept whose own name states a doubt ("symptoms
+			// suggestive of ischaemia" from a recorded angina) is as
+			// doubtful as a record naming it: the pack's is-a says so.
+			cf.Uncertain = true
+		}
 		v = a.p.compile(cond).CheckCoded(cf, a.checks)
 	} else {
 		v = a.text.CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.checks)
@@ -128,6 +135,14 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 		}
 	}
 	return a.derivedPass(c, e, v)
+}
+
+// nameDoubts reports whether a concept's own name, judged as a coded
+// fact's condition, asks for doubt (step (v)'s reading, not the cue
+// scan of doubtfulName, which skips a cue inside its own target).
+func (a *admitter) nameDoubts(concept string) bool {
+	v := a.p.compile(consistency.Condition{Concept: concept, Operator: rules.OpPresent}).CheckCoded(consistency.Coded{}, consistency.Checks{Certainty: true})
+	return !v.Pass && v.Check == consistency.CheckCertainty
 }
 
 // derivedPass lets through a failed verdict on derived evidence where the

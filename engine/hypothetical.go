@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/executablekg/execkg/engine/consistency"
+	"github.com/executablekg/execkg/engine/evidence"
 	"github.com/executablekg/execkg/grounding"
 )
 
@@ -13,16 +14,38 @@ import (
 // finding's first word: in "Low risk for CAD" a hypothetical cue ("risk
 // for") reaches "CAD", so the finding does not state coronary artery
 // disease. A cue that is part of the concept's own name ("increased risk
-// of GI bleeding", "high bleeding risk") is its wording, not a doubt.
-// A finding one of whose readings holds the cue in its own name is left
-// whole. all reports that the finding states nothing: its first anchor, or every
+// of GI bleeding", "high bleeding risk") is its wording, not a doubt. A
+// probable negation ("angina unlikely") is judged the same way: the
+// mention is neither present nor stated absent, so it is set aside.
+// all reports that the finding states nothing: its first anchor, or every
 // concept it names, is spoken of as a risk or a possibility; otherwise
 // kept is the anchors without the ones that are. cues are the cues read.
 func (p *Program) spokenOfAsRisk(ctext *consistency.Text, finding string, anchors []grounding.Anchor) (kept []grounding.Anchor, all bool, cues []string) {
-	if len(anchors) == 0 || !ctext.HypotheticalIn(finding) {
+	if len(anchors) == 0 || !ctext.HypotheticalIn(finding) && !ctext.UnlikelyIn(finding) {
 		return anchors, false, nil
 	}
-	return p.spokenOf(ctext, finding, anchors, func(cx consistency.Context) bool { return cx.Hypothetical })
+	return p.spokenOf(ctext, finding, anchors, func(cx consistency.Context) bool { return cx.Hypothetical || cx.Unlikely })
+}
+
+// riskWhy says why spokenOfAsRisk set a finding aside, in the words of
+// its cues' kind: a probable negation is neither present nor absent.
+func riskWhy(cues []string) string {
+	var risk, unlikely []string
+	for _, c := range cues {
+		if consistency.UnlikelyCue(c) {
+			unlikely = append(unlikely, c)
+		} else {
+			risk = append(risk, c)
+		}
+	}
+	var why []string
+	if len(risk) > 0 {
+		why = append(why, "'"+strings.Join(risk, ", ")+"' speaks of it as a risk or a possibility, not as present")
+	}
+	if len(unlikely) > 0 {
+		why = append(why, "'"+strings.Join(unlikely, ", ")+"' speaks of it as probably absent, which is neither present nor stated absent")
+	}
+	return strings.Join(why, "; ")
 }
 
 // spokenOfOthers is spokenOfAsRisk for an experiencer cue among the
@@ -37,17 +60,28 @@ func (p *Program) spokenOfOthers(ctext *consistency.Text, finding string, anchor
 }
 
 // spokenOf: the anchors whose concept's own words the cue kind is reads
-// (is) reaches.
+// (is) reaches. Every concept the finding names word for word is judged,
+// an anchor or not: in "a high risk of MI due to diabetes" the cue
+// reaches MI even where grounding ranked risk concepts above it.
+//
+// An anchor whose own name holds the cue ("planned redo coronary artery
+// bypass graft", "high risk of MACE") claims the cue as its wording. The
+// claim holds only where a name of it the finding states also names the
+// concept the cue reaches ("redo CABG" names CABG): the finding then
+// states that anchor and is left whole. A claimant that names none of
+// them ("high-risk patient" in "high risk of MI") reads the cue of
+// another concept as its own, so it is set aside with that concept.
 func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []grounding.Anchor, is func(consistency.Context) bool) (kept []grounding.Anchor, all bool, cues []string) {
 	in := map[string]bool{}
 	for _, a := range anchors {
 		in[a.ConceptKey] = true
 	}
 	lower := " " + strings.ToLower(finding) + " "
-	hyp := map[string]bool{}
-	named := 0
+	reached := map[string][]string{} // concept key → its names the finding states, for concepts the cue reaches
+	named := 0                       // anchors the finding names word for word
+	namedReached := 0                // ... of which the cue reaches
 	for _, v := range p.verbatimNamed(finding) {
-		if !in[v.ConceptKey] || p.medications[v.ConceptKey] {
+		if p.medications[v.ConceptKey] {
 			// A drug "PRN" or "if needed" is still prescribed; the drug
 			// readers (meta/reading.json) judge what a drug sentence says.
 			continue
@@ -61,7 +95,9 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 		if len(stated) == 0 {
 			continue
 		}
-		named++
+		if in[v.ConceptKey] {
+			named++
+		}
 		cx := ctext.AnalyzeAt(finding, strings.Join(stated, " ; "))
 		if !is(cx) || p.cueInConcept([]grounding.Anchor{v}, cx.Cues) {
 			continue
@@ -71,36 +107,65 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 		// another one than this finding's.
 		var own []string
 		for _, c := range cx.Cues {
-			if statedIn(lower, finding, strings.ToLower(c)) {
+			// A cue is a word of any case ("If chest pain recurs"),
+			// not an acronym that must match as written.
+			if statedIn(lower, strings.ToLower(finding), strings.ToLower(c)) {
 				own = append(own, c)
 			}
 		}
 		if len(own) == 0 {
 			continue
 		}
-		hyp[v.ConceptKey] = true
+		reached[v.ConceptKey] = stated
+		if in[v.ConceptKey] {
+			namedReached++
+		}
 		cues = append(cues, own...)
 	}
-	if len(hyp) == 0 {
+	if len(reached) == 0 {
 		return anchors, false, nil
 	}
+	out := map[string]bool{}
+	for k := range reached {
+		out[k] = true
+	}
 	for _, a := range anchors {
-		if p.cueInConcept([]grounding.Anchor{a}, cues) {
+		if reached[a.ConceptKey] != nil || !p.cueInConcept([]grounding.Anchor{a}, cues) {
+			continue
+		}
+		if p.namesReached(finding, a, reached) {
 			// A reading worded with the cue ("planned redo CABG" for
 			// "planned redo coronary artery bypass graft") is what the
 			// finding states; the intention readers judge it.
 			return anchors, false, nil
 		}
-	}
-	if hyp[anchors[0].ConceptKey] || len(hyp) == named {
-		return nil, true, cues
+		out[a.ConceptKey] = true
 	}
 	for _, a := range anchors {
-		if !hyp[a.ConceptKey] {
+		if !out[a.ConceptKey] {
 			kept = append(kept, a)
 		}
 	}
+	if len(kept) == 0 || out[anchors[0].ConceptKey] && reached[anchors[0].ConceptKey] != nil || named > 0 && namedReached == named {
+		return nil, true, cues
+	}
 	return kept, false, cues
+}
+
+// namesReached: a name of a that the finding states (every word of it)
+// also states a name of a concept the cue reaches.
+func (p *Program) namesReached(finding string, a grounding.Anchor, reached map[string][]string) bool {
+	for _, n := range append([]string{a.Concept}, p.phrases[a.ConceptKey]...) {
+		if ok, _ := evidence.CoversAll(finding, []string{n}); !ok {
+			continue
+		}
+		for _, names := range reached {
+			if ok, _ := evidence.CoversAll(n, names); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // statedIn: the finding holds the name as whole words (a short name, an

@@ -37,7 +37,10 @@ type Program struct {
 	// units of the numeric conditions per concept key, for step (iv).
 	units map[string][]string
 	// phrases naming each concept (wordings, name, synonyms), for step (iv).
-	phrases   map[string][]string
+	phrases map[string][]string
+	// rivals: every concept's phrases, for the formatter's two-thirds
+	// allowance (evidence.Names).
+	rivals    *evidence.Names
 	verbatim  verbatimSet                  // phrases prepared once for verbatimAnchors
 	covering  map[string]*evidence.Phrases // phrases read once for evidence.Covers, by concept key
 	synCover  map[string]*evidence.Phrases // synonyms, likewise
@@ -48,6 +51,9 @@ type Program struct {
 	hierarchy *rules.Hierarchy
 	// anatomy reads per-vessel stenosis reports with the pack's words.
 	anatomy *anatomyReader
+	// recordNaming is naming as a coded record's words are read
+	// (nameFromWords, fhir_input.go).
+	recordNaming recordNaming
 	// concept names per key, and keys per normalised name.
 	names map[string]string
 	keys  map[string]string
@@ -204,6 +210,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		}
 	}
 	p.verbatim = verbatimPhrases(p.phrases)
+	p.rivals = evidence.NewNames(p.phrases)
 	p.covering = make(map[string]*evidence.Phrases, len(p.phrases))
 	for k, phs := range p.phrases {
 		p.covering[k] = evidence.NewPhrases(phs)
@@ -279,6 +286,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 			}
 		}
 	}
+	p.recordNaming = p.recordNames(names, cfg.lexicon)
 	p.antonyms = antonymsOf(cfg.lexicon, p.keys)
 	if err := p.initReaders(); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
@@ -486,7 +494,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if f.Experiencer != "" {
 				fc.Other, fc.Cues = true, []string{"under a '" + f.Section + "' heading"}
 			}
-			if fc.Uncertain {
+			if fc.Uncertain || fc.Unlikely {
+				// A probable negation the concept-level check below does
+				// not set aside ("unlikely" before a word the pack does
+				// not name verbatim) is at least no confirmed fact.
 				doubted[f.ID] = true
 			}
 			if fc.Other && !p.cueInConcept(anchors, fc.Cues) {
@@ -505,7 +516,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// concept's words, not the finding's first one.
 			kept, none, cues := p.spokenOfAsRisk(ctext, f.Text, anchors)
 			if none {
-				why := "'" + strings.Join(cues, ", ") + "' speaks of it as a risk or a possibility, not as present"
+				why := riskWhy(cues)
 				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty, BeforeMatching: true, Reason: "certainty: " + why})
 				tr.Anchors = append(tr.Anchors, FindingAnchors{FindingID: f.ID, Query: f.Text})
 				dropped = append(dropped, patient.Dropped{Text: f.Text, Reader: "text", Reason: why})
@@ -551,8 +562,11 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if proc, ok := planned[[2]string{f.ID, a.ConceptKey}]; ok {
 				ph, cov = phrasesFor(proc, p.phrases), p.coveringFor(proc)
 			}
+			if doubted[f.ID] && p.doubtfulName(a.Concept) {
+				ph, cov = p.undoubtedForms(ph), nil // the formatter reads ph itself
+			}
 			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: labelled(text, secs, f.Start, clause[f.ID]),
-				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph, Covering: cov}})
+				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph, Names: p.rivals, Covering: cov}})
 		}
 		tr.Anchors = append(tr.Anchors, fa)
 	}
@@ -674,7 +688,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 // refusals traced, passes the same without the trace (for what-ifs).
 func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m *patient.Model, admit, passes func(eval.Cond, eval.Evidence) bool, overridden []whatIf) error {
 	date := noon(c.date)
-	ev := m.Evidence()
+	// Values are checked on every path: one no patient can have is a
+	// misreading, one a later value supersedes is not the patient's now.
+	res.Evidence = applyEdits(res.Evidence, append(p.plausible(m), p.supersede(m, date)...))
+	ev := p.currentOnly(m, m.Evidence(), tr)
 	keys := map[string]bool{}
 	for _, e := range ev {
 		keys[e.ConceptKey] = true
@@ -712,6 +729,7 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 			doubt[f.ID] = true
 		}
 	}
+	was := pastOf(m) // an is-a fact keeps its source's past status too
 	for _, d := range derived {
 		ev = append(ev, d)
 		keys[d.ConceptKey] = true
@@ -719,6 +737,9 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 		f := p.fact(d, "derive", nil)
 		if d.DerivedBy == eval.ReaderIsA && doubt[d.ID] {
 			f.Certainty = patient.Suspected
+		}
+		if st, ok := was[[2]string{d.ID, d.From}]; ok && d.DerivedBy == eval.ReaderIsA && d.Present {
+			f.Status = st
 		}
 		m.Facts = append(m.Facts, f)
 		c.emit(Event{Stage: StageDerive, Kind: EventDerived, FactID: d.ID, Concept: d.ConceptKey, Detail: d.Via})
@@ -1029,10 +1050,12 @@ func labelled(text string, secs []extract.Section, pos int, clause string) strin
 			break
 		}
 	}
-	// A label right before the clause, at the start of its line or
-	// sentence.
+	// A label at the start of the clause's line or sentence: it names
+	// what every part of the sentence after it reports ("Stress CMR
+	// 12/2025: possible small defect vs artefact; image quality degraded -
+	// reported as non-diagnostic").
 	s := pos
-	for s > 0 && !strings.ContainsRune(",;:\n.", rune(text[s-1])) {
+	for s > 0 && !strings.ContainsRune(":\n", rune(text[s-1])) && !(text[s-1] == '.' && s < len(text) && text[s] == ' ') {
 		s--
 	}
 	if s == 0 || text[s-1] != ':' {

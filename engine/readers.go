@@ -26,6 +26,15 @@ type reading struct {
 	recentPrefix    string
 	demographics    []demographicShape
 	anatomyKept     []string // lower case
+
+	// past, pastAfter: words stating a condition of the past, before it
+	// (among the first pastLead words) and after it; pastNegated: the
+	// words right before a past cue that make it a present state's
+	// duration ("2-month history of"); now: words dating a finding to the
+	// document's date; plausible: value ranges by normalised concept.
+	past, pastAfter, pastNegated, now *regexp.Regexp
+	pastLead                          int
+	plausible                         map[string]rules.Plausible
 }
 
 // locatedf is an error about the pack's reading vocabulary.
@@ -45,9 +54,18 @@ func compileReading(r *rules.Reading) (*reading, error) {
 		}
 		return regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(l.Cues) + `)\b`) // literal words: always compiles
 	}
-	out.notTaken, out.stopped = cues(r.NotTaken), cues(r.Stopped)
+	out.notTaken, out.stopped, out.now = cues(r.NotTaken), cues(r.Stopped), cues(r.Now)
 	if r.NotTaken != nil && len(r.NotTaken.NegatedBy) > 0 {
 		out.notTakenNegated = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(r.NotTaken.NegatedBy) + `)\s+$`)
+	}
+	if pc := r.Past; pc != nil {
+		out.past, out.pastLead = cues(&rules.CueList{Cues: pc.Cues}), pc.Lead
+		if len(pc.After) > 0 {
+			out.pastAfter = cues(&rules.CueList{Cues: pc.After})
+		}
+		if len(pc.NegatedBy) > 0 {
+			out.pastNegated = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(pc.NegatedBy) + `)\W*$`)
+		}
 	}
 	var err error
 	if out.refractory, err = compileRefractory(r.Refractory); err != nil {
@@ -58,6 +76,10 @@ func compileReading(r *rules.Reading) (*reading, error) {
 	}
 	if out.demographics, err = compileDemographics(r.Demographics); err != nil {
 		return nil, err
+	}
+	out.plausible = map[string]rules.Plausible{}
+	for _, pl := range r.Plausible {
+		out.plausible[rules.NormalizeName(pl.Concept)] = pl
 	}
 	if a := r.AnatomyChecks; a != nil {
 		for _, w := range a.KeptFor {

@@ -32,6 +32,10 @@ type refractoryVocab struct {
 	// undo the words after the symptom that take it back.
 	near, undo *regexp.Regexp
 	nearGives  map[string]bool
+	// after: "<therapy> ... <outcome>" (rules.RefractoryAfter), giving
+	// afterGives' concepts at the therapy's finding.
+	after      *regexp.Regexp
+	afterGives []string
 	// links and nearLinks are the link words of re and near as mayHold
 	// reads them: a text holding none cannot match (nil: always run).
 	links, nearLinks []string
@@ -72,9 +76,9 @@ func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
 			v.concepts[strings.ToLower(w)] = g.Concepts
 		}
 	}
+	v.links = literalWords(r.Links)
 	src := `(?i)\b(` + rules.WordsPattern(sym) + `)\b[^.;]{0,80}?\b(` + rules.WordsPattern(r.Links) + `)\b[^.;]{0,60}?\b(` +
 		rules.WordsPattern(r.Therapies) + `)\b`
-	v.links = literalWords(r.Links)
 	var err error
 	if v.re, err = regexp.Compile(src); err != nil {
 		return nil, fmt.Errorf("%s: refractory: the words make no valid pattern: %w", rules.ReadingFile, err)
@@ -87,9 +91,9 @@ func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
 	if n := r.Near; n != nil {
 		// Only spaces, commas or hyphens between symptom and link, and at
 		// most a dose word ("low-dose") between link and therapy.
+		v.nearLinks = literalWords(n.Links)
 		src := `(?i)\b(` + rules.WordsPattern(sym) + `)[\s,\-]{1,3}(` + rules.WordsPattern(n.Links) + `)\b[^.;,]{0,15}?\b(` +
 			rules.WordsPattern(r.Therapies) + `)\b`
-		v.nearLinks = literalWords(n.Links)
 		if v.near, err = regexp.Compile(src); err != nil {
 			return nil, fmt.Errorf("%s: refractory.near: the words make no valid pattern: %w", rules.ReadingFile, err)
 		}
@@ -102,6 +106,13 @@ func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
 		for _, c := range n.Concepts {
 			v.nearGives[rules.NormalizeName(c)] = true
 		}
+	}
+	if a := r.After; a != nil {
+		src := `(?i)\b(` + rules.WordsPattern(r.Therapies) + `)\b[^.;]{0,60}?\b(` + rules.WordsPattern(a.Outcomes) + `)\b`
+		if v.after, err = regexp.Compile(src); err != nil {
+			return nil, fmt.Errorf("%s: refractory.after: the words make no valid pattern: %w", rules.ReadingFile, err)
+		}
+		v.afterGives = a.Concepts
 	}
 	return v, nil
 }
@@ -146,8 +157,8 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 	var out []patient.Fact
 	done := map[string]bool{}
 	type match struct {
-		m    []int
-		near bool
+		m           []int
+		near, after bool
 	}
 	var ms []match
 	if mayMatch(text, v.links) {
@@ -160,9 +171,37 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 			ms = append(ms, match{m: m, near: true})
 		}
 	}
+	if v.after != nil {
+		for _, m := range v.after.FindAllStringSubmatchIndex(text, -1) {
+			ms = append(ms, match{m: m, after: true})
+		}
+	}
 	for _, mm := range ms {
 		m := mm.m
 		span := text[m[0]:m[1]]
+		if mm.after {
+			// The therapy is named first: "amlodipine and ISMN with
+			// little benefit" says the symptom it treats persists, unless
+			// the therapy is one the pack says is none ("aspirin").
+			if v.not != nil && v.not.MatchString(text[m[2]:m[3]]) {
+				continue
+			}
+			f := findingAt(findings, m[2])
+			if f == nil || !asserted(text, *f) {
+				continue
+			}
+			for _, c := range v.afterGives {
+				key, ok := p.keys[rules.NormalizeName(c)]
+				if !ok || done[key] {
+					continue
+				}
+				done[key] = true
+				e := eval.Evidence{ID: f.ID, ConceptKey: key, Concept: p.names[key], Text: f.Text, Present: true,
+					Via: ViaRefractory + "'" + span + "' (" + rules.ReadingFile + " refractory.after)"}
+				out = append(out, read.Fact(r, patient.KindProblem, e, patient.Span{Start: m[0], End: m[1]}))
+			}
+			continue
+		}
 		// Other therapies count only after the link ("despite aspirin"):
 		// "angina after CABG despite a beta-blocker" persists on the
 		// beta-blocker.

@@ -59,8 +59,14 @@ func (p *Program) verbatimIn(set *verbatimSet, finding string, strict bool) ([]g
 			for _, vi := range set.start[bigram{h[i], h[i+1], hay.exact}] {
 				v := &set.phrases[vi]
 				j := i + len(v.needle)
-				if strings.HasPrefix(h[i:], v.needle) && (j == len(h) || !isWordByte(h[j])) {
+				if !strings.HasPrefix(h[i:], v.needle) {
+					continue
+				}
+				if j == len(h) || !isWordByte(h[j]) {
 					hits = append(hits, hit{v.key, i, j})
+				} else if v.acronym && h[j] == 's' && (j+1 == len(h) || !isWordByte(h[j+1])) {
+					// An acronym's plural ("MIs", "PCIs") names it too.
+					hits = append(hits, hit{v.key, i, j + 1})
 				}
 			}
 		}
@@ -123,6 +129,9 @@ const channelNarrowed = "narrowed"
 type verbatimPhrase struct {
 	key, needle string
 	exact       bool
+	// acronym: the phrase is written in capitals ("MI", "CABG"), so a
+	// plural "s" may follow it.
+	acronym bool
 }
 
 // verbatimSet is the prepared phrases, indexed by their first two bytes
@@ -149,7 +158,7 @@ func verbatimPhrases(phrases map[string][]string) verbatimSet {
 	var out []verbatimPhrase
 	for _, k := range keys {
 		for _, ph := range phrases[k] {
-			v := verbatimPhrase{key: k, needle: strings.ToLower(ph)}
+			v := verbatimPhrase{key: k, needle: strings.ToLower(ph), acronym: isAcronym(ph)}
 			if len(ph) <= 3 {
 				v.needle, v.exact = ph, true
 			}
@@ -311,4 +320,20 @@ func acronymOf(ph, name string) bool {
 		}
 	}
 	return len(letters) >= 2 && (letters == string(all) || letters == string(content))
+}
+
+// isAcronym: a single word of capitals and digits, two capitals at least
+// ("MI", "CABG", "NSTEMI"; not "Mg" or "2D").
+func isAcronym(ph string) bool {
+	caps := 0
+	for i := 0; i < len(ph); i++ {
+		switch c := ph[i]; {
+		case c >= 'A' && c <= 'Z':
+			caps++
+		case c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return caps >= 2
 }

@@ -33,6 +33,11 @@ var genericWords = map[string]string{
 	"until": "preposition of time", "prior": "time adverb ('prior to', the dating cues of recency.go)",
 	"previously": "time adverb", "formerly": "time adverb", "instead": "adverb", "held": "ordinary verb",
 	"despite": "preposition (verbatim.go: a relation word between phrases)",
+	// Time words the pack's past and now cues (meta/reading.json) share
+	// with the engine's dating grammar (when.go, recency.go, extract.go).
+	"now": "time adverb (when.go, recency.go: a date relative to the case)", "today": "time adverb (when.go, recency.go)",
+	"previous": "time adjective (recency.go, extract.go: 'the previous 3 months')", "remote": "time adjective (recency.go)",
+	"history of": "dating phrase of recency.go ('history of' an event long ago)", "h/o": "the abbreviation of 'history of' (extract.go's abbreviation list)",
 	// The patient model's own kinds and statuses (engine/patient, issue 12
 	// item 1): generic to every guideline, and the trace says them.
 	"medication": "patient.KindMedication, the model's fact kind", "stopped": "patient.StatusStopped (and 'stopped before' a deadline)",

@@ -32,6 +32,9 @@ type Hierarchy struct {
 	// Calculated declares concepts computed by a published equation from
 	// other facts (see Calculated).
 	Calculated []Calculated `json:"calculated,omitempty"`
+	// CurrentOnly lists the concepts that hold only while current (see
+	// CurrentOnly); nil when every concept counts stated of the past.
+	CurrentOnly *CurrentOnly `json:"current_only,omitempty"`
 
 	up, down map[string][]string // normalised name → transitive closure
 }
@@ -56,6 +59,39 @@ type Definition struct {
 	Max     *float64 `json:"max,omitempty"`
 	Unit    string   `json:"unit"`
 	Source  string   `json:"source"`
+}
+
+// CurrentOnly names the concepts a fact stated of the past (a history, a
+// resolved or inactive condition) does not make present now: a symptom, a
+// rhythm. A concept narrower than a listed one is listed too (stable
+// angina is a symptom). Every other concept counts when stated of the
+// past: a prior myocardial infarction or PCI defines a chronic coronary
+// syndrome. Source says why.
+type CurrentOnly struct {
+	Concepts []string `json:"concepts"`
+	Source   string   `json:"source"`
+}
+
+// IsCurrentOnly reports whether a fact of the concept stated of the past
+// states nothing about the patient now: the concept, or a broader one, is
+// listed in CurrentOnly.
+func (h *Hierarchy) IsCurrentOnly(concept string) bool {
+	if h == nil || h.CurrentOnly == nil {
+		return false
+	}
+	n := NormalizeName(concept)
+	for _, c := range h.CurrentOnly.Concepts {
+		cn := NormalizeName(c)
+		if cn == n {
+			return true
+		}
+		for _, b := range h.up[n] {
+			if b == cn {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Implied is a value band a stated concept implies for a measured
@@ -131,6 +167,16 @@ func ParseHierarchy(name string, data []byte) (*Hierarchy, error) {
 		}
 		if v.AtLeast == nil && v.Below == nil || v.AtLeast != nil && v.Below != nil && *v.AtLeast >= *v.Below {
 			return nil, fmt.Errorf("%s: values[%d] (%s): give at_least and/or below, with at_least < below", name, i, v.Concept)
+		}
+	}
+	if c := h.CurrentOnly; c != nil {
+		if len(c.Concepts) == 0 || strings.TrimSpace(c.Source) == "" {
+			return nil, fmt.Errorf("%s: current_only: give concepts (at least one) and source", name)
+		}
+		for i, n := range c.Concepts {
+			if NormalizeName(n) == "" {
+				return nil, fmt.Errorf("%s: current_only.concepts[%d]: empty concept name", name, i)
+			}
 		}
 	}
 	if h.Anatomy != nil {
@@ -242,6 +288,13 @@ func (h *Hierarchy) Check(p *Pack) []string {
 	for i, v := range h.Values {
 		if !names[NormalizeName(v.Measure)] {
 			bad = append(bad, fmt.Sprintf("values[%d]: %q is not a concept of the pack", i, v.Measure))
+		}
+	}
+	if h.CurrentOnly != nil {
+		for i, n := range h.CurrentOnly.Concepts {
+			if !names[NormalizeName(n)] && !members[NormalizeName(n)] {
+				bad = append(bad, fmt.Sprintf("current_only.concepts[%d]: %q is not a concept of the pack", i, n))
+			}
 		}
 	}
 	if h.Anatomy != nil {

@@ -33,6 +33,17 @@ type Reading struct {
 	// Stopped: cues of a medication finding whose own words say the drug
 	// was stopped.
 	Stopped *CueList `json:"stopped,omitempty"`
+	// Past: cues of words that state a condition of the past ("history
+	// of", "resolved"): the fact's status is history, which counts as
+	// present only for concepts not held current-only (hierarchy.json
+	// current_only).
+	Past *PastCues `json:"past,omitempty"`
+	// Now: cues that date a finding to the document's date ("now BMI
+	// 29"), so a value stated with them supersedes an earlier dated one.
+	Now *CueList `json:"now,omitempty"`
+	// Plausible: the range a measured concept's value can take; a value
+	// outside it is a misreading (see Plausible).
+	Plausible []Plausible `json:"plausible,omitempty"`
 	// Refractory: symptoms stated to persist despite therapy.
 	Refractory *Refractory `json:"refractory,omitempty"`
 	// Recency: when a dated event counts as its "recent" form.
@@ -53,6 +64,36 @@ type UngroundedValue struct {
 	Qualifiers []string `json:"qualifiers,omitempty"` // words before it, with a space ("serum")
 	Glued      []string `json:"glued,omitempty"`      // prefixes written onto it ("s-")
 	Words      []string `json:"words"`
+}
+
+// Plausible is the range [Min, Max], in Unit, that a value of a measured
+// concept can take in a living patient. A value outside it is no fact: it
+// is dropped with the reason, on every input path (text, FHIR codes,
+// FHIR words). FractionInPercent: a value below 1 stated in percent is
+// a fraction written with a percent sign ("LVEF 0.55 %") and reads as
+// its percent (55 %) when that lies inside the range.
+type Plausible struct {
+	Concept           string  `json:"concept"`
+	Min               float64 `json:"min"`
+	Max               float64 `json:"max"`
+	Unit              string  `json:"unit"`
+	FractionInPercent bool    `json:"fraction_in_percent,omitempty"`
+	Source            string  `json:"source"`
+}
+
+// PastCues are the words that state a condition of the past. Cues
+// precede the condition they date ("history of AF", "previous angina")
+// and count only among a finding's first Lead words (0: anywhere), so
+// "chest pain similar to previous episodes" is a present pain; After
+// cues follow it ("AF ablated in 2019") and count anywhere. NegatedBy,
+// right before a cue, makes it a present state's duration ("2-month
+// history of chest pain").
+type PastCues struct {
+	Why       string   `json:"why"`
+	Cues      []string `json:"cues"`
+	Lead      int      `json:"lead,omitempty"`
+	After     []string `json:"after,omitempty"`
+	NegatedBy []string `json:"negated_by,omitempty"`
 }
 
 // CueList is a list of cue words with the reason they are cues.
@@ -82,6 +123,20 @@ type Refractory struct {
 	// Near: bare links ("on") that state the symptom persists on the
 	// therapy only when both stand next to them.
 	Near *RefractoryNear `json:"near,omitempty"`
+	// After: "<therapy> ... <no-benefit words>", the therapy first
+	// ("added ISMN, with no real improvement").
+	After *RefractoryAfter `json:"after,omitempty"`
+}
+
+// RefractoryAfter is "<therapy> ... <outcome>" within one sentence, the
+// outcome at most 60 characters after the therapy: words saying the
+// therapy did not help ("with no improvement", "with little benefit").
+// The symptom is the one the therapy treats, so the statement gives the
+// Concepts listed, read at the therapy's finding.
+type RefractoryAfter struct {
+	Why      string   `json:"why"`
+	Outcomes []string `json:"outcomes"`
+	Concepts []string `json:"concepts"`
 }
 
 // RefractoryNear is "<symptom> <bare link> <therapy>" with nothing between
@@ -180,7 +235,7 @@ func (r *Reading) check(name string) error {
 	for _, c := range []struct {
 		field string
 		l     *CueList
-	}{{"not_taken", r.NotTaken}, {"stopped", r.Stopped}} {
+	}{{"not_taken", r.NotTaken}, {"stopped", r.Stopped}, {"now", r.Now}} {
 		if c.l == nil {
 			continue
 		}
@@ -194,6 +249,38 @@ func (r *Reading) check(name string) error {
 		if err := checkWords(f+".negated_by", c.l.NegatedBy, false); err != nil {
 			return err
 		}
+	}
+	if pc := r.Past; pc != nil {
+		f := name + ": past"
+		if strings.TrimSpace(pc.Why) == "" {
+			return fmt.Errorf("%s.why: say what the cues mark", f)
+		}
+		if pc.Lead < 0 {
+			return fmt.Errorf("%s.lead: %d; give the number of leading words a cue must lie in (0: anywhere)", f, pc.Lead)
+		}
+		for _, l := range []struct {
+			field string
+			ws    []string
+			need  bool
+		}{{"cues", pc.Cues, true}, {"after", pc.After, false}, {"negated_by", pc.NegatedBy, false}} {
+			if err := checkWords(f+"."+l.field, l.ws, l.need); err != nil {
+				return err
+			}
+		}
+	}
+	seenPlausible := map[string]int{}
+	for i, pl := range r.Plausible {
+		f := fmt.Sprintf("%s: plausible[%d]", name, i)
+		if NormalizeName(pl.Concept) == "" || strings.TrimSpace(pl.Unit) == "" || strings.TrimSpace(pl.Source) == "" {
+			return fmt.Errorf("%s: give concept, unit and source", f)
+		}
+		if pl.Min >= pl.Max {
+			return fmt.Errorf("%s (%s): min %g must be below max %g", f, pl.Concept, pl.Min, pl.Max)
+		}
+		if j, dup := seenPlausible[NormalizeName(pl.Concept)]; dup {
+			return fmt.Errorf("%s (%s): repeats plausible[%d]; merge the two ranges", f, pl.Concept, j)
+		}
+		seenPlausible[NormalizeName(pl.Concept)] = i
 	}
 	if rf := r.Refractory; rf != nil {
 		f := name + ": refractory"
@@ -230,6 +317,17 @@ func (r *Reading) check(name string) error {
 		}
 		if err := checkWords(f+".not_therapies", rf.NotTherapies, false); err != nil {
 			return err
+		}
+		if a := rf.After; a != nil {
+			if strings.TrimSpace(a.Why) == "" {
+				return fmt.Errorf("%s.after.why: say why a therapy that did not help states the symptom persists", f)
+			}
+			if err := checkWords(f+".after.outcomes", a.Outcomes, true); err != nil {
+				return err
+			}
+			if err := checkWords(f+".after.concepts", a.Concepts, true); err != nil {
+				return err
+			}
 		}
 		if n := rf.Near; n != nil {
 			if strings.TrimSpace(n.Why) == "" {
@@ -342,10 +440,14 @@ func (r *Reading) Words() []string {
 		add(u.Qualifiers...)
 		add(u.Words...)
 	}
-	for _, l := range []*CueList{r.NotTaken, r.Stopped} {
+	for _, l := range []*CueList{r.NotTaken, r.Stopped, r.Now} {
 		if l != nil {
 			add(l.Cues...) // NegatedBy are plain English negations, no pack vocabulary
 		}
+	}
+	if pc := r.Past; pc != nil {
+		add(pc.Cues...)
+		add(pc.After...)
 	}
 	if rf := r.Refractory; rf != nil {
 		for _, s := range rf.Symptoms {
@@ -360,10 +462,17 @@ func (r *Reading) Words() []string {
 			add(n.Concepts...)
 			add(n.Undo...)
 		}
+		if a := rf.After; a != nil {
+			add(a.Outcomes...)
+			add(a.Concepts...)
+		}
 	}
 	for _, d := range r.Demographics {
 		add(d.Concept)
 		add(d.Words...)
+	}
+	for _, pl := range r.Plausible {
+		add(pl.Concept)
 	}
 	if a := r.AnatomyChecks; a != nil {
 		add(a.KeptFor...)
@@ -396,9 +505,17 @@ func (r *Reading) Check(p *Pack) []string {
 				bad(fmt.Sprintf("refractory.near.concepts[%d]", j), c)
 			}
 		}
+		if a := rf.After; a != nil {
+			for j, c := range a.Concepts {
+				bad(fmt.Sprintf("refractory.after.concepts[%d]", j), c)
+			}
+		}
 	}
 	for i, d := range r.Demographics {
 		bad(fmt.Sprintf("demographics[%d].concept", i), d.Concept)
+	}
+	for i, pl := range r.Plausible {
+		bad(fmt.Sprintf("plausible[%d].concept", i), pl.Concept)
 	}
 	return out
 }

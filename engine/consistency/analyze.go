@@ -31,6 +31,9 @@ type Context struct {
 	// Hypothetical is set when the mention is spoken of as a condition,
 	// a plan or a risk, not as present now ("if chest pain recurs").
 	Hypothetical bool `json:"hypothetical,omitempty"`
+	// Unlikely is set when the mention is spoken of as probably absent
+	// ("angina unlikely"): neither present nor stated absent, so unknown.
+	Unlikely bool `json:"unlikely,omitempty"`
 	// Qualifiers found in the clause (chronic, acute, stable, severe, …).
 	Qualifiers []string `json:"qualifiers"`
 	// Cues that scope over the mention, in text order.
@@ -187,6 +190,21 @@ func (t *Text) HypotheticalIn(mention string) bool { return t.cueIn(mention, kin
 // own words, a cheap test before AnalyzeAt.
 func (t *Text) OtherIn(mention string) bool { return t.cueIn(mention, kindExperiencer) }
 
+// UnlikelyCue reports whether cue (as Context.Cues lists it) is a
+// probable-negation cue ("unlikely").
+func UnlikelyCue(cue string) bool {
+	for i := range cueRules.defs {
+		if d := &cueRules.defs[i]; d.text == cue {
+			return d.kind == kindUnlikely
+		}
+	}
+	return false
+}
+
+// UnlikelyIn reports whether a probable-negation cue ("unlikely") lies
+// among the mention's own words, a cheap test before AnalyzeAt.
+func (t *Text) UnlikelyIn(mention string) bool { return t.cueIn(mention, kindUnlikely) }
+
 func (t *Text) cueIn(mention string, kind cueKind) bool {
 	r := t.reading(mention)
 	if !r.inCase {
@@ -334,9 +352,11 @@ func (a analysis) context(target string, focus []int) Context {
 	c.Other, other = a.under(kindExperiencer, focus[:1])
 	neg = append(neg, other...)
 	c.Hypothetical, hyp = a.under(kindHypothetical, focus[:1])
+	var unl []string
+	c.Unlikely, unl = a.under(kindUnlikely, focus[:1])
 	// Cues in text order.
 	want := map[string]bool{}
-	for _, s := range append(append(append(neg, unc...), either...), hyp...) {
+	for _, s := range append(append(append(append(neg, unc...), either...), hyp...), unl...) {
 		want[s] = true
 	}
 	for _, h := range a.hits {

@@ -53,6 +53,7 @@ type analyzeCase struct {
 	Either     bool     `json:"either"`
 	Other      bool     `json:"other"`
 	Hypo       bool     `json:"hypothetical"`
+	Unlikely   bool     `json:"unlikely"`
 	Qualifiers []string `json:"qualifiers"`
 	Cues       []string `json:"cues"`
 	Clause     string   `json:"clause"`
@@ -63,7 +64,7 @@ func TestAnalyze(t *testing.T) {
 		t.Run(c.Target+" in "+c.Text, func(t *testing.T) {
 			got := Analyze(c.Text, c.Target)
 			want := Context{Target: c.Target, Found: c.Found, Clause: c.Clause, Negated: c.Negated, Uncertain: c.Uncertain,
-				Either: c.Either, Other: c.Other, Hypothetical: c.Hypo, Qualifiers: c.Qualifiers, Cues: c.Cues}
+				Either: c.Either, Other: c.Other, Hypothetical: c.Hypo, Unlikely: c.Unlikely, Qualifiers: c.Qualifiers, Cues: c.Cues}
 			if want.Qualifiers == nil {
 				want.Qualifiers = []string{}
 			}

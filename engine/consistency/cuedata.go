@@ -38,6 +38,10 @@ type cueFile struct {
 	// stand) a cue names a source, not the experiencer ("brought in by
 	// his wife").
 	AgentBefore []string `json:"agent_before"`
+	// SharedAfter: a cue right after a subject_ends word and one of these
+	// ("he and his father both have CAD") names someone who shares the
+	// finding with the patient, so the finding stays the patient's.
+	SharedAfter []string `json:"shared_after"`
 	// Conditions: hypothetical cues that open a condition clause ("if",
 	// "once"), inside which doubt and resolution cues are dropped.
 	Conditions    []string `json:"conditions"`
@@ -47,6 +51,12 @@ type cueFile struct {
 	Bidirectional []string `json:"bidirectional"`
 	Final         []string `json:"final"`
 	ListHeads     []string `json:"list_heads"`
+	// Compound: backward cues that head a noun compound ("MI risk", "CAD
+	// risk assessment"): they reach only over the content words right
+	// before them, up to a word of CompoundStops ("CAD high risk
+	// features", "angina at low risk" state the CAD, the angina).
+	Compound      []string `json:"compound"`
+	CompoundStops []string `json:"compound_stops"`
 }
 
 // phraseFile is a list of phrases without direction (pseudo-cues,
@@ -104,6 +114,7 @@ var categories = []struct {
 	{"either.json", kindEither},
 	{"hypothetical.json", kindHypothetical},
 	{"experiencer.json", kindExperiencer},
+	{"unlikely.json", kindUnlikely},
 }
 
 // readCueFile decodes an embedded file strictly: an unknown field is a
@@ -139,6 +150,11 @@ type cueSet struct {
 	sentence map[cueKind]map[string]bool
 	// agent: per kind, the words after which its cues name a source.
 	agent map[cueKind]map[string]bool
+	// shared: per kind, the words joining the patient to a cue that
+	// shares the finding (cueFile.SharedAfter).
+	shared map[cueKind]map[string]bool
+	// compoundStops: per kind, the words a compound cue's reach stops at.
+	compoundStops map[cueKind]map[string]bool
 }
 
 // scopeSet is scope.json with its lists as sets.
@@ -207,7 +223,8 @@ func loadScope() (*scopeSet, error) {
 
 // loadCues reads and checks the cue files.
 func loadCues() (*cueSet, error) {
-	s := &cueSet{lists: map[cueKind]string{}, sentence: map[cueKind]map[string]bool{}, agent: map[cueKind]map[string]bool{}}
+	s := &cueSet{lists: map[cueKind]string{}, sentence: map[cueKind]map[string]bool{}, agent: map[cueKind]map[string]bool{}, shared: map[cueKind]map[string]bool{},
+		compoundStops: map[cueKind]map[string]bool{}}
 
 	merged := map[string]*cueDef{}
 	var order []string
@@ -257,6 +274,13 @@ func loadCues() (*cueSet, error) {
 			return nil, fmt.Errorf("engine/consistency/cues/%s: scope %q must be \"clause\" or \"sentence\"", c.file, f.Scope)
 		}
 		s.agent[c.kind] = setOf(f.AgentBefore)
+		s.compoundStops[c.kind] = setOf(f.CompoundStops)
+		if len(f.SharedAfter) > 0 {
+			if f.Scope != "sentence" {
+				return nil, fmt.Errorf("engine/consistency/cues/%s: shared_after needs scope \"sentence\" and its subject_ends", c.file)
+			}
+			s.shared[c.kind] = setOf(f.SharedAfter)
+		}
 		if len(f.Self) > 0 && c.kind != kindNegation {
 			return nil, fmt.Errorf("engine/consistency/cues/%s: self cues are negation cues only", c.file)
 		}
@@ -272,6 +296,7 @@ func loadCues() (*cueSet, error) {
 			{f.ListHeads, func(d *cueDef) { d.listHead = true }},
 			{f.Self, func(d *cueDef) { d.self = true }},
 			{f.Conditions, func(d *cueDef) { d.condition = true }},
+			{f.Compound, func(d *cueDef) { d.dir |= backward; d.compound = true }},
 		}
 		for _, st := range steps {
 			if err := add(c.file, st.list, c.kind, st.set); err != nil {

@@ -19,6 +19,7 @@ const (
 	kindTermination  // ends the scope of other cues ("except")
 	kindExperiencer  // someone other than the patient ("father had an MI")
 	kindHypothetical // a condition, plan or risk, not present now ("if chest pain recurs")
+	kindUnlikely     // a probable negation, neither present nor absent ("angina unlikely")
 )
 
 type direction uint8
@@ -49,6 +50,9 @@ type cueDef struct {
 	self bool
 	// condition: opens a condition clause ("if", "once").
 	condition bool
+	// compound: heads a noun compound, reaching back only over the
+	// content words right before it ("MI risk").
+	compound bool
 }
 
 // cuesByFirst indexes cues by their first word (longest first within), so
@@ -245,8 +249,17 @@ func setScope(ts []token, hits []cueHit, k int) {
 		h.from, h.to = h.first, h.last+1
 		return
 	}
-	if agentBefore(ts, h) {
+	if agentBefore(ts, h) || sharedWithPatient(ts, h) {
 		h.from, h.to = h.first, h.first
+		return
+	}
+	if h.def.compound {
+		stops := cueRules.compoundStops[h.def.kind]
+		from := h.first
+		for from > 0 && ts[from-1].content() && !stops[ts[from-1].low] && cueAt(hits, from-1) == nil {
+			from--
+		}
+		h.from, h.to = from, h.first
 		return
 	}
 	from, to := h.first, h.first
@@ -274,6 +287,21 @@ func agentBefore(ts []token, h *cueHit) bool {
 		p--
 	}
 	return p >= 0 && !ts[p].boundary && agent[ts[p].low]
+}
+
+// sharedWithPatient reports whether the cue is joined to the patient as a
+// second subject ("he and his father both have CAD"): the finding is the
+// patient's as well.
+func sharedWithPatient(ts []token, h *cueHit) bool {
+	shared := cueRules.shared[h.def.kind]
+	if len(shared) == 0 {
+		return false
+	}
+	p := h.first - 1
+	for p >= 0 && scopeRules.determiners[ts[p].low] {
+		p--
+	}
+	return p >= 1 && shared[ts[p].low] && !ts[p-1].boundary && cueRules.sentence[h.def.kind][ts[p-1].low]
 }
 
 // forwardEnd is where a forward cue's scope ends (exclusive).

@@ -124,6 +124,10 @@ type Evidence struct {
 	// its concept is tested, but no premise of an inference (is-a,
 	// definitions), which start from each finding's best reading.
 	CoReading bool `json:"co_reading,omitempty"`
+	// From is, on an is-a item, the concept key of the item it was read
+	// from (not serialised): the patient model gives it that item's
+	// status ("prior MI" is a past coronary event, not an active one).
+	From string `json:"-"`
 }
 
 // Names of Derive's derivations, for Evidence.DerivedBy.

@@ -29,18 +29,27 @@ import (
 // CT image quality" covers "condition preventing adequate computed
 // tomography image quality". An acronym in the mention covers the words
 // it abbreviates ("PCI" covers "percutaneous coronary intervention").
-func Covers(mention string, phrases []string) (bool, string) { return covers(mention, phrases, false) }
+func Covers(mention string, phrases []string) (bool, string) {
+	return covers(mention, phrases, false, "", nil)
+}
 
 // CoversAll is Covers without the two-thirds allowance: every content word
 // of the phrase must be stated.
 func CoversAll(mention string, phrases []string) (bool, string) {
-	return covers(mention, phrases, true)
+	return covers(mention, phrases, true, "", nil)
 }
 
-func covers(mention string, phrases []string, all bool) (bool, string) {
+// CoversAmong is Covers for the phrases of concept key among a pack's
+// names: the two-thirds allowance holds only where the words the mention
+// states are no other concept's name as well (Names).
+func CoversAmong(mention string, phrases []string, key string, names *Names) (bool, string) {
+	return covers(mention, phrases, false, key, names)
+}
+
+func covers(mention string, phrases []string, all bool, key string, names *Names) (bool, string) {
 	m := wordsOfMention(mention)
 	for _, p := range phrases {
-		if coversPhrase(m, phraseOf(p), all) {
+		if coversPhrase(m, phraseOf(p), all, mention, key, names) {
 			return true, p
 		}
 	}
@@ -72,28 +81,34 @@ func (ps *Phrases) Len() int {
 }
 
 // Covers is Covers(mention, the phrases).
-func (ps *Phrases) Covers(mention string) (bool, string) { return ps.covers(mention, false) }
+func (ps *Phrases) Covers(mention string) (bool, string) { return ps.covers(mention, false, "", nil) }
 
 // CoversAll is CoversAll(mention, the phrases).
-func (ps *Phrases) CoversAll(mention string) (bool, string) { return ps.covers(mention, true) }
+func (ps *Phrases) CoversAll(mention string) (bool, string) { return ps.covers(mention, true, "", nil) }
 
-func (ps *Phrases) covers(mention string, all bool) (bool, string) {
+// CoversAmong is CoversAmong(mention, the phrases, key, names).
+func (ps *Phrases) CoversAmong(mention, key string, names *Names) (bool, string) {
+	return ps.covers(mention, false, key, names)
+}
+
+func (ps *Phrases) covers(mention string, all bool, key string, names *Names) (bool, string) {
 	if ps.Len() == 0 {
 		return false, ""
 	}
 	m := wordsOfMention(mention)
 	for i := range ps.infos {
-		if coversPhrase(m, ps.infos[i], all) {
+		if coversPhrase(m, ps.infos[i], all, mention, key, names) {
 			return true, ps.texts[i]
 		}
 	}
 	return false, ""
 }
 
-// coversPhrase: the mention's content words m state the phrase pi (all of
-// its words, or with all false two thirds of three or more, none of the
-// missing ones critical).
-func coversPhrase(m []string, pi phraseInfo, all bool) bool {
+// coversPhrase: the mention (its content words m) states the phrase pi:
+// all of its words, or with all false two thirds of three or more, none
+// of the missing ones critical and, with names, the stated words no other
+// concept's name as well.
+func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, names *Names) bool {
 	pw, critical := pi.words, pi.critical
 	if len(pw) == 0 {
 		return false
@@ -115,7 +130,26 @@ func coversPhrase(m []string, pi phraseInfo, all bool) bool {
 			modifierMissing = true
 		}
 	}
-	return n == len(pw) || (!all && len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing)
+	if n == len(pw) {
+		return true
+	}
+	if !all && len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing {
+		if names != nil {
+			var stated, missing []string
+			for i, c := range covered {
+				if c {
+					stated = append(stated, pw[i])
+				} else {
+					missing = append(missing, pw[i])
+				}
+			}
+			if names.heldByAnother(key, stated, missing, mention) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // acronyms are the phrase's upper-case words ("CCTA", "PCI"): each names

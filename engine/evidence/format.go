@@ -20,6 +20,10 @@ type Anchor struct {
 	// synonyms). When set, the deterministic formatter accepts the pair
 	// only if the mention covers one of them (see Covers).
 	Phrases []string
+	// Names, when set, are the pack's phrases of every concept: a mention
+	// covering only two thirds of a phrase must not state words another
+	// concept's name holds as well (CoversAmong).
+	Names *Names
 	// Covering, when set, is NewPhrases(Phrases), read once by the caller
 	// for many pairs; the coverage test then uses it.
 	Covering *Phrases `json:"-"`
@@ -167,6 +171,17 @@ func duration(text string, m Measure, a Anchor) bool {
 	return true
 }
 
+// unitStated: one of the measures is written with a unit the anchor's
+// conditions use (a bare number is not).
+func unitStated(ms []Measure, a Anchor) bool {
+	for _, m := range ms {
+		if _, ok := compatible(m, a); ok && m.Canon != "" {
+			return true
+		}
+	}
+	return false
+}
+
 func compatible(m Measure, a Anchor) (string, bool) {
 	if m.Canon == "" {
 		if len(a.Units) == 1 {
@@ -231,11 +246,17 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 			if p.Clause != "" {
 				mention = p.Clause
 			}
+			names := p.Anchor.Names
+			if names != nil && unitStated(parse(mention), p.Anchor) {
+				// A value in the concept's unit ("ischaemic myocardium
+				// 12%") tells a measured concept from its namesakes.
+				names = nil
+			}
 			var ok bool
 			if p.Anchor.Covering != nil {
-				ok, _ = p.Anchor.Covering.Covers(mention)
+				ok, _ = p.Anchor.Covering.CoversAmong(mention, p.Anchor.ConceptKey, names)
 			} else {
-				ok, _ = Covers(mention, p.Anchor.Phrases)
+				ok, _ = CoversAmong(mention, p.Anchor.Phrases, p.Anchor.ConceptKey, names)
 			}
 			if !ok {
 				out = append(out, Item{FindingID: p.FindingID, Text: p.Text, ConceptKey: p.Anchor.ConceptKey, Concept: p.Anchor.Concept,

@@ -35,13 +35,49 @@ const ReaderName = "fhir"
 // (Options.Name) because none of its codes is in a value set.
 const WordsReaderName = "fhir-words"
 
-// NameFunc names the pack concept a resource's own words state (a code's
+// NameFunc names the pack concepts a resource's own words state (a code's
 // text or a coding's display), for a resource none of whose codes is in a
-// value set. It returns the concept's value set (one without codes when
+// value set. It returns each concept's value set (one without codes when
 // the pack has none for it, so that the record's statuses, and for a
-// measurement the set's units, still apply) and the certainty the words
-// state, or nil and why the words name no concept.
-type NameFunc func(words string) (sets []*rules.ValueSet, certainty patient.Certainty, why string)
+// measurement the set's units, still apply) with the certainty the words
+// state of that concept, or none and why the words name no concept.
+type NameFunc func(w Words) (names []Named, why string)
+
+// Words are a resource's words as a NameFunc reads them.
+type Words struct {
+	Text string
+	// Resource is the resource's type ("Condition", "MedicationRequest").
+	Resource string
+	// Product: the words name a medicinal product, to be read by
+	// ingredient (Ingredients) as well as whole.
+	Product bool
+	// Narrower, when set, is the concept the resource's code names: only
+	// concepts narrower than it are wanted (a class code's words may say
+	// which kind: "Angina pectoris with coronary microvascular
+	// dysfunction" under I20).
+	Narrower string
+}
+
+// Named is one concept a resource's words name.
+type Named struct {
+	Set *rules.ValueSet
+	// Certainty is the words' own doubt about this concept ("Suspected
+	// angina pectoris" doubts the angina, not a concept named beside it);
+	// the record's statuses apply on top.
+	Certainty patient.Certainty
+	// Unread lists product ingredients that named no concept, for the
+	// model's dropped readings (set on the first Named only).
+	Unread []string
+}
+
+// NarrativeFunc reads a resource's free text (an Observation's
+// valueString: a report's findings, an ECG's reading) as the text reader
+// reads a note, into facts and drops; the reader cites the resource.
+type NarrativeFunc func(text string) ([]patient.Fact, []patient.Dropped)
+
+// NarrativeReaderName is the Reader of a fact read from a resource's free
+// text (Options.Narrative).
+const NarrativeReaderName = "fhir-text"
 
 // UCUM is the code system of units of measure.
 const UCUM = "http://unitsofmeasure.org"
@@ -56,6 +92,14 @@ type Options struct {
 	// they code, and a code the pack has not listed is no reason to lose
 	// the fact. Nil: such a resource is dropped.
 	Name NameFunc
+	// Narrative, when set, reads a resource's free-text value (an
+	// Observation's valueString) as text; nil: such a value is dropped.
+	Narrative NarrativeFunc
+	// Past, when set, reports whether a resource's words state a
+	// condition of the past ("Personal history of atrial fibrillation"):
+	// a Condition named by such words has status history whatever its
+	// clinicalStatus, since problem lists keep a history entry active.
+	Past func(words string) bool
 	// Date is the reference date: ages count to it and time windows from
 	// it. Zero means today (UTC).
 	Date time.Time
@@ -108,7 +152,7 @@ func ReadParts(parts [][]byte, vs *rules.ValueSets, opt Options) (*patient.Model
 	if vs == nil {
 		return nil, errors.New("fhir: the pack has no value sets (" + rules.ValueSetsFile + "), so no code can become a fact; add the file to the pack")
 	}
-	r := &reader{vs: vs, name: opt.Name, date: opt.Date, byRef: map[string]json.RawMessage{}, unread: map[string]int{}}
+	r := &reader{vs: vs, name: opt.Name, narrative: opt.Narrative, past: opt.Past, date: opt.Date, byRef: map[string]json.RawMessage{}, unread: map[string]int{}}
 	if r.date.IsZero() {
 		r.date = time.Now().UTC()
 	}
@@ -175,6 +219,7 @@ func ReadParts(parts [][]byte, vs *rules.ValueSets, opt Options) (*patient.Model
 			return nil, err
 		}
 	}
+	r.refutedKinds()
 	r.keepLatest()
 	types := make([]string, 0, len(r.unread))
 	for t := range r.unread {
@@ -203,12 +248,20 @@ type item struct {
 }
 
 type reader struct {
-	vs   *rules.ValueSets
-	name NameFunc
-	// also are the further concepts the last words-named match's words
-	// state ("Stable angina, non-obstructive coronary artery disease"),
-	// added beside its fact (add) unless it is a measurement.
-	also  []*rules.ValueSet
+	vs        *rules.ValueSets
+	name      NameFunc
+	narrative NarrativeFunc
+	past      func(words string) bool
+	// words are the concepts the last words-named match's words state
+	// ("Stable angina, non-obstructive coronary artery disease"): the
+	// first is the match's, the others are added beside its fact (add)
+	// unless it is a measurement.
+	words []Named
+	typ   string // the type of the resource being read
+	// class: the last code match was by a class prefix.
+	class bool
+	// kinds are the facts refuted by a code for a kind within its class.
+	kinds []int
 	date  time.Time
 	m     *patient.Model
 	items []item
@@ -319,18 +372,51 @@ func (r *reader) add(f patient.Fact) {
 	if f.Reader == "" {
 		f.Reader = ReaderName
 	}
-	r.m.Facts = append(r.m.Facts, f)
-	if f.Reader != WordsReaderName || f.Kind == patient.KindMeasurement {
+	names := r.words
+	r.words = nil
+	if f.Reader == ReaderName && f.Certainty == patient.Refuted && r.class {
+		// A code for a kind within the class (I20.1 under angina I20):
+		// judged once the record is read (refutedKinds).
+		r.kinds = append(r.kinds, len(r.m.Facts))
+	}
+	if len(names) == 0 {
+		r.m.Facts = append(r.m.Facts, f)
 		return
 	}
+	// rec is what the record's statuses state; the words' doubt applies to
+	// a fact not renamed to a status form (as).
+	rec := f.Certainty
+	if f.ConceptKey == names[0].Set.Key {
+		f.Certainty = doubted(rec, names[0].Certainty)
+	}
+	r.m.Facts = append(r.m.Facts, f)
+	for _, u := range names[0].Unread {
+		r.drop(patient.Dropped{Resource: f.Resource, Text: u, Reason: fmt.Sprintf("ingredient %q of %q names no concept of the pack", u, f.Text)})
+	}
+	if f.Kind == patient.KindMeasurement {
+		return // a measurement's value belongs to its one concept
+	}
 	// One fact per further concept the words state, with the same
-	// statuses and time (a measurement's value belongs to its one concept).
-	for _, set := range r.also {
+	// statuses and time, and the words' doubt about that concept.
+	for _, n := range names[1:] {
 		g := f
-		g.ConceptKey, g.Concept, g.Class = set.Key, set.Concept, ""
+		g.ConceptKey, g.Concept, g.Class = n.Set.Key, n.Set.Concept, ""
+		g.Certainty = doubted(rec, n.Certainty)
+		if g.Reader == ReaderName { // a kind the coded resource's words name
+			g.Reader, g.Code = WordsReaderName, ""
+		}
 		r.m.Facts = append(r.m.Facts, g)
 	}
-	r.also = nil
+}
+
+// doubted is a record's certainty with its words' doubt: words that doubt
+// a concept make a confirmed or unstated fact suspected; a refuted one
+// stays refuted.
+func doubted(record, words patient.Certainty) patient.Certainty {
+	if words == patient.Suspected && record != patient.Refuted {
+		return patient.Suspected
+	}
+	return record
 }
 
 // mine reports whether a subject reference names the record's patient (a
@@ -348,7 +434,7 @@ func (r *reader) mine(it item, ref *Reference) bool {
 }
 
 func (r *reader) read(it item) error {
-	r.also = nil
+	r.words, r.typ, r.class = nil, it.typ, false
 	switch it.typ {
 	case "Patient":
 		return r.readPatient(it)
@@ -362,6 +448,8 @@ func (r *reader) read(it item) error {
 		return r.readMedicationRequest(it)
 	case "Procedure":
 		return r.readProcedure(it)
+	case "ServiceRequest":
+		return r.readServiceRequest(it)
 	case "AllergyIntolerance":
 		return r.readAllergy(it)
 	case "FamilyMemberHistory":
@@ -525,6 +613,18 @@ func (r *reader) match(cc *CodeableConcept) (rules.Match, Coding, bool) {
 	if !found {
 		return r.named(cc)
 	}
+	r.class = best.Prefix && bestC.Code != best.Code
+	if r.name != nil {
+		// The words may name kinds of the coded concept: facts beside it.
+		for _, w := range cc.words() {
+			ws := r.wordsOf(w)
+			ws.Narrower = best.Set.Concept
+			if names, _ := r.name(ws); len(names) > 0 {
+				r.words = append([]Named{{Set: best.Set}}, names...)
+				break
+			}
+		}
+	}
 	return best, bestC, found
 }
 
@@ -538,12 +638,17 @@ func (r *reader) named(cc *CodeableConcept) (rules.Match, Coding, bool) {
 		return rules.Match{}, Coding{}, false
 	}
 	for _, w := range cc.words() {
-		if sets, cert, _ := r.name(w); len(sets) > 0 {
-			r.also = sets[1:]
-			return rules.Match{Set: sets[0], System: textSystem, Code: string(cert)}, Coding{Display: w}, true
+		if names, _ := r.name(r.wordsOf(w)); len(names) > 0 {
+			r.words = names
+			return rules.Match{Set: names[0].Set, System: textSystem}, Coding{Display: w}, true
 		}
 	}
 	return rules.Match{}, Coding{}, false
+}
+
+// wordsOf is words of the resource being read, as NameFunc takes them.
+func (r *reader) wordsOf(text string) Words {
+	return Words{Text: text, Resource: r.typ, Product: r.typ == "MedicationStatement" || r.typ == "MedicationRequest"}
 }
 
 // unmatched drops a resource none of whose codes is in a value set.
@@ -565,7 +670,7 @@ func (r *reader) unmatched(it item, cc *CodeableConcept) {
 	if r.name != nil && cc != nil {
 		// Why its words did not name a concept either.
 		for _, w := range cc.words() {
-			if _, _, why := r.name(w); why != "" {
+			if _, why := r.name(r.wordsOf(w)); why != "" {
 				reason += fmt.Sprintf(", and its words %q %s", w, why)
 			}
 		}
@@ -578,11 +683,9 @@ func fact(it item, kind patient.Kind, m rules.Match, c Coding, text string) pati
 	f := patient.Fact{Kind: kind, Resource: it.ref, Code: c.System + "|" + c.Code}
 	f.ConceptKey, f.Concept, f.Present, f.Text = m.Set.Key, m.Set.Concept, true, text
 	if m.System == textSystem {
-		// Named from its words: no code to cite; the words' doubt holds.
+		// Named from its words: no code to cite; the words' doubt holds
+		// (add).
 		f.Code, f.Reader = "", WordsReaderName
-		if m.Code == string(patient.Suspected) {
-			f.Certainty = patient.Suspected
-		}
 	}
 	if m.Prefix && kind == patient.KindMedication {
 		// A class code (a prefix of a hierarchical system) names the
@@ -633,6 +736,9 @@ func (r *reader) readCondition(it item) error {
 	default:
 		r.drop(patient.Dropped{Resource: it.ref, Text: f.Text, Reason: fmt.Sprintf("clinicalStatus %q is not an R4 code", clinical)})
 		return nil
+	}
+	if m.System == textSystem && r.past != nil && r.past(coding.Display) {
+		f.Status = patient.StatusHistory // the words say so: "History of chest pain"
 	}
 	switch verification {
 	case "confirmed":
@@ -703,6 +809,10 @@ func (r *reader) readObservation(it item) error {
 			return err
 		}
 	}
+	if o.ValueString != "" && r.narrative != nil {
+		r.readNarrative(it, o.Code.label(), o.ValueString, w)
+		return nil
+	}
 	panel := len(o.Component) > 0
 	if panel && o.ValueQuantity == nil && o.ValueCodeableConcept == nil && o.ValueBoolean == nil && o.DataAbsentReason == nil {
 		if len(unplaced) > 0 {
@@ -712,6 +822,40 @@ func (r *reader) readObservation(it item) error {
 	}
 	_, err = r.observed(it, "", &o.Code, o.ValueQuantity, o.ValueCodeableConcept, o.ValueBoolean, o.DataAbsentReason, w, panel)
 	return err
+}
+
+// readNarrative reads a free-text value with its code's words as its
+// heading ("ICA findings: Distal left main 65%; RCA 90%"): the facts the
+// text reader finds, cited to the resource and dated by it when the text
+// gives no date of its own.
+func (r *reader) readNarrative(it item, label, value string, w *eval.When) {
+	text := strings.TrimSpace(value)
+	if label != "" {
+		text = label + ": " + text
+	}
+	facts, drops := r.narrative(text)
+	for _, d := range drops {
+		d.Resource = it.ref
+		r.drop(d)
+	}
+	if len(facts) == 0 {
+		r.drop(patient.Dropped{Resource: it.ref, Text: text, Reason: "its text names no concept of the pack"})
+		return
+	}
+	head := len(text) - len(strings.TrimSpace(value))
+	for _, f := range facts {
+		if len(f.Spans) > 0 && f.Spans[0].End <= head {
+			// The code's words head the text; what they name is the
+			// test, not its finding ("Clinic assessment").
+			r.drop(patient.Dropped{Resource: it.ref, Text: f.Text, Reason: "its words are the observation's name, not its value"})
+			continue
+		}
+		f.ID, f.Spans, f.Resource, f.Code, f.Section, f.Reader = "", nil, it.ref, "", "", NarrativeReaderName
+		if f.When == nil {
+			f.When = w
+		}
+		r.m.Facts = append(r.m.Facts, f)
+	}
 }
 
 // observed reads one observation (or one component): a quantity of a
@@ -805,6 +949,19 @@ func (r *reader) convert(set *rules.ValueSet, v float64, q *Quantity) (float64, 
 		spelt, ok = set.Units[q.Unit]
 	}
 	if !ok {
+		// UCUM annotations ({score}, {beats}) name no unit: "{beats}/min"
+		// is "/min", and "{score}" alone is the unit 1, a unitless value.
+		u := q.Code
+		if u == "" {
+			u = q.Unit
+		}
+		if plain := ucumPlain(u); plain != u {
+			if spelt, ok = set.Units[plain]; !ok && plain == "1" && units.Canonical(set.Unit) == units.Unitless {
+				spelt, ok = set.Unit, true
+			}
+		}
+	}
+	if !ok {
 		u := q.Code
 		if u == "" {
 			u = q.Unit
@@ -819,6 +976,27 @@ func (r *reader) convert(set *rules.ValueSet, v float64, q *Quantity) (float64, 
 		return 0, "", err.Error()
 	}
 	return out, set.Unit, ""
+}
+
+// ucumPlain is a UCUM unit without its annotations; "1" when nothing else
+// is left.
+func ucumPlain(u string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range u {
+		switch {
+		case r == '{':
+			depth++
+		case r == '}' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	if out := strings.TrimSpace(b.String()); out != "" {
+		return out
+	}
+	return "1"
 }
 
 func sortedUnits(m map[string]string) []string {
@@ -862,7 +1040,9 @@ func (r *reader) keepLatest() {
 	}
 	kept := r.m.Facts[:0:0]
 	for i, f := range r.m.Facts {
-		if j, ok := latest[f.ConceptKey]; f.Kind == patient.KindMeasurement && ok && j != i {
+		// Values of the latest resource stay together (one report's
+		// stenosis per vessel).
+		if j, ok := latest[f.ConceptKey]; f.Kind == patient.KindMeasurement && ok && j != i && (f.Resource != r.m.Facts[j].Resource || f.Resource == "") {
 			k := r.m.Facts[j]
 			date := "undated"
 			if k.When != nil {
@@ -878,6 +1058,37 @@ func (r *reader) keepLatest() {
 		kept = append(kept, f)
 	}
 	r.m.Facts = kept
+}
+
+// refutedKinds: a refuted code for a kind within a class ("Angina pectoris
+// with documented spasm", I20.1, read as angina by I20) refutes that kind,
+// not the class: where the record affirms the class concept too (an
+// active angina beside it), the refutation is no absence of it. Alone it
+// stands: a refuted I21.4 is the rule-out of a myocardial infarction.
+func (r *reader) refutedKinds() {
+	if len(r.kinds) == 0 {
+		return
+	}
+	affirmed := map[string]bool{}
+	for _, f := range r.m.Facts {
+		if ok, _ := f.Asserts(); ok {
+			affirmed[f.ConceptKey] = true
+		}
+	}
+	drop := map[int]bool{}
+	for _, i := range r.kinds {
+		if f := r.m.Facts[i]; affirmed[f.ConceptKey] {
+			drop[i] = true
+			r.drop(patient.Dropped{Resource: f.Resource, Text: f.Text, Reason: fmt.Sprintf("refuted, but its code is one kind within %s, which the record affirms elsewhere: it refutes that kind, not %s", f.Concept, f.Concept)})
+		}
+	}
+	kept := r.m.Facts[:0:0]
+	for i, f := range r.m.Facts {
+		if !drop[i] {
+			kept = append(kept, f)
+		}
+	}
+	r.m.Facts, r.kinds = kept, nil
 }
 
 // medication finds the product a statement or request names: its own
@@ -921,7 +1132,16 @@ func medicationStatus(typ, status, intent string) (patient.Status, bool) {
 			return patient.StatusPlanned, true
 		}
 		return patient.StatusTaking, true
-	case "completed", "stopped":
+	case "completed":
+		// R4: a completed MedicationStatement is no longer taken; a
+		// completed MedicationRequest is an order whose actions all
+		// occurred (dispensed, a course supplied), which says nothing of
+		// whether a chronic drug is still taken: unknown, not stopped.
+		if typ == "MedicationRequest" {
+			return "", false
+		}
+		return patient.StatusStopped, true
+	case "stopped":
 		return patient.StatusStopped, true
 	case "on-hold":
 		// Held is not being taken now; the order stands.
@@ -1044,6 +1264,40 @@ func (r *reader) readProcedure(it item) error {
 	} else if as(&f, m, "planned") {
 		f.Status = ""
 	}
+	r.add(f)
+	return nil
+}
+
+// readServiceRequest reads an order or proposal for a procedure as the
+// procedure planned, as a Procedure in preparation is; a completed request
+// says nothing a result does not (its Procedure or Observation is read),
+// and a revoked one nothing at all.
+func (r *reader) readServiceRequest(it item) error {
+	var q ServiceRequest
+	if err := decode(it, &q); err != nil {
+		return err
+	}
+	if !r.mine(it, q.Subject) {
+		return nil
+	}
+	switch q.Status {
+	case "active", "draft", "on-hold":
+	default:
+		r.drop(patient.Dropped{Resource: it.ref, Text: q.Code.label(), Reason: fmt.Sprintf("status %q: only active, draft and on-hold requests state a planned procedure", q.Status)})
+		return nil
+	}
+	m, coding, ok := r.match(q.Code)
+	if !ok {
+		r.unmatched(it, q.Code)
+		return nil
+	}
+	f := fact(it, patient.KindProcedure, m, coding, q.Code.label())
+	f.Status = patient.StatusPlanned
+	if as(&f, m, "planned") {
+		f.Status = ""
+	}
+	// No date: the order's date is not when the procedure is (a planned
+	// Procedure has none either).
 	r.add(f)
 	return nil
 }

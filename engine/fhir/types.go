@@ -104,6 +104,7 @@ type Observation struct {
 	ValueQuantity        *Quantity        `json:"valueQuantity,omitempty"`
 	ValueCodeableConcept *CodeableConcept `json:"valueCodeableConcept,omitempty"`
 	ValueBoolean         *bool            `json:"valueBoolean,omitempty"`
+	ValueString          string           `json:"valueString,omitempty"`
 	DataAbsentReason     *CodeableConcept `json:"dataAbsentReason,omitempty"`
 	Component            []Component      `json:"component,omitempty"`
 }
@@ -163,6 +164,15 @@ type Procedure struct {
 	Subject           *Reference       `json:"subject,omitempty"`
 	PerformedDateTime string           `json:"performedDateTime,omitempty"`
 	PerformedPeriod   *Period          `json:"performedPeriod,omitempty"`
+}
+
+// ServiceRequest is an order or proposal for a procedure or test.
+type ServiceRequest struct {
+	head
+	Status  string           `json:"status,omitempty"`
+	Intent  string           `json:"intent,omitempty"`
+	Code    *CodeableConcept `json:"code,omitempty"`
+	Subject *Reference       `json:"subject,omitempty"`
 }
 
 // AllergyIntolerance is a substance the patient does not tolerate.

@@ -132,7 +132,9 @@ func Execkg(r Row) Labels {
 	if c.Other {
 		exp = "other"
 	}
-	return Labels{Found: c.Found, Negated: c.Negated, Uncertain: c.Uncertain, Hypothetical: c.Hypothetical, Experiencer: exp}
+	// The corpus has ConText's four labels: a probable negation
+	// ("unlikely to be cellulitis") is annotated uncertain there.
+	return Labels{Found: c.Found, Negated: c.Negated, Uncertain: c.Uncertain || c.Unlikely, Hypothetical: c.Hypothetical, Experiencer: exp}
 }
 
 // Score is one label's confusion counts.

@@ -1,0 +1,271 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/rules"
+	"github.com/executablekg/execkg/rules/units"
+)
+
+// past reports whether a fact is stated of the past: a history, a
+// resolved or inactive condition.
+func past(f patient.Fact) bool {
+	return f.Present && (f.Status == patient.StatusHistory || f.Status == patient.StatusResolved)
+}
+
+// currentOnly drops from the model's evidence the facts stated of the
+// past whose concept holds only while current (meta/hierarchy.json
+// current_only: a symptom, a rhythm): "resolved angina" or "history of
+// atrial fibrillation" says nothing of the patient now, so neither a row
+// nor a definition (no is-a, no composite) reads it as present. Each is
+// traced. Other concepts stated of the past count (a prior MI).
+func (p *Program) currentOnly(m *patient.Model, ev []eval.Evidence, tr *Trace) []eval.Evidence {
+	if p.hierarchy == nil || p.hierarchy.CurrentOnly == nil {
+		return ev
+	}
+	off := map[[2]string]bool{}
+	for _, f := range m.Facts {
+		if !past(f) || f.Experiencer == patient.Relative {
+			continue
+		}
+		name := p.names[f.ConceptKey]
+		if name == "" {
+			name = f.Concept
+		}
+		if !p.hierarchy.IsCurrentOnly(name) {
+			continue
+		}
+		k := [2]string{f.ID, f.ConceptKey}
+		if off[k] {
+			continue
+		}
+		off[k] = true
+		if tr != nil {
+			tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: CheckCurrency, BeforeMatching: true,
+				Reason: name + " is stated " + string(f.Status) + ", and the pack counts it only while it holds (hierarchy.json current_only): no fact of the patient's present state"})
+		}
+	}
+	if len(off) == 0 {
+		return ev
+	}
+	out := ev[:0:0]
+	for _, e := range ev {
+		if !off[[2]string{e.ID, e.ConceptKey}] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// CheckCurrency names the check that sets aside a past fact of a concept
+// that holds only while current.
+const CheckCurrency = "currency"
+
+// pastOf maps each fact stated of the past, by id and concept key, to
+// its status, so an is-a fact drawn from it (eval.Evidence.From) keeps
+// the status: a resolved angina is a past symptom, a prior MI a past
+// coronary event, in the model as in evaluation.
+func pastOf(m *patient.Model) map[[2]string]patient.Status {
+	out := map[[2]string]patient.Status{}
+	for _, f := range m.Facts {
+		if past(f) {
+			out[[2]string{f.ID, f.ConceptKey}] = f.Status
+		}
+	}
+	return out
+}
+
+// pastWords reports whether words state a condition of the past (the
+// pack's past cues, meta/reading.json): a cue before the condition among
+// the words' first lead words ("History of chest pain", "Personal
+// history of AF"), or one after it ("AF ablated in 2019"), not made a
+// present state's duration by the word before it (past.negated_by).
+func (p *Program) pastWords(words string) bool {
+	r := p.reading
+	stated := func(re *regexp.Regexp, lead int) bool {
+		if re == nil {
+			return false
+		}
+		for _, m := range re.FindAllStringIndex(words, -1) {
+			before := words[:m[0]]
+			if lead > 0 && len(strings.Fields(before)) >= lead {
+				break
+			}
+			if r.pastNegated == nil || !r.pastNegated.MatchString(before) {
+				return true
+			}
+		}
+		return false
+	}
+	return stated(r.past, r.pastLead) || stated(r.pastAfter, 0)
+}
+
+// supersede keeps, per measured concept, the latest of its dated values:
+// a value's date is its own (When) or, when the words it was read from
+// state it now ("now BMI 29"; the pack's now cues), the document's date.
+// A value dated earlier than the latest is dropped, traced: "BMI 41 in
+// 2019, now BMI 29" is a BMI of 29, as the FHIR reader keeps the latest
+// result. Undated values without a now cue are kept as they are: the
+// text does not say which came first.
+func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
+	words := func(f patient.Fact) string {
+		if len(f.Spans) == 0 || m.Text == "" {
+			return ""
+		}
+		return m.Text[f.Spans[0].Start:f.Spans[0].End]
+	}
+	type dated struct {
+		i int
+		t time.Time
+	}
+	at := func(f patient.Fact) (time.Time, bool) {
+		if f.When != nil {
+			return f.When.To, true
+		}
+		if p.reading.now != nil && p.reading.now.MatchString(words(f)) {
+			return time.Date(date.Year(), date.Month(), date.Day(), 23, 59, 59, 0, time.UTC), true
+		}
+		return time.Time{}, false
+	}
+	byKey := map[string][]dated{}
+	for i, f := range m.Facts {
+		if f.Kind != patient.KindMeasurement || f.Value == nil || f.Via != "" || f.ConceptKey == "" {
+			continue
+		}
+		if t, ok := at(f); ok {
+			byKey[f.ConceptKey] = append(byKey[f.ConceptKey], dated{i, t})
+		}
+	}
+	drop := map[int]int{} // superseded fact → the latest
+	for _, ds := range byKey {
+		last := ds[0]
+		for _, d := range ds[1:] {
+			if !d.t.Before(last.t) {
+				last = d
+			}
+		}
+		for _, d := range ds {
+			if d.t.Before(last.t) && m.Facts[d.i].ID != m.Facts[last.i].ID {
+				drop[d.i] = last.i
+			}
+		}
+	}
+	if len(drop) == 0 {
+		return nil
+	}
+	var edits []edit
+	kept := m.Facts[:0:0]
+	for i, f := range m.Facts {
+		j, ok := drop[i]
+		if !ok {
+			kept = append(kept, f)
+			continue
+		}
+		edits = append(edits, edit{was: f.Evidence})
+		k := m.Facts[j]
+		when := "the document's date"
+		if k.When != nil {
+			when = k.When.Text
+		}
+		m.Dropped = append(m.Dropped, patient.Dropped{Text: f.Text, Reader: f.Reader,
+			Reason: fmt.Sprintf("an earlier value of %s; the latest, '%s' (%s), is used", f.Concept, k.Text, when)})
+	}
+	m.Facts = kept
+	return edits
+}
+
+// edit is one stated value a model check changed: dropped (now nil) or
+// read anew.
+type edit struct {
+	was eval.Evidence
+	now *eval.Evidence
+}
+
+// applyEdits brings a result's evidence list in line with the model's
+// checked values, so what the result lists is what was evaluated.
+func applyEdits(ev []eval.Evidence, edits []edit) []eval.Evidence {
+	if len(edits) == 0 {
+		return ev
+	}
+	same := func(a, b eval.Evidence) bool {
+		return a.ID == b.ID && a.ConceptKey == b.ConceptKey && a.Via == b.Via && a.Comparator == b.Comparator &&
+			a.Unit == b.Unit && a.Value != nil && b.Value != nil && *a.Value == *b.Value
+	}
+	out := ev[:0:0]
+	for _, e := range ev {
+		keep := true
+		for _, x := range edits {
+			if same(e, x.was) {
+				keep = false
+				if x.now != nil {
+					out = append(out, *x.now)
+				}
+				break
+			}
+		}
+		if keep {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// plausible checks every stated value against its concept's plausible
+// range (meta/reading.json plausible), whichever reader made it: a value
+// outside the range is dropped with the reason, so "LVEF 0.55 %" never
+// meets "LVEF <= 35 %"; a fraction written in percent, where the pack
+// says the concept is given so, reads as its percent (0.55 % → 55 %).
+func (p *Program) plausible(m *patient.Model) []edit {
+	if len(p.reading.plausible) == 0 {
+		return nil
+	}
+	var edits []edit
+	kept := m.Facts[:0:0]
+	for _, f := range m.Facts {
+		pl, ok := p.reading.plausible[rules.NormalizeName(p.nameOf(f))]
+		if !ok || f.Value == nil || f.Via != "" {
+			kept = append(kept, f)
+			continue
+		}
+		v, err := units.ConvertWith(*f.Value, f.Unit, pl.Unit, pl.Concept, units.Options{})
+		if err != nil || f.Unit == "" {
+			kept = append(kept, f) // a unit the range cannot judge: other checks decide
+			continue
+		}
+		if v >= pl.Min && v <= pl.Max {
+			kept = append(kept, f)
+			continue
+		}
+		in := fmt.Sprintf("%g–%g %s", pl.Min, pl.Max, pl.Unit)
+		if pl.FractionInPercent && units.Canonical(f.Unit) == units.Percent && v > 0 && v < 1 && v*100 >= pl.Min && v*100 <= pl.Max {
+			pct := math.Round(v*100*1e6) / 1e6 // no binary residue: 0.55 → 55
+			m.Dropped = append(m.Dropped, patient.Dropped{Text: f.Text, Resource: f.Resource, Reader: f.Reader,
+				Reason: fmt.Sprintf("%g %s is no plausible %s (%s): a fraction written with a percent sign, read as %g %s", *f.Value, f.Unit, pl.Concept, in, pct, pl.Unit)})
+			was := f.Evidence
+			f.Value, f.Unit = &pct, pl.Unit
+			now := f.Evidence
+			edits = append(edits, edit{was: was, now: &now})
+			kept = append(kept, f)
+			continue
+		}
+		m.Dropped = append(m.Dropped, patient.Dropped{Text: f.Text, Resource: f.Resource, Reader: f.Reader,
+			Reason: fmt.Sprintf("%g %s is no plausible %s (%s); the value is not used", *f.Value, f.Unit, pl.Concept, in)})
+		edits = append(edits, edit{was: f.Evidence})
+	}
+	m.Facts = kept
+	return edits
+}
+
+// nameOf is a fact's pack concept name.
+func (p *Program) nameOf(f patient.Fact) string {
+	if n := p.names[f.ConceptKey]; n != "" {
+		return n
+	}
+	return f.Concept
+}

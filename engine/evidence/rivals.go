@@ -1,0 +1,93 @@
+package evidence
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/executablekg/execkg/internal/memo"
+)
+
+// Names is every concept's phrases of a pack, to tell whether the words a
+// mention states single out one concept. The two-thirds allowance of
+// Covers lets a long phrase in without some of its words. Where the
+// mention reads just as well, by the same allowance, as another concept's
+// name that holds the words it states but none of those it leaves out,
+// the words left out are what tell the two concepts apart, and the
+// mention states neither: "Low risk" is two thirds of "low risk of
+// bleeding" and of "low operative risk", so it is neither low bleeding
+// risk nor low surgical risk. Safe for concurrent use.
+type Names struct {
+	byKey map[string][]string // concept key → its phrases
+	keys  []string            // sorted, for a deterministic scan
+	// memo: key, stated and missing words, mention → the answer; bounded,
+	// as mentions are case text.
+	memo *memo.Map[string, bool]
+}
+
+// NewNames indexes a pack's phrases (concept key → names, wordings,
+// synonyms).
+func NewNames(phrases map[string][]string) *Names {
+	n := &Names{byKey: map[string][]string{}, memo: memo.New[string, bool](4096)}
+	for k, ps := range phrases {
+		for _, p := range ps {
+			if len(phraseOf(p).words) > 0 {
+				n.byKey[k] = append(n.byKey[k], p)
+			}
+		}
+		n.keys = append(n.keys, k)
+	}
+	sort.Strings(n.keys)
+	return n
+}
+
+// heldByAnother reports whether a concept other than key has a phrase
+// that holds every stated word and none of the missing ones (up to
+// spelling, plural and stem) and that the mention covers by the
+// two-thirds allowance too. A rival the mention states whole is the
+// concept it names, judged as its own anchor ("?CCS" states chronic
+// coronary syndrome, and suspected chronic coronary syndrome through its
+// '?'); a rival holding the missing words too is a narrower concept
+// ("reduction of LDL-C from baseline" for "LDL 4.6"), not one they tell
+// apart.
+func (n *Names) heldByAnother(key string, stated, missing []string, mention string) bool {
+	if n == nil || len(stated) == 0 {
+		return false
+	}
+	id := key + "\x00" + strings.Join(stated, "\x00") + "\x01" + strings.Join(missing, "\x00") + "\x01" + mention
+	if v, ok := n.memo.Get(id); ok {
+		return v
+	}
+	held := false
+	for _, k := range n.keys {
+		if k == key || held {
+			continue
+		}
+		for _, rp := range n.byKey[k] {
+			if !sibling(phraseOf(rp).words, stated, missing) {
+				continue
+			}
+			whole, _ := covers(mention, []string{rp}, true, "", nil)
+			if most, _ := covers(mention, []string{rp}, false, "", nil); most && !whole {
+				held = true
+				break
+			}
+		}
+	}
+	n.memo.Put(id, held)
+	return held
+}
+
+// sibling: pw holds every stated word and no missing one.
+func sibling(pw, stated, missing []string) bool {
+	for _, w := range stated {
+		if !hasWord(pw, w) {
+			return false
+		}
+	}
+	for _, w := range missing {
+		if hasWord(pw, w) {
+			return false
+		}
+	}
+	return true
+}
