@@ -153,9 +153,9 @@ func WithGuard(on bool) Option { return func(c *config) { c.guard = on } }
 func WithAbbreviations(on bool) Option { return func(c *config) { c.abbrev = on } }
 
 // WithFullTextStore selects the key-value store under the in-memory
-// full-text index (fulltext.Options.Store): "" the sorted snapshot store,
-// fulltext.GtreapStore Bleve's own. Answers are the same; it exists to
-// measure and test that.
+// full-text index (fulltext.Options.Store): "" the sorted snapshot store
+// and the native scorer, fulltext.GtreapStore Bleve's own store and
+// searchers. Answers are the same; it exists to measure and test that.
 func WithFullTextStore(name string) Option { return func(c *config) { c.ftStore = name } }
 
 // WithFusion sets how the channels are fused and how many anchors are kept

@@ -1,7 +1,9 @@
 // Package fulltext is the full-text channel of grounding: a Bleve index
 // over grounding phrases, queried per finding with the whole phrase
-// (boosted) OR its single words, ranked by BM25, with a guard against hits
-// that share only one common or generic word with the finding.
+// (boosted) OR its single words, ranked by Bleve's score (BM25 is set, but
+// the upsidedown index keeps no field lengths, so it scores TF-IDF; see
+// native.go), with a guard against hits that share only one common or
+// generic word with the finding.
 //
 // Analyzer. Texts are first normalised in Go (textnorm.Normalize: case,
 // accents, ² → 2, British → American spelling), then Bleve's unicode
@@ -68,8 +70,10 @@ type Options struct {
 	// rebuilt otherwise.
 	Path string
 	// Store names the Bleve key-value store of an in-memory index: ""
-	// selects the sorted snapshot store (memstore.go), GtreapStore Bleve's
-	// own; both give the same answers, the first in a fraction of the time.
+	// selects the sorted snapshot store (memstore.go) and the native
+	// scorer (native.go), GtreapStore Bleve's own store, searched through
+	// Bleve's own searchers (the reference); both give the same answers,
+	// the first in a fraction of the time.
 	Store string
 	// BleveOnly scores every search of an in-memory index through Bleve's
 	// searchers instead of the native scorer (native.go); both give the
@@ -221,7 +225,7 @@ func New(texts []string, opts Options) (*Index, error) {
 			ix.generic[x] = true
 		}
 	}
-	if ix.inMemory && !opts.BleveOnly {
+	if ix.inMemory && opts.Store == "" && !opts.BleveOnly {
 		if ix.native, err = buildNative(ix); err != nil {
 			ix.bi.Close()
 			return nil, fmt.Errorf("full-text index: native postings: %w", err)
