@@ -6,7 +6,6 @@ import (
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
-	"github.com/executablekg/execkg/engine/evidence"
 	"github.com/executablekg/execkg/rules"
 )
 
@@ -122,7 +121,7 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	if v.Check == consistency.CheckQualifier ||
 		v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") {
 		cl := a.clause[e.ID]
-		if ok, syn := evidence.CoversAll(cl, a.p.synonyms[c.ConceptKey]); ok && !doubtfulSynonym(cl, syn, cond, a.checks) {
+		if ok, syn := a.p.synCover[c.ConceptKey].CoversAll(cl); ok && !doubtfulSynonym(cl, syn, cond, a.checks) {
 			v.Pass, v.Check, v.Reason = true, "", "qualifier: the clause states the synonym '"+syn+"' of '"+c.Concept+"'"
 			return v
 		}

@@ -41,11 +41,13 @@ type Program struct {
 	// rivals: every concept's phrases, for the formatter's two-thirds
 	// allowance (evidence.Names).
 	rivals    *evidence.Names
-	verbatim  verbatimSet         // phrases prepared once for verbatimAnchors
-	naming    verbatimSet         // concept names and lexicon synonyms alone, for verbatimNamed
-	compiled  compiledConds       // conditions compiled for step (v), admit.go
-	doubtful  sync.Map            // concept name → its name states a doubt (model.go)
-	synonyms  map[string][]string // lexicon synonyms alone, for step (v)
+	verbatim  verbatimSet                  // phrases prepared once for verbatimAnchors
+	covering  map[string]*evidence.Phrases // phrases read once for evidence.Covers, by concept key
+	synCover  map[string]*evidence.Phrases // synonyms, likewise
+	naming    verbatimSet                  // concept names and lexicon synonyms alone, for verbatimNamed
+	compiled  compiledConds                // conditions compiled for step (v), admit.go
+	doubtful  sync.Map                     // concept name → its name states a doubt (model.go)
+	synonyms  map[string][]string          // lexicon synonyms alone, for step (v)
 	hierarchy *rules.Hierarchy
 	// anatomy reads per-vessel stenosis reports with the pack's words.
 	anatomy *anatomyReader
@@ -209,6 +211,14 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 	}
 	p.verbatim = verbatimPhrases(p.phrases)
 	p.rivals = evidence.NewNames(p.phrases)
+	p.covering = make(map[string]*evidence.Phrases, len(p.phrases))
+	for k, phs := range p.phrases {
+		p.covering[k] = evidence.NewPhrases(phs)
+	}
+	p.synCover = make(map[string]*evidence.Phrases, len(p.synonyms))
+	for k, syns := range p.synonyms {
+		p.synCover[k] = evidence.NewPhrases(syns)
+	}
 	// A concept is named by its name, its lexicon synonyms and a row's
 	// wording that abbreviates its name ("ICA"); other row wordings
 	// ("symptoms") are the guideline's words in context, no names.
@@ -555,15 +565,15 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if p.cfg.trace { // the anchors' hits are for the trace only
 				fa.Anchors = append(fa.Anchors, anchorInfo(a))
 			}
-			ph := phrasesFor(a, p.phrases)
+			ph, cov := phrasesFor(a, p.phrases), p.coveringFor(a)
 			if proc, ok := planned[[2]string{f.ID, a.ConceptKey}]; ok {
-				ph = phrasesFor(proc, p.phrases)
+				ph, cov = phrasesFor(proc, p.phrases), p.coveringFor(proc)
 			}
 			if doubted[f.ID] && p.doubtfulName(a.Concept) {
-				ph = p.undoubtedForms(ph)
+				ph, cov = p.undoubtedForms(ph), nil // the formatter reads ph itself
 			}
 			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: labelled(text, secs, f.Start, clause[f.ID]),
-				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph, Names: p.rivals}})
+				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph, Names: p.rivals, Covering: cov}})
 		}
 		tr.Anchors = append(tr.Anchors, fa)
 	}
@@ -842,13 +852,13 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 	}
 	changed := map[[2]string]bool{}
 	changedRefusal := map[int]bool{}
-	rowSeen := map[string]bool{}
+	rowSeen := make(map[string]bool, len(bundles))
 	fired := map[string]bool{}
 	var buf eval.RuleBuffer
 	res.PredictedRowIDs = []string{}
 	res.Recommendations = []Recommendation{}
-	res.RetrievedRowIDs = []string{}
-	res.RetrievedRules = []string{}
+	res.RetrievedRowIDs = make([]string, 0, len(bundles))
+	res.RetrievedRules = make([]string, 0, len(bundles))
 	for _, b := range bundles {
 		res.RetrievedRules = append(res.RetrievedRules, b.RuleID)
 		if !rowSeen[b.RowID] {
@@ -991,11 +1001,21 @@ func anchorInfo(a grounding.Anchor) AnchorInfo {
 // phrasesFor returns the names the formatter checks a mention against; a
 // demographic pattern ("78 yo") already names its concept by its shape.
 func phrasesFor(a grounding.Anchor, phrases map[string][]string) []string {
-	if len(a.Channels) == 1 && a.Channels[0] == "pattern" {
+	if patternOnly(a) {
 		return nil
 	}
 	return phrases[a.ConceptKey]
 }
+
+// coveringFor is phrasesFor(a, p.phrases) read once for evidence.Covers.
+func (p *Program) coveringFor(a grounding.Anchor) *evidence.Phrases {
+	if patternOnly(a) {
+		return nil
+	}
+	return p.covering[a.ConceptKey]
+}
+
+func patternOnly(a grounding.Anchor) bool { return len(a.Channels) == 1 && a.Channels[0] == "pattern" }
 
 // commaClause returns the text around [start,end) up to the nearest comma,
 // semicolon, colon or sentence end on each side ("" if unlocated).

@@ -36,7 +36,33 @@ type refractoryVocab struct {
 	// afterGives' concepts at the therapy's finding.
 	after      *regexp.Regexp
 	afterGives []string
+	// links and nearLinks are the link words of re and near as mayHold
+	// reads them: a text holding none cannot match (nil: always run).
+	links, nearLinks []string
 }
+
+// literalWords are words of a WordsPattern for mayHold (lower case, a
+// trailing "*" cut); nil when one is not plain ASCII, whose case folding
+// mayHold does not copy.
+func literalWords(ws []string) []string {
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		w = strings.ToLower(strings.TrimSuffix(w, "*"))
+		for i := 0; i < len(w); i++ {
+			if w[i] >= 0x80 {
+				return nil
+			}
+		}
+		if w == "" {
+			return nil
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// mayMatch: the text may hold one of the link words (always when words is nil).
+func mayMatch(text string, words []string) bool { return words == nil || mayHold(text, words) }
 
 func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
 	if r == nil {
@@ -50,6 +76,7 @@ func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
 			v.concepts[strings.ToLower(w)] = g.Concepts
 		}
 	}
+	v.links = literalWords(r.Links)
 	src := `(?i)\b(` + rules.WordsPattern(sym) + `)\b[^.;]{0,80}?\b(` + rules.WordsPattern(r.Links) + `)\b[^.;]{0,60}?\b(` +
 		rules.WordsPattern(r.Therapies) + `)\b`
 	var err error
@@ -64,6 +91,7 @@ func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
 	if n := r.Near; n != nil {
 		// Only spaces, commas or hyphens between symptom and link, and at
 		// most a dose word ("low-dose") between link and therapy.
+		v.nearLinks = literalWords(n.Links)
 		src := `(?i)\b(` + rules.WordsPattern(sym) + `)[\s,\-]{1,3}(` + rules.WordsPattern(n.Links) + `)\b[^.;,]{0,15}?\b(` +
 			rules.WordsPattern(r.Therapies) + `)\b`
 		if v.near, err = regexp.Compile(src); err != nil {
@@ -133,10 +161,12 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 		near, after bool
 	}
 	var ms []match
-	for _, m := range v.re.FindAllStringSubmatchIndex(text, -1) {
-		ms = append(ms, match{m: m})
+	if mayMatch(text, v.links) {
+		for _, m := range v.re.FindAllStringSubmatchIndex(text, -1) {
+			ms = append(ms, match{m: m})
+		}
 	}
-	if v.near != nil {
+	if v.near != nil && mayMatch(text, v.nearLinks) {
 		for _, m := range v.near.FindAllStringSubmatchIndex(text, -1) {
 			ms = append(ms, match{m: m, near: true})
 		}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/executablekg/execkg/engine/evidence"
 	"github.com/executablekg/execkg/grounding"
 )
 
@@ -243,8 +242,8 @@ func (p *Program) withVerbatim(finding, clause string, anchors []grounding.Ancho
 			continue // named only inside another concept's compound word
 		}
 		have[a.ConceptKey] = true
-		ph := phrasesFor(a, p.phrases)
-		if ok, _ := evidence.Covers(mention, ph); ok || len(ph) == 0 {
+		ph := p.coveringFor(a)
+		if ok, _ := ph.Covers(mention); ok || ph.Len() == 0 {
 			covered = append(covered, a)
 		} else {
 			rest = append(rest, a)

@@ -101,14 +101,17 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 	if !digits && !mayHold(text, whenWords) {
 		return nil
 	}
-	if m := find(whenISO, text, digits); m != nil {
+	// Every pattern but whenDMY's, whenShort's and the word ones needs a
+	// year (19xx or 20xx); whenDMY needs its separators.
+	year := digits && hasYear(text)
+	if m := find(whenISO, text, year && strings.Contains(text, "-")); m != nil {
 		y, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
 		d, _ := strconv.Atoi(m[3])
 		t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
 		return &eval.When{From: t, To: end(t), Text: m[0]}
 	}
-	if m := whenDMY.FindStringSubmatch(text); m != nil {
+	if m := find(whenDMY, text, digits && strings.ContainsAny(text, "/.")); m != nil {
 		d, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
 		y, _ := strconv.Atoi(m[3])
@@ -123,7 +126,7 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 			return &eval.When{From: t, To: end(t), Text: strings.TrimLeft(m[0], " ([,;:-")}
 		}
 	}
-	if m := whenMY.FindStringSubmatch(text); m != nil {
+	if m := find(whenMY, text, year && strings.Contains(text, "/")); m != nil {
 		mo, _ := strconv.Atoi(m[1])
 		y, _ := strconv.Atoi(m[2])
 		t := time.Date(y, time.Month(mo), 1, 0, 0, 0, 0, time.UTC)
@@ -165,12 +168,12 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 			return w
 		}
 	}
-	if m := find(whenMonthYr, text, digits); m != nil {
+	if m := find(whenMonthYr, text, year); m != nil {
 		y, _ := strconv.Atoi(m[2])
 		t := time.Date(y, monthNum[strings.ToLower(m[1])[:3]], 1, 0, 0, 0, 0, time.UTC)
 		return &eval.When{From: t, To: t.AddDate(0, 1, 0).Add(-time.Second), Text: m[0]}
 	}
-	if m := find(whenSinceYr, text, digits); m != nil {
+	if m := find(whenSinceYr, text, year); m != nil {
 		y, _ := strconv.Atoi(m[1])
 		t := time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
 		return &eval.When{From: t, To: t.AddDate(1, 0, 0).Add(-time.Second), Text: m[0]}
@@ -202,7 +205,7 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 		}
 		return w
 	}
-	if m := find(whenYear, text, digits); m != nil {
+	if m := find(whenYear, text, year); m != nil {
 		y, _ := strconv.Atoi(m[1])
 		if y <= now.Year() {
 			t := time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -241,6 +244,18 @@ func mayHold(text string, words []string) bool {
 }
 
 // find runs re only when the text may hold a match.
+// hasYear reports whether text holds 19 or 20 followed by two digits.
+func hasYear(text string) bool {
+	for i := 0; i+3 < len(text); i++ {
+		if (text[i] == '1' && text[i+1] == '9' || text[i] == '2' && text[i+1] == '0') && isDigit(text[i+2]) && isDigit(text[i+3]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
 func find(re *regexp.Regexp, text string, may bool) []string {
 	if !may {
 		return nil

@@ -142,7 +142,11 @@ func (g *Grounder) Fuse(c *Candidates, f Fusion) []Anchor {
 	}
 	// Not deferred: a panic must not return slots that are not all -1.
 	slots := g.conceptSlots()
-	found := make([]fused, 0, len(c.FullText)+len(c.Vector))
+	fp, _ := g.fusing.Get().(*[]fused)
+	if fp == nil {
+		fp = new([]fused)
+	}
+	found := (*fp)[:0]
 	useVector := func(h PhraseHit) bool { return !(f.Threshold > 0 && h.Score < f.Threshold) }
 	// A concept's rank in a channel counts the concepts that channel found
 	// before it; its score there is its first (best) hit's.
@@ -261,29 +265,52 @@ func (g *Grounder) Fuse(c *Candidates, f Fusion) []Anchor {
 		}
 		(*slots)[con.idx] = int32(i)
 	}
-	// The kept anchors' hits, in the order the channels were read.
-	hits := func(channel string, hs []PhraseHit) {
+	// The kept anchors' hits, in the order the channels were read: counted
+	// first, so each anchor's list is allocated once.
+	var cb [16]int
+	count := cb[:0]
+	if len(out) > len(cb) {
+		count = make([]int, len(out))
+	} else {
+		count = cb[:len(out)]
+	}
+	hits := func(channel string, hs []PhraseHit, add bool) {
 		for _, h := range hs {
 			if channel == ChannelVector && !useVector(h) {
 				continue
 			}
 			for _, cr := range g.elems[h.Element].byConcept {
 				if j := (*slots)[cr.idx]; j >= 0 {
-					out[j].Hits = append(out[j].Hits, Hit{Channel: channel, Rank: h.Rank, Score: h.Score, Phrase: h.Phrase, Sources: cr.sources, DecisionIDs: cr.decisionIDs})
+					if add {
+						out[j].Hits = append(out[j].Hits, Hit{Channel: channel, Rank: h.Rank, Score: h.Score, Phrase: h.Phrase, Sources: cr.sources, DecisionIDs: cr.decisionIDs})
+					} else {
+						count[j]++
+					}
 				}
 			}
 		}
 	}
-	if f.Method != MethodVector {
-		hits(ChannelFullText, c.FullText)
-	}
-	if f.Method != MethodFullText {
-		hits(ChannelVector, c.Vector)
+	for _, add := range [2]bool{false, true} {
+		if f.Method != MethodVector {
+			hits(ChannelFullText, c.FullText, add)
+		}
+		if f.Method != MethodFullText {
+			hits(ChannelVector, c.Vector, add)
+		}
+		if !add {
+			for j, n := range count {
+				if n > 0 {
+					out[j].Hits = make([]Hit, 0, n)
+				}
+			}
+		}
 	}
 	for i := range found {
 		(*slots)[found[i].con.idx] = -1
 	}
 	g.slots.Put(slots)
+	*fp = found[:0]
+	g.fusing.Put(fp)
 	return out
 }
 

@@ -61,6 +61,8 @@ type Grounder struct {
 	concepts map[string]*concept
 	conList  []*concept // by concept.idx
 	slots    sync.Pool  // *[]int32, one per concept, -1 between Fuse calls
+	fusing   sync.Pool  // *[]fused, Fuse's working list
+	hitBufs  sync.Pool  // *hitBuf, Ground's channel hit lists
 	ft       *fulltext.Index
 	vec      *vector.Index
 	acr      *acronyms
@@ -151,9 +153,9 @@ func WithGuard(on bool) Option { return func(c *config) { c.guard = on } }
 func WithAbbreviations(on bool) Option { return func(c *config) { c.abbrev = on } }
 
 // WithFullTextStore selects the key-value store under the in-memory
-// full-text index (fulltext.Options.Store): "" the sorted snapshot store,
-// fulltext.GtreapStore Bleve's own. Answers are the same; it exists to
-// measure and test that.
+// full-text index (fulltext.Options.Store): "" the sorted snapshot store
+// and the native scorer, fulltext.GtreapStore Bleve's own store and
+// searchers. Answers are the same; it exists to measure and test that.
 func WithFullTextStore(name string) Option { return func(c *config) { c.ftStore = name } }
 
 // WithFusion sets how the channels are fused and how many anchors are kept
@@ -313,18 +315,29 @@ func (g *Grounder) Ground(ctx context.Context, finding string) ([]Anchor, error)
 		g.cache.Put(finding, as)
 		return cloneAnchors(as), nil
 	}
+	// The hit lists live only until Fuse has copied what it keeps.
+	hb, _ := g.hitBufs.Get().(*hitBuf)
+	if hb == nil {
+		hb = &hitBuf{}
+	}
+	c.FullText, c.Vector = hb.ft[:0], hb.vec[:0]
 	if c.Query != "" {
 		if err := g.search(ctx, c, o, hidden); err != nil {
 			return nil, err
 		}
 	}
 	as := g.Fuse(c, g.cfg.fusion)
+	hb.ft, hb.vec = c.FullText[:0], c.Vector[:0]
+	g.hitBufs.Put(hb)
 	g.cache.Put(finding, as)
 	if c.Query != "" {
 		g.byVariants.Put(vkey, as)
 	}
 	return cloneAnchors(as), nil
 }
+
+// hitBuf holds a Ground call's channel hit lists for the next call.
+type hitBuf struct{ ft, vec []PhraseHit }
 
 // RetrieveOptions configure one retrieval.
 type RetrieveOptions struct {
@@ -418,9 +431,7 @@ func (g *Grounder) search(ctx context.Context, c *Candidates, o RetrieveOptions,
 	if err != nil {
 		return fmt.Errorf("ground %q: %w", finding, err)
 	}
-	if len(fh) > 0 {
-		c.FullText = make([]PhraseHit, 0, len(fh))
-	}
+	c.FullText = slices.Grow(c.FullText[:0], len(fh))
 	for i, h := range fh {
 		c.FullText = append(c.FullText, PhraseHit{Element: h.ID, Phrase: g.elems[h.ID].text, Rank: i + 1, Score: h.Score, Matched: h.Matched, Exact: h.Phrase})
 	}
@@ -443,9 +454,7 @@ func (g *Grounder) search(ctx context.Context, c *Candidates, o RetrieveOptions,
 		}
 		n += len(byVariant[i])
 	}
-	if n > 0 {
-		c.Vector = make([]PhraseHit, 0, n)
-	}
+	c.Vector = slices.Grow(c.Vector[:0], n)
 	for i, hits := range byVariant {
 		w := 1.0
 		if i > 0 {

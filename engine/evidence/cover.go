@@ -49,45 +49,107 @@ func CoversAmong(mention string, phrases []string, key string, names *Names) (bo
 func covers(mention string, phrases []string, all bool, key string, names *Names) (bool, string) {
 	m := wordsOfMention(mention)
 	for _, p := range phrases {
-		pi := phraseOf(p)
-		pw, critical := pi.words, pi.critical
-		if len(pw) == 0 {
-			continue
-		}
-		covered := make([]bool, len(pw))
-		for i, w := range pw {
-			covered[i] = hasWord(m, w)
-		}
-		coverAcronyms(m, pw, pi.gap, pi.acr, covered)
-		n, modifierMissing := 0, false
-		for i, c := range covered {
-			if c {
-				n++
-			} else if critical[i] {
-				modifierMissing = true
-			}
-		}
-		if n == len(pw) {
-			return true, p
-		}
-		if !all && len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing {
-			if names != nil {
-				var stated, missing []string
-				for i, c := range covered {
-					if c {
-						stated = append(stated, pw[i])
-					} else {
-						missing = append(missing, pw[i])
-					}
-				}
-				if names.heldByAnother(key, stated, missing, mention) {
-					continue
-				}
-			}
+		if coversPhrase(m, phraseOf(p), all, mention, key, names) {
 			return true, p
 		}
 	}
 	return false, ""
+}
+
+// Phrases are phrases read once for Covers: a concept's names, tested
+// against many mentions without looking each phrase up again.
+type Phrases struct {
+	texts []string
+	infos []phraseInfo
+}
+
+// NewPhrases reads ps (kept, not copied).
+func NewPhrases(ps []string) *Phrases {
+	out := &Phrases{texts: ps, infos: make([]phraseInfo, len(ps))}
+	for i, p := range ps {
+		out.infos[i] = phraseOf(p)
+	}
+	return out
+}
+
+// Len is the number of phrases (0 for nil).
+func (ps *Phrases) Len() int {
+	if ps == nil {
+		return 0
+	}
+	return len(ps.texts)
+}
+
+// Covers is Covers(mention, the phrases).
+func (ps *Phrases) Covers(mention string) (bool, string) { return ps.covers(mention, false, "", nil) }
+
+// CoversAll is CoversAll(mention, the phrases).
+func (ps *Phrases) CoversAll(mention string) (bool, string) { return ps.covers(mention, true, "", nil) }
+
+// CoversAmong is CoversAmong(mention, the phrases, key, names).
+func (ps *Phrases) CoversAmong(mention, key string, names *Names) (bool, string) {
+	return ps.covers(mention, false, key, names)
+}
+
+func (ps *Phrases) covers(mention string, all bool, key string, names *Names) (bool, string) {
+	if ps.Len() == 0 {
+		return false, ""
+	}
+	m := wordsOfMention(mention)
+	for i := range ps.infos {
+		if coversPhrase(m, ps.infos[i], all, mention, key, names) {
+			return true, ps.texts[i]
+		}
+	}
+	return false, ""
+}
+
+// coversPhrase: the mention (its content words m) states the phrase pi:
+// all of its words, or with all false two thirds of three or more, none
+// of the missing ones critical and, with names, the stated words no other
+// concept's name as well.
+func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, names *Names) bool {
+	pw, critical := pi.words, pi.critical
+	if len(pw) == 0 {
+		return false
+	}
+	var buf [16]bool
+	covered := buf[:0]
+	if len(pw) > len(buf) {
+		covered = make([]bool, 0, len(pw))
+	}
+	for _, w := range pw {
+		covered = append(covered, hasWord(m, w))
+	}
+	coverAcronyms(m, pw, pi.gap, pi.acr, covered)
+	n, modifierMissing := 0, false
+	for i, c := range covered {
+		if c {
+			n++
+		} else if critical[i] {
+			modifierMissing = true
+		}
+	}
+	if n == len(pw) {
+		return true
+	}
+	if !all && len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing {
+		if names != nil {
+			var stated, missing []string
+			for i, c := range covered {
+				if c {
+					stated = append(stated, pw[i])
+				} else {
+					missing = append(missing, pw[i])
+				}
+			}
+			if names.heldByAnother(key, stated, missing, mention) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // acronyms are the phrase's upper-case words ("CCTA", "PCI"): each names
@@ -215,6 +277,12 @@ func hasWord(ws []string, w string) bool {
 func sameWord(a, b string) bool {
 	if a == b {
 		return true
+	}
+	// Every rule below needs the first letters equal (a lone "s" trims
+	// to ""; the other word's differing first letter keeps it non-empty),
+	// and most pairs differ there.
+	if a != "" && b != "" && a[0] != b[0] {
+		return false
 	}
 	if isNum(a) || isNum(b) {
 		return false

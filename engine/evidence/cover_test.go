@@ -1,6 +1,9 @@
 package evidence
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCovers(t *testing.T) {
 	cases := []struct {
@@ -28,7 +31,7 @@ func TestCovers(t *testing.T) {
 		{"", []string{"x"}, false},
 	}
 	for _, c := range cases {
-		if got, _ := Covers(c.mention, c.phrases); got != c.want {
+		if got := coversBoth(t, c.mention, c.phrases); got != c.want {
 			t.Errorf("Covers(%q, %q) = %v, want %v", c.mention, c.phrases, got, c.want)
 		}
 	}
@@ -48,7 +51,7 @@ func TestCoversLongPhrases(t *testing.T) {
 		{"stenosis of 60%", []string{"left main coronary artery diameter stenosis"}, false},
 	}
 	for _, c := range cases {
-		if got, _ := Covers(c.mention, c.phrases); got != c.want {
+		if got := coversBoth(t, c.mention, c.phrases); got != c.want {
 			t.Errorf("Covers(%q, %q) = %v, want %v", c.mention, c.phrases, got, c.want)
 		}
 	}
@@ -61,5 +64,60 @@ func TestCoversOppositeGrades(t *testing.T) {
 	}
 	if ok, _ := Covers("elevated surgical risk (STS 9%)", []string{"elevated surgical risk"}); !ok {
 		t.Error("a stated elevated risk covers itself")
+	}
+}
+
+// coversBoth is Covers, checked to agree with Phrases.Covers (the phrases
+// read once), phrase included.
+func coversBoth(t *testing.T, mention string, phrases []string) bool {
+	t.Helper()
+	got, p := Covers(mention, phrases)
+	set, sp := NewPhrases(phrases).Covers(mention)
+	if set != got || sp != p {
+		t.Errorf("Covers(%q, %q) = %v %q, Phrases.Covers %v %q", mention, phrases, got, p, set, sp)
+	}
+	all, ap := CoversAll(mention, phrases)
+	if sa, sap := NewPhrases(phrases).CoversAll(mention); sa != all || sap != ap {
+		t.Errorf("CoversAll(%q, %q) = %v %q, Phrases.CoversAll %v %q", mention, phrases, all, ap, sa, sap)
+	}
+	return got
+}
+
+// TestSameWordFirstLetter: sameWord's first-letter shortcut answers as
+// the rules without it, over pairs of words, plurals, stems, numbers, a
+// lone "s" and the empty word.
+func TestSameWordFirstLetter(t *testing.T) {
+	ref := func(a, b string) bool {
+		if a == b {
+			return true
+		}
+		if isNum(a) || isNum(b) {
+			return false
+		}
+		a, b = strings.TrimSuffix(a, "s"), strings.TrimSuffix(b, "s")
+		if a == b {
+			return true
+		}
+		n := 0
+		for n < len(a) && n < len(b) && a[n] == b[n] {
+			n++
+		}
+		return n >= 5 && 4*n >= 3*min(len(a), len(b))
+	}
+	words := []string{"", "s", "ss", "sa", "as", "2", "2.5", "s2", "ischemia", "ischemic", "ischemias", "vasospasm", "vasospastic",
+		"stent", "stents", "stenosis", "stenoses", "angina", "anginas", "artery", "arteries", "arter", "sartery", "beta", "betas"}
+	same := 0
+	for _, a := range words {
+		for _, b := range words {
+			if got, want := sameWord(a, b), ref(a, b); got != want {
+				t.Errorf("sameWord(%q, %q) = %v, the rules say %v", a, b, got, want)
+			}
+			if ref(a, b) && a != b {
+				same++
+			}
+		}
+	}
+	if same < 10 {
+		t.Fatalf("only %d pairs of different words are the same word; the check is too weak", same)
 	}
 }

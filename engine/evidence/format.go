@@ -24,6 +24,9 @@ type Anchor struct {
 	// covering only two thirds of a phrase must not state words another
 	// concept's name holds as well (CoversAmong).
 	Names *Names
+	// Covering, when set, is NewPhrases(Phrases), read once by the caller
+	// for many pairs; the coverage test then uses it.
+	Covering *Phrases `json:"-"`
 }
 
 // Item is one piece of structured evidence (the reference system's
@@ -249,7 +252,13 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 				// 12%") tells a measured concept from its namesakes.
 				names = nil
 			}
-			if ok, _ := CoversAmong(mention, p.Anchor.Phrases, p.Anchor.ConceptKey, names); !ok {
+			var ok bool
+			if p.Anchor.Covering != nil {
+				ok, _ = p.Anchor.Covering.CoversAmong(mention, p.Anchor.ConceptKey, names)
+			} else {
+				ok, _ = CoversAmong(mention, p.Anchor.Phrases, p.Anchor.ConceptKey, names)
+			}
+			if !ok {
 				out = append(out, Item{FindingID: p.FindingID, Text: p.Text, ConceptKey: p.Anchor.ConceptKey, Concept: p.Anchor.Concept,
 					Rejected: "the mention does not state every word of any name of '" + p.Anchor.Concept + "'"})
 				continue

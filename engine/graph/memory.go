@@ -1,8 +1,10 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -231,18 +233,28 @@ func (m *Memory) SharedBundles(ctx context.Context, conceptKeys []string) ([]*Bu
 	if err != nil {
 		return nil, err
 	}
-	seen := make(map[string]bool, 64)
-	var out []*Bundle
+	// Natural order of rule ids, ranked once per Load; a rule reached by
+	// several keys has one rank, so sorting by rank brings its copies
+	// together to be dropped.
+	type ranked struct {
+		rank int
+		b    *Bundle
+	}
+	var rs []ranked
 	for _, k := range conceptKeys {
 		for _, id := range byKey[k] {
-			if !seen[id] {
-				seen[id] = true
-				out = append(out, bundles[id])
-			}
+			rs = append(rs, ranked{order[id], bundles[id]})
 		}
 	}
-	// Natural order of rule ids, ranked once per Load.
-	sort.Slice(out, func(i, j int) bool { return order[out[i].RuleID] < order[out[j].RuleID] })
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	slices.SortFunc(rs, func(a, b ranked) int { return cmp.Compare(a.rank, b.rank) })
+	rs = slices.CompactFunc(rs, func(a, b ranked) bool { return a.rank == b.rank })
+	out := make([]*Bundle, len(rs))
+	for i, r := range rs {
+		out[i] = r.b
+	}
 	return out, nil
 }
 

@@ -1,7 +1,9 @@
 // Package fulltext is the full-text channel of grounding: a Bleve index
 // over grounding phrases, queried per finding with the whole phrase
-// (boosted) OR its single words, ranked by BM25, with a guard against hits
-// that share only one common or generic word with the finding.
+// (boosted) OR its single words, ranked by Bleve's score (BM25 is set, but
+// the upsidedown index keeps no field lengths, so it scores TF-IDF; see
+// native.go), with a guard against hits that share only one common or
+// generic word with the finding.
 //
 // Analyzer. Texts are first normalised in Go (textnorm.Normalize: case,
 // accents, ² → 2, British → American spelling), then Bleve's unicode
@@ -68,9 +70,15 @@ type Options struct {
 	// rebuilt otherwise.
 	Path string
 	// Store names the Bleve key-value store of an in-memory index: ""
-	// selects the sorted snapshot store (memstore.go), GtreapStore Bleve's
-	// own; both give the same answers, the first in a fraction of the time.
+	// selects the sorted snapshot store (memstore.go) and the native
+	// scorer (native.go), GtreapStore Bleve's own store, searched through
+	// Bleve's own searchers (the reference); both give the same answers,
+	// the first in a fraction of the time.
 	Store string
+	// BleveOnly scores every search of an in-memory index through Bleve's
+	// searchers instead of the native scorer (native.go); both give the
+	// same hits and scores; it exists to test that.
+	BleveOnly bool
 }
 
 // GtreapStore is Bleve's default in-memory key-value store (Options.Store).
@@ -90,8 +98,10 @@ type Index struct {
 	generic  map[string]bool // analysed forms of textnorm.GenericWords
 	// Reused reports that an on-disk index was reused rather than built.
 	Reused   bool
-	inMemory bool   // the upsidedown index over the sorted store (collect)
-	scoring  string // the mapping's scoring model, as Index.Search reads it
+	inMemory bool         // the upsidedown index over the sorted store (collect)
+	native   *nativeIndex // postings for the native scorer (in-memory indexes)
+	tokens   tokenMemo    // analysed term of each token text seen in a query
+	scoring  string       // the mapping's scoring model, as Index.Search reads it
 }
 
 func newMapping() (*mapping.IndexMappingImpl, error) {
@@ -215,6 +225,12 @@ func New(texts []string, opts Options) (*Index, error) {
 			ix.generic[x] = true
 		}
 	}
+	if ix.inMemory && opts.Store == "" && !opts.BleveOnly {
+		if ix.native, err = buildNative(ix); err != nil {
+			ix.bi.Close()
+			return nil, fmt.Errorf("full-text index: native postings: %w", err)
+		}
+	}
 	return ix, nil
 }
 
@@ -317,7 +333,8 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	if o.VariantWeight == 0 {
 		o.VariantWeight = 1
 	}
-	var disj []query.Query
+	var qpos [][]int        // positions of qterms
+	var boosts [][2]float64 // phrase and word boost of each analysed variant
 	var qterms [][]string
 	var qids [][]int32 // qterms by term number, -1 when not indexed
 	// matchable bounds the texts the query can match: every match holds
@@ -325,18 +342,16 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	matchable := 0
 	var counted []string
 	for i, v := range variants {
-		toks := ix.analyzer.Analyze([]byte(textnorm.Normalize(v)))
-		if len(toks) == 0 {
+		terms, pos := ix.analyzeTerms(textnorm.Normalize(v))
+		if len(terms) == 0 {
 			continue
 		}
 		w := 1.0
 		if i > 0 {
 			w = o.VariantWeight
 		}
-		terms := make([]string, len(toks))
-		ids := make([]int32, len(toks))
-		for j, tok := range toks {
-			terms[j] = string(tok.Term)
+		ids := make([]int32, len(terms))
+		for j := range terms {
 			ids[j] = -1
 			if id, ok := ix.termID[terms[j]]; ok {
 				ids[j] = id
@@ -346,23 +361,15 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 				matchable += ix.df[terms[j]]
 			}
 		}
+		qpos = append(qpos, pos)
+		boosts = append(boosts, [2]float64{w * o.PhraseBoost, w})
 		qterms = append(qterms, terms)
 		qids = append(qids, ids)
-		p, m := matchQueries(toks, terms, w*o.PhraseBoost, w)
-		disj = append(disj, p, m)
 	}
 	if matchable == 0 {
 		// No query term is in the index, so no text matches the phrase or
 		// any word: Bleve would return nothing.
 		return nil, nil
-	}
-	var q query.Query = query.NewDisjunctionQuery(disj)
-	if len(o.Exclude) > 0 {
-		ids := make([]string, len(o.Exclude))
-		for i, id := range o.Exclude {
-			ids[i] = strconv.Itoa(id)
-		}
-		q = query.NewBooleanQuery([]query.Query{q}, nil, []query.Query{query.NewDocIDQuery(ids)})
 	}
 	size := o.K
 	if o.Guard {
@@ -372,9 +379,23 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	// them, in the same order) and spares Bleve's collector its
 	// preallocation of size documents.
 	size = min(size, matchable)
-	hits, err := ix.collect(q, size)
-	if err != nil {
-		return nil, fmt.Errorf("full-text search %q: %w", strings.Join(variants, " | "), err)
+	var hits []Hit
+	if ix.native != nil && len(o.Exclude) == 0 {
+		sc := ix.native.getScratch()
+		defer ix.native.putScratch(sc)
+		if ix.native.query(sc, qpos, qterms, qids, boosts) {
+			ix.native.search(sc, size)
+			hits = make([]Hit, len(sc.hits))
+			for i, h := range sc.hits {
+				hits[i] = Hit{ID: ix.native.byOrd[h.ord], Score: h.score}
+			}
+		}
+	}
+	if hits == nil {
+		var err error
+		if hits, err = ix.bleveScored(qpos, qterms, boosts, o.Exclude, size); err != nil {
+			return nil, fmt.Errorf("full-text search %q: %w", strings.Join(variants, " | "), err)
+		}
 	}
 	// Document frequencies for the guard leave hidden texts out, so a
 	// held-out phrase cannot make its own words look known.
@@ -396,12 +417,8 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	if len(hits) > 0 {
 		out = make([]Hit, 0, min(len(hits), o.K))
 	}
-	for _, h := range hits {
-		id, err := strconv.Atoi(h.ID)
-		if err != nil || id < 0 || id >= len(ix.terms) {
-			return nil, fmt.Errorf("full-text index returned unknown document %q; rebuild the index", h.ID)
-		}
-		hit := Hit{ID: id, Score: h.Score}
+	for _, hit := range hits {
+		id := hit.ID
 		keep := !o.Guard
 		for i, qt := range qterms {
 			phrase, matched := ix.match(id, qt, qids[i])
@@ -425,6 +442,40 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	}
 	if len(out) == 0 {
 		return nil, nil // the guard dropped every hit
+	}
+	return out, nil
+}
+
+// bleveScored returns the best size texts of the query (each variant's
+// phrase OR its words, with their boosts), best first, with their scores
+// and no guard, through Bleve's queries and collector: what the native
+// scorer (native.go) computes, for the shapes it leaves to Bleve and for
+// searches that hide texts.
+func (ix *Index) bleveScored(pos [][]int, terms [][]string, boosts [][2]float64, exclude []int, size int) ([]Hit, error) {
+	disj := make([]query.Query, 0, 2*len(pos))
+	for v := range pos {
+		p, m := matchQueries(pos[v], terms[v], boosts[v][0], boosts[v][1])
+		disj = append(disj, p, m)
+	}
+	var q query.Query = query.NewDisjunctionQuery(disj)
+	if len(exclude) > 0 {
+		ids := make([]string, len(exclude))
+		for i, id := range exclude {
+			ids[i] = strconv.Itoa(id)
+		}
+		q = query.NewBooleanQuery([]query.Query{q}, nil, []query.Query{query.NewDocIDQuery(ids)})
+	}
+	hits, err := ix.collect(q, size)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Hit, len(hits))
+	for i, h := range hits {
+		id, err := strconv.Atoi(h.ID)
+		if err != nil || id < 0 || id >= len(ix.terms) {
+			return nil, fmt.Errorf("full-text index returned unknown document %q; rebuild the index", h.ID)
+		}
+		out[i] = Hit{ID: id, Score: h.Score}
 	}
 	return out, nil
 }
@@ -473,7 +524,7 @@ func (ix *Index) collect(q query.Query, size int) (search.DocumentMatchCollectio
 // itself: a one-term phrase matches wherever the term occurs and scores as
 // its conjunction of one (0 + score), and a disjunction of one scores its
 // child times coord 1/1, with the same weight for query normalisation.
-func matchQueries(toks analysis.TokenStream, terms []string, phraseBoost, boost float64) (query.Query, query.Query) {
+func matchQueries(pos []int, terms []string, phraseBoost, boost float64) (query.Query, query.Query) {
 	term := func(t string, b float64) query.Query {
 		tq := query.NewTermQuery(t)
 		tq.SetField(field)
@@ -485,13 +536,13 @@ func matchQueries(toks analysis.TokenStream, terms []string, phraseBoost, boost 
 	}
 	// Bleve's tokenStreamToPhrase: one slot per position from the first
 	// token's to the last's; a stop word leaves its slot empty.
-	first, last := toks[0].Position, toks[0].Position
-	for _, t := range toks {
-		first, last = min(first, t.Position), max(last, t.Position)
+	first, last := pos[0], pos[0]
+	for _, p := range pos {
+		first, last = min(first, p), max(last, p)
 	}
 	phrase := make([][]string, last-first+1)
-	for j, t := range toks {
-		phrase[t.Position-first] = append(phrase[t.Position-first], terms[j])
+	for j, p := range pos {
+		phrase[p-first] = append(phrase[p-first], terms[j])
 	}
 	p := query.NewMultiPhraseQuery(phrase, field)
 	p.SetBoost(phraseBoost)
