@@ -68,6 +68,10 @@ type Named struct {
 	// Unread lists product ingredients that named no concept, for the
 	// model's dropped readings (set on the first Named only).
 	Unread []string
+	// Aside says, per concept the words name but do not state of the
+	// patient ("no known CAD" beside a diabetes), why it is set aside
+	// (first Named only).
+	Aside []string
 }
 
 // NarrativeFunc reads a resource's free text (an Observation's
@@ -406,6 +410,9 @@ func (r *reader) add(f patient.Fact) {
 	r.addNamed(f)
 	for _, u := range names[0].Unread {
 		r.drop(patient.Dropped{Resource: f.Resource, Text: u, Reason: fmt.Sprintf("ingredient %q of %q names no concept of the pack", u, f.Text)})
+	}
+	for _, why := range names[0].Aside {
+		r.drop(patient.Dropped{Resource: f.Resource, Text: f.Text, Reason: "its words name " + why})
 	}
 	if f.Kind == patient.KindMeasurement {
 		return // a measurement's value belongs to its one concept
