@@ -44,6 +44,12 @@ type wordsResource struct {
 	ValueString string   `json:"value_string"`
 	Value       *float64 `json:"value"`
 	Unit        string   `json:"unit"`
+	// A coded value (valueCodeableConcept with one coding).
+	ValueCoding *struct {
+		System  string `json:"system"`
+		Code    string `json:"code"`
+		Display string `json:"display"`
+	} `json:"value_coding"`
 }
 
 type wordsFact struct {
@@ -98,6 +104,8 @@ func (c wordsCase) bundle(t *testing.T) []byte {
 				res["valueString"] = r.ValueString
 			case r.Value != nil:
 				res["valueQuantity"] = map[string]any{"value": *r.Value, "unit": r.Unit, "system": "http://unitsofmeasure.org", "code": r.Unit}
+			case r.ValueCoding != nil:
+				res["valueCodeableConcept"] = map[string]any{"coding": []any{map[string]any{"system": r.ValueCoding.System, "code": r.ValueCoding.Code, "display": r.ValueCoding.Display}}}
 			}
 		default:
 			require.Failf(t, "unknown resource type", "%s: resource %d: type %q; use Condition, MedicationStatement, MedicationRequest, ServiceRequest or Observation", c.Name, i, r.Type)

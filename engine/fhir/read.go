@@ -852,6 +852,10 @@ func (r *reader) readObservation(it item) error {
 			return err
 		}
 	}
+	if yes, ok := answerWord(o.ValueString); ok && o.ValueBoolean == nil {
+		// "Chest pain on exertion: Yes" answers its code's question.
+		o.ValueBoolean, o.ValueString = &yes, ""
+	}
 	if o.ValueString != "" && r.narrative != nil {
 		r.readNarrative(it, o.Code.label(), o.ValueString, w)
 		return nil
@@ -956,6 +960,13 @@ func (r *reader) observed(it item, field string, code *CodeableConcept, q *Quant
 		}
 		r.add(f)
 		return 1, nil
+	}
+	if vc != nil && yes == nil {
+		if v, ok := answer(vc); ok {
+			// A coded yes/no answer (SNOMED CT 373066001 "Yes") states
+			// the code's concept, as a boolean does.
+			return r.observed(it, field, code, nil, nil, &v, nil, w, panel)
+		}
 	}
 	if vc != nil {
 		// A coded result ("finding: X") is a fact of the value's concept,
