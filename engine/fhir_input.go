@@ -283,7 +283,32 @@ func (p *Program) wordAnchors(w fhir.Words) (anchors []grounding.Anchor, unread 
 	if len(anchors) == 0 {
 		return nil, nil
 	}
-	return anchors, unread
+	return p.oneKeyPerName(anchors), unread
+}
+
+// oneKeyPerName keeps one anchor per concept name: a drug a rule gives by
+// name and the value sets list by code ("clopidogrel 75 MG Oral Tablet
+// [Plavix]" names it by ingredient and by brand) is one drug taken, not
+// two facts; the value sets' key is kept, at the first one's place.
+func (p *Program) oneKeyPerName(anchors []grounding.Anchor) []grounding.Anchor {
+	at := map[string]int{}
+	var out []grounding.Anchor
+	for _, a := range anchors {
+		name := a.Concept
+		if name == "" {
+			name = p.recordNaming.names[a.ConceptKey]
+		}
+		n := rules.NormalizeName(name)
+		i, seen := at[n]
+		switch {
+		case n == "" || !seen:
+			at[n] = len(out)
+			out = append(out, a)
+		case p.pack.ValueSets.ByKey(out[i].ConceptKey) == nil && p.pack.ValueSets.ByKey(a.ConceptKey) != nil:
+			out[i] = a
+		}
+	}
+	return out
 }
 
 // drug reports whether a concept may be what a product's words name: one

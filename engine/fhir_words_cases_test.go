@@ -31,6 +31,12 @@ type wordsCase struct {
 	} `json:"dropped"`
 	Must    []string `json:"must"`
 	MustNot []string `json:"must_not"`
+	// Count: how many facts of a concept a resource's words give.
+	Count []struct {
+		Resource int    `json:"resource"`
+		Concept  string `json:"concept"`
+		N        int    `json:"n"`
+	} `json:"count"`
 }
 
 type wordsResource struct {
@@ -161,6 +167,15 @@ func TestFHIRWordsCases(t *testing.T) {
 			}
 			for _, w := range c.NoFacts {
 				assert.False(t, holds(w), "%s (%s): fact %+v of %q must not be read", c.Name, c.Finding, w, c.Resources[w.Resource].Words)
+			}
+			for _, w := range c.Count {
+				n := 0
+				for _, fa := range res.Patient.Facts {
+					if fa.Resource == ref(w.Resource) && fa.Concept == w.Concept {
+						n++
+					}
+				}
+				assert.Equal(t, w.N, n, "%s (%s): facts of %s from %q; the model holds:\n  %s", c.Name, c.Finding, w.Concept, c.Resources[w.Resource].Words, strings.Join(model, "\n  "))
 			}
 			for _, d := range c.Dropped {
 				found := false
