@@ -158,24 +158,15 @@ func (p *Program) nameFromWords(w fhir.Words) ([]fhir.Named, string) {
 	if len(anchors) == 0 {
 		return nil, "name no concept of the pack word for word"
 	}
-	// The words are judged whole, as a clause: a code's words are one.
-	cx := consistency.Analyze(words, words)
-	switch {
-	case cx.Other:
-		return nil, "are about someone other than the patient ('" + strings.Join(cx.Cues, ", ") + "')"
-	case cx.Negated:
-		return nil, "state it absent ('" + strings.Join(cx.Cues, ", ") + "'); a record's status, not its name, says what is absent"
-	case cx.Hypothetical && !p.cueInConcept(anchors, cx.Cues): // "High bleeding risk" names its risk
-		return nil, "state a possibility, not a fact ('" + strings.Join(cx.Cues, ", ") + "')"
-	case cx.Unlikely && !p.cueInConcept(anchors, cx.Cues):
-		return nil, "state it probably absent ('" + strings.Join(cx.Cues, ", ") + "'), neither present nor absent"
-	}
-	// Every concept the words name ("Stable angina, non-obstructive
-	// coronary artery disease" is two), in the words' order, each with its
-	// own certainty: the words' doubt is about every concept but one whose
-	// own name states it ("Suspected angina pectoris" is a suspected CCS,
-	// as named, and a suspected angina).
+	// Each concept is judged at its own words, as the text reader judges
+	// a finding's concepts (consistency.Text.AnalyzeAt): a display of
+	// several clauses ("Chest pain, r/o MI", "Stable angina; family
+	// history of premature CAD") doubts, negates or gives another person
+	// only the concepts its cue reaches, not the words as a whole.
+	ctext := consistency.NewText(words)
+	whole := ctext.Analyze(words)
 	var names []fhir.Named
+	var aside, whys []string
 	for _, a := range anchors {
 		set := p.pack.ValueSets.ByKey(a.ConceptKey)
 		if set == nil {
@@ -189,14 +180,49 @@ func (p *Program) nameFromWords(w fhir.Words) ([]fhir.Named, string) {
 				set.Unit, set.Units = u[0], map[string]string{u[0]: u[0]}
 			}
 		}
+		cx := whole
+		if stated := p.recordNaming.statedIn(a.ConceptKey, words); len(stated) > 0 {
+			cx = ctext.AnalyzeAt(words, strings.Join(stated, " ; "))
+		}
+		if why := p.wordsAside(cx, a); why != "" {
+			aside = append(aside, set.Concept+", and "+why)
+			if !slices.Contains(whys, why) {
+				whys = append(whys, why)
+			}
+			continue
+		}
+		// The doubt of a concept whose own name states it ("Suspected
+		// angina pectoris" is a suspected CCS, as named) is its name.
 		cert := patient.Confirmed
 		if cx.Uncertain && !p.doubtfulName(set.Concept) {
 			cert = patient.Suspected
 		}
 		names = append(names, fhir.Named{Set: set, Certainty: cert})
 	}
+	if len(names) == 0 {
+		return nil, strings.Join(whys, "; ")
+	}
+	names[0].Aside = aside
 	names[0].Unread = unread
 	return names, ""
+}
+
+// wordsAside says why a concept a record's words name is no fact of the
+// patient's, from the cues that reach its own words; "" when it is one.
+func (p *Program) wordsAside(cx consistency.Context, a grounding.Anchor) string {
+	cues := "'" + strings.Join(cx.Cues, ", ") + "'"
+	own := []grounding.Anchor{a}
+	switch {
+	case cx.Other:
+		return "are about someone other than the patient (" + cues + ")"
+	case cx.Negated:
+		return "state it absent (" + cues + "); a record's status, not its name, says what is absent"
+	case cx.Hypothetical && !p.cueInConcept(own, cx.Cues): // "High bleeding risk" names its risk
+		return "state a possibility, not a fact (" + cues + ")"
+	case cx.Unlikely && !p.cueInConcept(own, cx.Cues):
+		return "state it probably absent (" + cues + "), neither present nor absent"
+	}
+	return ""
 }
 
 // kindsOf keeps the anchors whose concept is a kind of the named one
@@ -265,7 +291,32 @@ func (p *Program) wordAnchors(w fhir.Words) (anchors []grounding.Anchor, unread 
 	if len(anchors) == 0 {
 		return nil, nil
 	}
-	return anchors, unread
+	return p.oneKeyPerName(anchors), unread
+}
+
+// oneKeyPerName keeps one anchor per concept name: a drug a rule gives by
+// name and the value sets list by code ("clopidogrel 75 MG Oral Tablet
+// [Plavix]" names it by ingredient and by brand) is one drug taken, not
+// two facts; the value sets' key is kept, at the first one's place.
+func (p *Program) oneKeyPerName(anchors []grounding.Anchor) []grounding.Anchor {
+	at := map[string]int{}
+	var out []grounding.Anchor
+	for _, a := range anchors {
+		name := a.Concept
+		if name == "" {
+			name = p.recordNaming.names[a.ConceptKey]
+		}
+		n := rules.NormalizeName(name)
+		i, seen := at[n]
+		switch {
+		case n == "" || !seen:
+			at[n] = len(out)
+			out = append(out, a)
+		case p.pack.ValueSets.ByKey(out[i].ConceptKey) == nil && p.pack.ValueSets.ByKey(a.ConceptKey) != nil:
+			out[i] = a
+		}
+	}
+	return out
 }
 
 // namesDrug reports whether words, as a product's, name a drug on their
@@ -307,6 +358,21 @@ type recordNaming struct {
 	words, products verbatimSet
 	// names of the drugs only the products' phrases hold, by key.
 	names map[string]string
+	// phrases are every concept's phrases (both spellings), by key: the
+	// words a concept is judged at.
+	phrases map[string][]string
+}
+
+// statedIn is the phrases of a concept that words state word for word.
+func (rn recordNaming) statedIn(key, words string) []string {
+	lower := " " + strings.ToLower(words) + " "
+	var out []string
+	for _, ph := range rn.phrases[key] {
+		if statedIn(lower, words, ph) {
+			out = append(out, ph)
+		}
+	}
+	return out
 }
 
 func (p *Program) recordNames(names map[string][]string, lex *lexicon.Lexicon) recordNaming {
@@ -340,7 +406,8 @@ func (p *Program) recordNames(names map[string][]string, lex *lexicon.Lexicon) r
 			}
 		}
 	}
-	rn.words, rn.products = verbatimPhrases(bothSpellings(names)), verbatimPhrases(bothSpellings(drugs))
+	rn.phrases = bothSpellings(drugs)
+	rn.words, rn.products = verbatimPhrases(bothSpellings(names)), verbatimPhrases(rn.phrases)
 	return rn
 }
 

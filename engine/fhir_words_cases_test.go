@@ -31,6 +31,12 @@ type wordsCase struct {
 	} `json:"dropped"`
 	Must    []string `json:"must"`
 	MustNot []string `json:"must_not"`
+	// Count: how many facts of a concept a resource's words give.
+	Count []struct {
+		Resource int    `json:"resource"`
+		Concept  string `json:"concept"`
+		N        int    `json:"n"`
+	} `json:"count"`
 }
 
 type wordsResource struct {
@@ -44,6 +50,12 @@ type wordsResource struct {
 	ValueString string   `json:"value_string"`
 	Value       *float64 `json:"value"`
 	Unit        string   `json:"unit"`
+	// A coded value (valueCodeableConcept with one coding).
+	ValueCoding *struct {
+		System  string `json:"system"`
+		Code    string `json:"code"`
+		Display string `json:"display"`
+	} `json:"value_coding"`
 }
 
 type wordsFact struct {
@@ -98,6 +110,8 @@ func (c wordsCase) bundle(t *testing.T) []byte {
 				res["valueString"] = r.ValueString
 			case r.Value != nil:
 				res["valueQuantity"] = map[string]any{"value": *r.Value, "unit": r.Unit, "system": "http://unitsofmeasure.org", "code": r.Unit}
+			case r.ValueCoding != nil:
+				res["valueCodeableConcept"] = map[string]any{"coding": []any{map[string]any{"system": r.ValueCoding.System, "code": r.ValueCoding.Code, "display": r.ValueCoding.Display}}}
 			}
 		default:
 			require.Failf(t, "unknown resource type", "%s: resource %d: type %q; use Condition, MedicationStatement, MedicationRequest, ServiceRequest or Observation", c.Name, i, r.Type)
@@ -153,6 +167,15 @@ func TestFHIRWordsCases(t *testing.T) {
 			}
 			for _, w := range c.NoFacts {
 				assert.False(t, holds(w), "%s (%s): fact %+v of %q must not be read", c.Name, c.Finding, w, c.Resources[w.Resource].Words)
+			}
+			for _, w := range c.Count {
+				n := 0
+				for _, fa := range res.Patient.Facts {
+					if fa.Resource == ref(w.Resource) && fa.Concept == w.Concept {
+						n++
+					}
+				}
+				assert.Equal(t, w.N, n, "%s (%s): facts of %s from %q; the model holds:\n  %s", c.Name, c.Finding, w.Concept, c.Resources[w.Resource].Words, strings.Join(model, "\n  "))
 			}
 			for _, d := range c.Dropped {
 				found := false

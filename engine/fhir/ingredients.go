@@ -1,6 +1,7 @@
 package fhir
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -21,10 +22,18 @@ func Ingredients(words string) []string {
 		words = words[:i] // a brand names the product, not an ingredient
 	}
 	var out []string
-	for _, part := range strings.Split(words, " / ") {
+	dosed := false // the part before had a strength
+	for i, part := range strings.Split(words, " / ") {
 		fs := strings.Fields(part)
 		// A leading release duration ("24 HR", "12 hr"): a number and
-		// its unit before the first name.
+		// its unit before the first name. A later part that opens with a
+		// number, or has no strength after a dosed one, is the strength's
+		// denominator ("81 mg / day", "0.25 MG/DOSE / 1.5 ML Pen
+		// Injector"), no ingredient.
+		if i > 0 && len(fs) > 0 && (startsWithDigit(fs[0]) || dosed && !slices.ContainsFunc(fs, startsWithDigit)) {
+			continue
+		}
+		dosed = slices.ContainsFunc(fs, startsWithDigit)
 		for len(fs) >= 2 && startsWithDigit(fs[0]) {
 			fs = fs[2:]
 		}

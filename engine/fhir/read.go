@@ -68,6 +68,10 @@ type Named struct {
 	// Unread lists product ingredients that named no concept, for the
 	// model's dropped readings (set on the first Named only).
 	Unread []string
+	// Aside says, per concept the words name but do not state of the
+	// patient ("no known CAD" beside a diabetes), why it is set aside
+	// (first Named only).
+	Aside []string
 }
 
 // NarrativeFunc reads a resource's free text (an Observation's
@@ -406,6 +410,9 @@ func (r *reader) add(f patient.Fact) {
 	r.addNamed(f)
 	for _, u := range names[0].Unread {
 		r.drop(patient.Dropped{Resource: f.Resource, Text: u, Reason: fmt.Sprintf("ingredient %q of %q names no concept of the pack", u, f.Text)})
+	}
+	for _, why := range names[0].Aside {
+		r.drop(patient.Dropped{Resource: f.Resource, Text: f.Text, Reason: "its words name " + why})
 	}
 	if f.Kind == patient.KindMeasurement {
 		return // a measurement's value belongs to its one concept
@@ -845,6 +852,10 @@ func (r *reader) readObservation(it item) error {
 			return err
 		}
 	}
+	if yes, ok := answerWord(o.ValueString); ok && o.ValueBoolean == nil {
+		// "Chest pain on exertion: Yes" answers its code's question.
+		o.ValueBoolean, o.ValueString = &yes, ""
+	}
 	if o.ValueString != "" && r.narrative != nil {
 		r.readNarrative(it, o.Code.label(), o.ValueString, w)
 		return nil
@@ -949,6 +960,13 @@ func (r *reader) observed(it item, field string, code *CodeableConcept, q *Quant
 		}
 		r.add(f)
 		return 1, nil
+	}
+	if vc != nil && yes == nil {
+		if v, ok := answer(vc); ok {
+			// A coded yes/no answer (SNOMED CT 373066001 "Yes") states
+			// the code's concept, as a boolean does.
+			return r.observed(it, field, code, nil, nil, &v, nil, w, panel)
+		}
 	}
 	if vc != nil {
 		// A coded result ("finding: X") is a fact of the value's concept,
