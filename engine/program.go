@@ -552,6 +552,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if proc, ok := planned[[2]string{f.ID, a.ConceptKey}]; ok {
 				ph = phrasesFor(proc, p.phrases)
 			}
+			if doubted[f.ID] && p.doubtfulName(a.Concept) {
+				ph = p.undoubtedForms(ph)
+			}
 			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: labelled(text, secs, f.Start, clause[f.ID]),
 				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph, Names: p.rivals}})
 		}
@@ -1027,10 +1030,12 @@ func labelled(text string, secs []extract.Section, pos int, clause string) strin
 			break
 		}
 	}
-	// A label right before the clause, at the start of its line or
-	// sentence.
+	// A label at the start of the clause's line or sentence: it names
+	// what every part of the sentence after it reports ("Stress CMR
+	// 12/2025: possible small defect vs artefact; image quality degraded -
+	// reported as non-diagnostic").
 	s := pos
-	for s > 0 && !strings.ContainsRune(",;:\n.", rune(text[s-1])) {
+	for s > 0 && !strings.ContainsRune(":\n", rune(text[s-1])) && !(text[s-1] == '.' && s < len(text) && text[s] == ' ') {
 		s--
 	}
 	if s == 0 || text[s-1] != ':' {

@@ -32,6 +32,10 @@ type refractoryVocab struct {
 	// undo the words after the symptom that take it back.
 	near, undo *regexp.Regexp
 	nearGives  map[string]bool
+	// after: "<therapy> ... <outcome>" (rules.RefractoryAfter), giving
+	// afterGives' concepts at the therapy's finding.
+	after      *regexp.Regexp
+	afterGives []string
 }
 
 func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
@@ -74,6 +78,13 @@ func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
 		for _, c := range n.Concepts {
 			v.nearGives[rules.NormalizeName(c)] = true
 		}
+	}
+	if a := r.After; a != nil {
+		src := `(?i)\b(` + rules.WordsPattern(r.Therapies) + `)\b[^.;]{0,60}?\b(` + rules.WordsPattern(a.Outcomes) + `)\b`
+		if v.after, err = regexp.Compile(src); err != nil {
+			return nil, fmt.Errorf("%s: refractory.after: the words make no valid pattern: %w", rules.ReadingFile, err)
+		}
+		v.afterGives = a.Concepts
 	}
 	return v, nil
 }
@@ -118,8 +129,8 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 	var out []patient.Fact
 	done := map[string]bool{}
 	type match struct {
-		m    []int
-		near bool
+		m           []int
+		near, after bool
 	}
 	var ms []match
 	for _, m := range v.re.FindAllStringSubmatchIndex(text, -1) {
@@ -130,9 +141,37 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 			ms = append(ms, match{m: m, near: true})
 		}
 	}
+	if v.after != nil {
+		for _, m := range v.after.FindAllStringSubmatchIndex(text, -1) {
+			ms = append(ms, match{m: m, after: true})
+		}
+	}
 	for _, mm := range ms {
 		m := mm.m
 		span := text[m[0]:m[1]]
+		if mm.after {
+			// The therapy is named first: "amlodipine and ISMN with
+			// little benefit" says the symptom it treats persists, unless
+			// the therapy is one the pack says is none ("aspirin").
+			if v.not != nil && v.not.MatchString(text[m[2]:m[3]]) {
+				continue
+			}
+			f := findingAt(findings, m[2])
+			if f == nil || !asserted(text, *f) {
+				continue
+			}
+			for _, c := range v.afterGives {
+				key, ok := p.keys[rules.NormalizeName(c)]
+				if !ok || done[key] {
+					continue
+				}
+				done[key] = true
+				e := eval.Evidence{ID: f.ID, ConceptKey: key, Concept: p.names[key], Text: f.Text, Present: true,
+					Via: ViaRefractory + "'" + span + "' (" + rules.ReadingFile + " refractory.after)"}
+				out = append(out, read.Fact(r, patient.KindProblem, e, patient.Span{Start: m[0], End: m[1]}))
+			}
+			continue
+		}
 		// Other therapies count only after the link ("despite aspirin"):
 		// "angina after CABG despite a beta-blocker" persists on the
 		// beta-blocker.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,14 +21,27 @@ var (
 	// Documents write dates day first ("12/02/2025", "03.06.66") and
 	// months as month/year ("03/2025"). Two numbers alone ("3/12", "2/52")
 	// are durations or ratios, never read as dates.
-	whenDMY      = regexp.MustCompile(`(?:^|[^\d/.])([0-2]?\d|3[01])[/.](0?[1-9]|1[0-2])[/.]((?:19|20)\d\d|\d\d)\b`)
-	whenMY       = regexp.MustCompile(`(?:^|[^\d/.])(0?[1-9]|1[0-2])/((?:19|20)\d\d)\b`)
-	whenMonthYr  = regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+((?:19|20)\d\d)\b`)
-	whenAgo      = regexp.MustCompile(`(?i)\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*-?\s*(days?|d|weeks?|wks?|w|months?|mos?|years?|yrs?|y)\s+(?:ago|earlier|previously|before|prior)\b`)
-	whenFor      = regexp.MustCompile(`(?i)\b(?:for|over)\s+(?:the\s+(?:last|past)\s+)?(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
+	whenDMY = regexp.MustCompile(`(?:^|[^\d/.])([0-2]?\d|3[01])[/.](0?[1-9]|1[0-2])[/.]((?:19|20)\d\d|\d\d)\b`)
+	whenMY  = regexp.MustCompile(`(?:^|[^\d/.])(0?[1-9]|1[0-2])/((?:19|20)\d\d)\b`)
+	// Notes drop the year: "29/01" (day/month) and "09/25" (month/
+	// two-digit year), both parts two digits. Which one it is follows from
+	// which part can be a month and which reading lies nearer the case
+	// date; "12/12" and the like are months of a duration, not a date.
+	whenShort   = regexp.MustCompile(`(?:^|[^\d/.~])(\d\d)/(\d\d)(?:$|[^\d/])`)
+	whenMonthYr = regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+((?:19|20)\d\d)\b`)
+	whenAgo     = regexp.MustCompile(`(?i)\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*-?\s*(days?|d|weeks?|wks?|w|months?|mos?|years?|yrs?|y)\s+(?:ago|earlier|previously|before|prior)\b`)
+	whenFor     = regexp.MustCompile(`(?i)(?:\b(?:for|over)\s+(?:the\s+(?:last|past)\s+)?|(?:^|\s)[x×]\s*)(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
+	// "in the last 6 months": an event some time within that span.
+	whenWithin = regexp.MustCompile(`(?i)\b(?:in|during|within)\s+the\s+(?:last|past|previous)\s+(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
+	// Clinical shorthand writes a duration as a count over the units in
+	// a year, week or month: "for 3/12" (3 months), "x 2/52" (2 weeks);
+	// ">6/12" or "over 6/12" is longer than that. A bare "2/52" is as
+	// often a time to come ("r/v 2/52") and is left undated; never part
+	// of a date ("3/12/2025").
+	whenSlash    = regexp.MustCompile(`(?i)(?:^|[^\d/.])(?:(for|x|×)|(>=?|≥|over|more than|at least))\s*(\d{1,2})/(12|52|7)(?:$|[^\d/.])`)
 	whenSinceYr  = regexp.MustCompile(`(?i)\bsince\s+((?:19|20)\d\d)\b`)
 	whenYear     = regexp.MustCompile(`(?i)(?:^|[\s(,;])(?:in\s+)?((?:19|20)\d\d)\b`)
-	whenRelative = regexp.MustCompile(`(?i)\b(today|this morning|this afternoon|tonight|just now|this admission|yesterday|last night|this week|last week|this month|last month|last year|recently|recent)\b`)
+	whenRelative = regexp.MustCompile(`(?i)\b(today|this morning|this afternoon|tonight|just now|this admission|yesterday|yest|y'day|last night|this week|this wk|last week|last wk|this month|last month|last year|recently|recent)\b`)
 )
 
 // whenStage dates a finding's event from its time phrases (generic words
@@ -115,16 +129,40 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 		t := time.Date(y, time.Month(mo), 1, 0, 0, 0, 0, time.UTC)
 		return &eval.When{From: t, To: t.AddDate(0, 1, 0).Add(-time.Second), Text: strings.TrimLeft(m[0], " ([,;:-")}
 	}
+	if m := find(whenShort, text, digits); m != nil {
+		if w := shortDate(m[1], m[2], now); w != nil {
+			w.Text = m[1] + "/" + m[2]
+			return w
+		}
+	}
 	if m := find(whenAgo, text, mayHold(text, whenAgoWords)); m != nil {
 		if n := count(m[1]); n > 0 {
 			t := day(daysBefore(now, n*unitDays(m[2])))
 			return &eval.When{From: t, To: end(t), Text: m[0]}
 		}
 	}
+	if m := find(whenWithin, text, mayHold(text, whenWithinWords)); m != nil {
+		if n := count(m[1]); n > 0 {
+			return &eval.When{From: day(daysBefore(now, n*unitDays(m[2]))), To: end(day(now)), Text: m[0]}
+		}
+	}
 	if m := find(whenFor, text, mayHold(text, whenForWords)); m != nil {
 		if n := count(m[1]); n > 0 {
 			t := day(daysBefore(now, n*unitDays(m[2])))
 			return &eval.When{From: t, To: end(t), Text: m[0]}
+		}
+	}
+	if m := find(whenSlash, text, digits); m != nil {
+		if n := count(m[3]); n > 0 {
+			per := map[string]float64{"12": 30.4375, "52": 7, "7": 1}[m[4]]
+			t := day(daysBefore(now, n*per))
+			w := &eval.When{From: t, To: end(t), Text: strings.Trim(m[0], " ()[],;:-.")}
+			if m[2] != "" {
+				// Longer than the span: it began at that date or before,
+				// by how much the words do not say.
+				w.From = t.AddDate(-100, 0, 0)
+			}
+			return w
 		}
 	}
 	if m := find(whenMonthYr, text, digits); m != nil {
@@ -141,12 +179,12 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 		today := day(now)
 		w := &eval.When{Text: m[0]}
 		switch strings.ToLower(m[1]) {
-		case "yesterday", "last night":
+		case "yesterday", "yest", "y'day", "last night":
 			w.From = today.AddDate(0, 0, -1)
 			w.To = end(w.From)
-		case "this week":
+		case "this week", "this wk":
 			w.From, w.To = today.AddDate(0, 0, -6), end(today)
-		case "last week":
+		case "last week", "last wk":
 			w.From, w.To = today.AddDate(0, 0, -13), end(today.AddDate(0, 0, -7))
 		case "this month":
 			w.From, w.To = today.AddDate(0, 0, -30), end(today)
@@ -178,9 +216,10 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 // (each needs one of its list); the other patterns need a digit.
 var (
 	whenAgoWords      = []string{"ago", "earlier", "previously", "before", "prior"}
-	whenForWords      = []string{"for", "over"}
-	whenRelativeWords = []string{"today", "this", "tonight", "just", "yesterday", "last", "recent"}
-	whenWords         = append(append(append([]string{}, whenAgoWords...), whenForWords...), whenRelativeWords...)
+	whenForWords      = []string{"for", "over", "x", "×"}
+	whenWithinWords   = []string{"last", "past", "previous"}
+	whenRelativeWords = []string{"today", "this", "tonight", "just", "yest", "y'day", "last", "recent"}
+	whenWords         = append(append(append(append([]string{}, whenAgoWords...), whenForWords...), whenRelativeWords...), whenWithinWords...)
 )
 
 // mayHold reports whether text may hold one of the words as the
@@ -228,4 +267,45 @@ func (p *Program) cutWhen(text string, findings []extract.Finding, now time.Time
 		out[f.ID] = w
 	}
 	return out
+}
+
+// shortDate reads a yearless "aa/bb": a day and month in the year that puts
+// it nearest the case date (a plan may name a date to come), or a month and
+// two-digit year within the last thirty years or the next one; the
+// reading nearer the case date wins when both can be. "bb" of 12 with "aa"
+// at most 12 is a count of months ("clopidogrel 12/12"), not a date.
+func shortDate(a, b string, now time.Time) *eval.When {
+	x, _ := strconv.Atoi(a)
+	y, _ := strconv.Atoi(b)
+	if y == 12 && x <= 12 {
+		return nil
+	}
+	var best *eval.When
+	dist := func(w *eval.When) float64 {
+		mid := w.From.Add(w.To.Sub(w.From) / 2)
+		return math.Abs(now.Sub(mid).Hours())
+	}
+	if x >= 1 && x <= 31 && y >= 1 && y <= 12 {
+		for _, yr := range []int{now.Year() - 1, now.Year(), now.Year() + 1} {
+			t := time.Date(yr, time.Month(y), x, 0, 0, 0, 0, time.UTC)
+			if t.Day() != x {
+				continue
+			}
+			w := &eval.When{From: t, To: t.Add(24*time.Hour - time.Second)}
+			if best == nil || dist(w) < dist(best) {
+				best = w
+			}
+		}
+	}
+	if x >= 1 && x <= 12 {
+		yr := 2000 + y
+		if yr >= now.Year()-30 && yr <= now.Year()+1 {
+			t := time.Date(yr, time.Month(x), 1, 0, 0, 0, 0, time.UTC)
+			w := &eval.When{From: t, To: t.AddDate(0, 1, 0).Add(-time.Second)}
+			if best == nil || dist(w) < dist(best) {
+				best = w
+			}
+		}
+	}
+	return best
 }

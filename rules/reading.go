@@ -123,6 +123,20 @@ type Refractory struct {
 	// Near: bare links ("on") that state the symptom persists on the
 	// therapy only when both stand next to them.
 	Near *RefractoryNear `json:"near,omitempty"`
+	// After: "<therapy> ... <no-benefit words>", the therapy first
+	// ("added ISMN, with no real improvement").
+	After *RefractoryAfter `json:"after,omitempty"`
+}
+
+// RefractoryAfter is "<therapy> ... <outcome>" within one sentence, the
+// outcome at most 60 characters after the therapy: words saying the
+// therapy did not help ("with no improvement", "with little benefit").
+// The symptom is the one the therapy treats, so the statement gives the
+// Concepts listed, read at the therapy's finding.
+type RefractoryAfter struct {
+	Why      string   `json:"why"`
+	Outcomes []string `json:"outcomes"`
+	Concepts []string `json:"concepts"`
 }
 
 // RefractoryNear is "<symptom> <bare link> <therapy>" with nothing between
@@ -304,6 +318,17 @@ func (r *Reading) check(name string) error {
 		if err := checkWords(f+".not_therapies", rf.NotTherapies, false); err != nil {
 			return err
 		}
+		if a := rf.After; a != nil {
+			if strings.TrimSpace(a.Why) == "" {
+				return fmt.Errorf("%s.after.why: say why a therapy that did not help states the symptom persists", f)
+			}
+			if err := checkWords(f+".after.outcomes", a.Outcomes, true); err != nil {
+				return err
+			}
+			if err := checkWords(f+".after.concepts", a.Concepts, true); err != nil {
+				return err
+			}
+		}
 		if n := rf.Near; n != nil {
 			if strings.TrimSpace(n.Why) == "" {
 				return fmt.Errorf("%s.near.why: say why a bare link joins only a symptom and a therapy next to it", f)
@@ -437,6 +462,10 @@ func (r *Reading) Words() []string {
 			add(n.Concepts...)
 			add(n.Undo...)
 		}
+		if a := rf.After; a != nil {
+			add(a.Outcomes...)
+			add(a.Concepts...)
+		}
 	}
 	for _, d := range r.Demographics {
 		add(d.Concept)
@@ -474,6 +503,11 @@ func (r *Reading) Check(p *Pack) []string {
 		if n := rf.Near; n != nil {
 			for j, c := range n.Concepts {
 				bad(fmt.Sprintf("refractory.near.concepts[%d]", j), c)
+			}
+		}
+		if a := rf.After; a != nil {
+			for j, c := range a.Concepts {
+				bad(fmt.Sprintf("refractory.after.concepts[%d]", j), c)
 			}
 		}
 	}

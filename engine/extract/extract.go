@@ -381,11 +381,23 @@ func valueAfterColon(text string, i int) bool {
 	}
 	// Only a bare value (a number and at most a unit) joins its label:
 	// "ECG: 2 mm ST depression" is a finding of its own after a label.
+	// The value ends where the next finding starts, at a spaced dash or
+	// arrow too: "PTL: ~22% - moderate" is the value, then its band.
 	k := j
-	for k < len(text) && strings.IndexByte(",;|\n", text[k]) < 0 && !(text[k] == '.' && (k+1 >= len(text) || text[k+1] == ' ')) {
+	for k < len(text) && strings.IndexByte(",;|\n", text[k]) < 0 && !(text[k] == '.' && (k+1 >= len(text) || text[k+1] == ' ')) && !arrowAt(text, k) {
 		k++
 	}
 	return len(strings.Fields(text[j:k])) <= 2
+}
+
+// arrowAt reports whether one of the arrows starts at byte k.
+func arrowAt(text string, k int) bool {
+	for _, a := range arrows {
+		if strings.HasPrefix(text[k:], a) {
+			return true
+		}
+	}
+	return false
 }
 
 // separateParen: the parenthesis holds a number, a list or three or more
