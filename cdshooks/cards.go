@@ -112,12 +112,13 @@ func hasIntent(rec engine.Recommendation, intent string) bool {
 }
 
 // indicator: critical for a class III or avoid row that matches a draft
-// order, warning for any other class III, avoid or stop row, info else.
+// order, warning for any other class III, avoid or stop row and for a
+// row the record puts a caution on, info else.
 func indicator(rec engine.Recommendation, matches []orderMatch) string {
 	if negative(rec) && len(matches) > 0 {
 		return Critical
 	}
-	if negative(rec) || hasIntent(rec, "stop") {
+	if negative(rec) || hasIntent(rec, "stop") || len(rec.Cautions) > 0 {
 		return Warning
 	}
 	return Info
@@ -314,6 +315,12 @@ func detail(rec engine.Recommendation, ext *RecommendationExt, matches []orderMa
 			} else {
 				fmt.Fprintf(&b, "- `%s` %s: the row says %s %s\n", m.order.Ref(), md(m.order.Display), md(m.action.Intent), md(m.action.Concept))
 			}
+		}
+	}
+	if len(rec.Cautions) > 0 {
+		b.WriteString("\n**Caution: the record**\n\n")
+		for _, c := range rec.Cautions {
+			fmt.Fprintf(&b, "- %s\n", md(c.Reason))
 		}
 	}
 	if len(ext.Missing) > 0 {

@@ -558,3 +558,41 @@ func TestAskListsWithheldRows(t *testing.T) {
 		}
 	}
 }
+
+// A row the record puts in doubt without barring it (an unconfirmed
+// aspirin intolerance) stays a card, marked warning, whose detail states
+// the caution with its certainty.
+func TestAskCardCarriesCaution(t *testing.T) {
+	ts, _ := startServer(t, nil)
+	bundle := `{"resourceType": "Bundle", "type": "collection", "entry": [
+ {"resource": {"resourceType": "Patient", "id": "p", "gender": "male", "birthDate": "1960-01-01"}},
+ {"resource": {"resourceType": "Condition", "id": "mi", "clinicalStatus": {"coding": [{"code": "active"}]},
+   "code": {"coding": [{"system": "http://snomed.info/sct", "code": "22298006", "display": "Myocardial infarction"}]}, "onsetDateTime": "2021-03-01"}},
+ {"resource": {"resourceType": "AllergyIntolerance", "id": "asa", "type": "intolerance", "clinicalStatus": {"coding": [{"code": "active"}]},
+   "verificationStatus": {"coding": [{"code": "unconfirmed"}]},
+   "code": {"coding": [{"system": "http://snomed.info/sct", "code": "387458008", "display": "Aspirin"}]}}}]}`
+	status, body := post(t, ts.URL+"/api/ask", []byte(`{"bundle":`+bundle+`,"date":"2026-06-01"}`))
+	if status != 200 {
+		t.Fatalf("status %d: %s", status, body)
+	}
+	var resp cdshooks.AskResponse
+	if err := json.Unmarshal(body, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Withheld) != 0 {
+		t.Errorf("withheld = %+v: an unconfirmed intolerance withholds nothing", resp.Withheld)
+	}
+	found := false
+	for _, c := range resp.Cards {
+		if c.Extension.Recommendation.RowID != "table_17.json::row_0" {
+			continue
+		}
+		found = true
+		if c.Indicator != cdshooks.Warning || !strings.Contains(c.Detail, "Caution") || !strings.Contains(c.Detail, "unconfirmed") {
+			t.Errorf("card %s: indicator %s, detail %q; want a warning whose detail states the unconfirmed intolerance", c.Extension.Recommendation.RowID, c.Indicator, c.Detail)
+		}
+	}
+	if !found {
+		t.Error("no card for T17 r0 (aspirin)")
+	}
+}

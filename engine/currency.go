@@ -81,6 +81,12 @@ func pastOf(m *patient.Model) map[[2]string]patient.Status {
 	return out
 }
 
+// durationBefore: a count over the units of a year, week or month right
+// before the cue ("2/12 hx of", "3/52 history of") makes it a present
+// state's duration, as "2-month history of" is; the shorthand whenSlash
+// reads.
+var durationBefore = regexp.MustCompile(`(?:^|[^\d/.])\d{1,2}/(?:12|52|7)\W*$`)
+
 // pastWords reports whether words state a condition of the past (the
 // pack's past cues, meta/reading.json): a cue before the condition among
 // the words' first lead words ("History of chest pain", "Personal
@@ -97,7 +103,7 @@ func (p *Program) pastWords(words string) bool {
 			if lead > 0 && len(strings.Fields(before)) >= lead {
 				break
 			}
-			if r.pastNegated == nil || !r.pastNegated.MatchString(before) {
+			if (r.pastNegated == nil || !r.pastNegated.MatchString(before)) && !durationBefore.MatchString(before) {
 				return true
 			}
 		}

@@ -35,6 +35,7 @@ func (p *Program) ReadFHIRParts(caseID string, parts [][]byte, date time.Time) (
 			Err: errors.New("the pack has no value sets (" + rules.ValueSetsFile + "), so no code can become a fact")}
 	}
 	m, err := fhir.ReadParts(parts, p.pack.ValueSets, fhir.Options{CaseID: caseID, Date: date, Name: p.nameFromWords, Past: p.pastWords,
+		Drug: p.drugInWords, Agent: p.hierarchy.AgentNamed,
 		Narrative: func(text string) ([]patient.Fact, []patient.Dropped) { return p.narrative(caseID, text, date) }})
 	if err != nil {
 		return nil, stageErr(caseID, StageRead, err, "FHIR bundle")
@@ -248,15 +249,35 @@ func (p *Program) wordAnchors(w fhir.Words) (anchors []grounding.Anchor, unread 
 	if !w.Product {
 		return anchors, nil
 	}
-	for _, in := range fhir.Ingredients(w.Text) {
-		if add(in, true) == 0 {
-			unread = append(unread, in)
+	for _, part := range strings.Split(w.Text, " / ") {
+		// An ingredient the words name with its strength ("rivaroxaban
+		// 2.5", a dose's own concept) is not read again by its bare name,
+		// which would name the drug at another dose.
+		if p.namesDrug(part) {
+			continue
+		}
+		for _, in := range fhir.Ingredients(part) {
+			if add(in, true) == 0 {
+				unread = append(unread, in)
+			}
 		}
 	}
 	if len(anchors) == 0 {
 		return nil, nil
 	}
 	return anchors, unread
+}
+
+// namesDrug reports whether words, as a product's, name a drug on their
+// own (not only inside a longer phrase).
+func (p *Program) namesDrug(words string) bool {
+	found, _ := p.verbatimIn(&p.recordNaming.products, words, true)
+	for _, a := range found {
+		if !slices.Contains(a.Channels, channelNarrowed) && p.drug(a.ConceptKey) {
+			return true
+		}
+	}
+	return false
 }
 
 // drug reports whether a concept may be what a product's words name: one
@@ -370,6 +391,17 @@ func spelledAmerican(ph string) string {
 		word(ph[start:])
 	}
 	return b.String()
+}
+
+// drugInWords tells the FHIR reader whether a concept named from a
+// resource's words is a drug, and the words' not-tolerated cue (the
+// pack's, meta/sections.json): "Aspirin allergy" states aspirin not
+// tolerated, never taken.
+func (p *Program) drugInWords(key, words string) (bool, string) {
+	if !p.medications[key] {
+		return false, ""
+	}
+	return true, p.doc.Cue(rules.CueNotTolerated, words)
 }
 
 // AskFHIR answers a FHIR R4 Bundle: the bundle becomes the patient model

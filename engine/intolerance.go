@@ -6,6 +6,7 @@ import (
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/evidence"
 	"github.com/executablekg/execkg/engine/extract"
+	"github.com/executablekg/execkg/engine/patient"
 	"github.com/executablekg/execkg/rules"
 )
 
@@ -71,6 +72,11 @@ func (p *Program) intoleranceDrops(text string, findings []extract.Finding, item
 		}
 		if listed[it.FindingID] && p.medications[it.ConceptKey] {
 			drugs[it.FindingID] = append(drugs[it.FindingID], it.ConceptKey)
+			if p.hierarchy.AgentNamed(it.Concept, it.Text) != "" {
+				// One agent of the class ("metoprolol"): not tolerating it
+				// is no contraindication to the class.
+				continue
+			}
 			for _, n := range p.doc.IntoleranceForms(it.Concept) {
 				if k, ok := p.keys[rules.NormalizeName(n)]; ok && !seenAdd[[2]string{it.FindingID, k}] {
 					seenAdd[[2]string{it.FindingID, k}] = true
@@ -106,6 +112,48 @@ func (p *Program) intoleranceDrops(text string, findings []extract.Finding, item
 		}
 	}
 	return out, adds
+}
+
+// notToleratedFacts makes the model's facts of the drugs the text states
+// not tolerated ("Aspirin allergy (urticaria)", "allergic to aspirin", a
+// drug under an allergies heading): status not-tolerated, so they assert
+// nothing of the drug's use and withholding reads them as for FHIR.
+func (p *Program) notToleratedFacts(m *patient.Model, ev []eval.Evidence, findings []extract.Finding, doubted map[string]bool) []patient.Fact {
+	byID := map[string]extract.Finding{}
+	for _, f := range findings {
+		byID[f.ID] = f
+	}
+	// A finding that states the pack's own intolerance or contraindication
+	// concept ("DOAC contraindicated", "ramipril" listed as ACE inhibitor
+	// intolerance) states that fact; the drug it names is no second one
+	// (a DOAC contraindication says nothing against the warfarin taken).
+	stated := map[string]bool{}
+	for _, f := range m.Facts {
+		if f.Present && (p.hierarchy.BarredDrug(f.Concept) != "" || p.doc.IntolerantOf(f.Concept) != "") {
+			stated[f.ID] = true
+		}
+	}
+	seen := map[[2]string]bool{}
+	var out []patient.Fact
+	for _, e := range ev {
+		if seen[[2]string{e.ID, e.ConceptKey}] || stated[e.ID] {
+			continue
+		}
+		seen[[2]string{e.ID, e.ConceptKey}] = true
+		f := patient.Fact{Evidence: e, Kind: patient.KindMedication, Status: patient.StatusNotTolerated, Certainty: patient.Confirmed,
+			Experiencer: patient.Self, Reader: "text"}
+		if doubted[e.ID] {
+			f.Certainty = patient.Suspected
+		}
+		if fd, ok := byID[e.ID]; ok {
+			f.Section = fd.Section
+			if fd.Start >= 0 && fd.End <= len(m.Text) && fd.Start < fd.End {
+				f.Spans = []patient.Span{{Start: fd.Start, End: fd.End}}
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // drugStatement returns the words by which a finding's clause speaks of a drug

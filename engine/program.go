@@ -276,6 +276,13 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 			}
 		}
 	}
+	if p.hierarchy != nil {
+		// A drug class declared for what an intolerance bars ("statin").
+		for _, d := range p.hierarchy.Classes {
+			k := "name:" + rules.NormalizeName(d.Concept)
+			p.medications[k], p.roles[k] = true, rules.RoleMedication
+		}
+	}
 	p.recordNaming = p.recordNames(names, cfg.lexicon)
 	p.antonyms = antonymsOf(cfg.lexicon, p.keys)
 	if err := p.initReaders(); err != nil {
@@ -575,6 +582,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	// evidence to let through.
 	var overridden []whatIf
 	notTaken := map[[2]string]bool{} // (finding, drug key) stated in a sentence that does not take it
+	var notTolerated []eval.Evidence // drugs the text states not tolerated: facts that bar, not evidence
 	cut := p.cutWhen(text, findings, date)
 	byID := map[string]extract.Finding{}
 	for _, f := range findings {
@@ -590,11 +598,18 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		}
 		if by, ok := intolerant[[2]string{it.FindingID, it.ConceptKey}]; ok && it.Rejected == "" {
 			override("'" + by + "' states the drug is not tolerated, not taken")
+			if it.Present && p.medications[it.ConceptKey] {
+				notTolerated = append(notTolerated, eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text, Present: true, Via: by + " states it not tolerated"})
+			}
 			continue
 		}
 		if f, ok := byID[it.FindingID]; ok && it.Rejected == "" && it.Present && p.medications[it.ConceptKey] && p.doc.IntolerantOf(it.Concept) == "" {
 			if c := p.drugStatement(text, f, clause[f.ID]); c != "" {
 				override("'" + c + "' speaks of the drug without stating that it is taken")
+				if nt := p.doc.Cue(rules.CueNotTolerated, f.Text); nt != "" {
+					// "Aspirin allergy (urticaria)": the finding's own words.
+					notTolerated = append(notTolerated, eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text, Present: true, Via: "'" + nt + "' states it not tolerated"})
+				}
 				continue
 			}
 		}
@@ -661,6 +676,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	}
 	// The patient model is complete: later stages read it, not the text.
 	m := p.textModel(caseID, text, date, findings, ev, doubted, notTaken, dropped)
+	m.Facts = append(m.Facts, p.notToleratedFacts(m, notTolerated, findings, doubted)...)
 	res.Patient = m
 	// Step (v) runs inside evaluation, per condition: a mention is judged
 	// against each condition's own wording and context; a composite

@@ -58,6 +58,9 @@ type Recommendation struct {
 	// Pack is the pack id in a multi-pack answer (engine.Multi), where
 	// RowID is prefixed with it; empty from a single pack.
 	Pack string `json:"pack,omitempty"`
+	// Cautions are what the record states against one of the row's
+	// actions without withholding the row (see Withheld).
+	Cautions []Caution `json:"cautions,omitempty"`
 }
 
 // Source points back to the guideline row.

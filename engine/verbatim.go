@@ -90,6 +90,9 @@ func (p *Program) verbatimIn(set *verbatimSet, finding string, strict bool) ([]g
 		for _, o := range hits {
 			if o.key != h.key && o.start <= h.start && o.end >= h.end && o.end-o.start > h.end-h.start {
 				narrows := narrowedBy(lower[o.start:h.start], o.end == h.end) || strict && o.start == h.start && postNarrowedBy(lower[h.end:o.end])
+				// The pack may say the longer concept is not the shorter one
+				// (hierarchy "distinct"): then its words do not narrow it.
+				narrows = narrows && !p.hierarchy.IsDistinct(p.names[o.key], p.names[h.key])
 				if !narrows || strict && p.doc.PlannedConcept(p.names[o.key]) {
 					inside = true
 					glued = glued || o.start < h.start && !strings.ContainsAny(lower[o.start:h.start], " \t\n")

@@ -29,10 +29,10 @@ var (
 	// date; "12/12" and the like are months of a duration, not a date.
 	whenShort   = regexp.MustCompile(`(?:^|[^\d/.~])(\d\d)/(\d\d)(?:$|[^\d/])`)
 	whenMonthYr = regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+((?:19|20)\d\d)\b`)
-	whenAgo     = regexp.MustCompile(`(?i)\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*-?\s*(days?|d|weeks?|wks?|w|months?|mos?|years?|yrs?|y)\s+(?:ago|earlier|previously|before|prior)\b`)
-	whenFor     = regexp.MustCompile(`(?i)(?:\b(?:for|over)\s+(?:the\s+(?:last|past)\s+)?|(?:^|\s)[x×]\s*)(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
+	whenAgo     = regexp.MustCompile(`(?i)\b(\d+|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\b)\s*-?\s*(days?|d|weeks?|wks?|w|months?|mos?|years?|yrs?|y)\s+(?:ago|earlier|previously|before|prior)\b`)
+	whenFor     = regexp.MustCompile(`(?i)(?:\b(?:for|over)\s+(?:the\s+(?:last|past)\s+)?|(?:^|\s)[x×]\s*)(\d+|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\b)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
 	// "in the last 6 months": an event some time within that span.
-	whenWithin = regexp.MustCompile(`(?i)\b(?:in|during|within)\s+the\s+(?:last|past|previous)\s+(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
+	whenWithin = regexp.MustCompile(`(?i)\b(?:in|during|within)\s+the\s+(?:last|past|previous)\s+(\d+|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\b)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
 	// Clinical shorthand writes a duration as a count over the units in
 	// a year, week or month: "for 3/12" (3 months), "x 2/52" (2 weeks);
 	// ">6/12" or "over 6/12" is longer than that. A bare "2/52" is as

@@ -32,11 +32,31 @@ type Hierarchy struct {
 	// Calculated declares concepts computed by a published equation from
 	// other facts (see Calculated).
 	Calculated []Calculated `json:"calculated,omitempty"`
+	// Distinct names concepts whose names hold another concept's name but
+	// which are not that concept ("gestational diabetes mellitus" is no
+	// diabetes mellitus for cardiovascular risk): a phrase of From stated
+	// inside a phrase of Concept is not read as From.
+	Distinct []Distinct `json:"distinct,omitempty"`
 	// CurrentOnly lists the concepts that hold only while current (see
 	// CurrentOnly); nil when every concept counts stated of the past.
 	CurrentOnly *CurrentOnly `json:"current_only,omitempty"`
+	// Components, Bars and Agents say what a recorded intolerance bars
+	// (see barring.go).
+	Components []Component `json:"components,omitempty"`
+	Bars       []Bar       `json:"bars,omitempty"`
+	AgentsNote string      `json:"agents_note,omitempty"` // why a class has no agents list
+	Agents     []AgentList `json:"agents,omitempty"`
+	Classes    []Declared  `json:"classes,omitempty"`
+	Partial    []Declared  `json:"partial,omitempty"`
 
 	up, down map[string][]string // normalised name → transitive closure
+}
+
+// Distinct is one pair of Hierarchy.Distinct, with the reason.
+type Distinct struct {
+	Concept string `json:"concept"`
+	From    string `json:"from"`
+	Source  string `json:"source"`
 }
 
 // IsA is one relation by concept name.
@@ -169,6 +189,15 @@ func ParseHierarchy(name string, data []byte) (*Hierarchy, error) {
 			return nil, fmt.Errorf("%s: values[%d] (%s): give at_least and/or below, with at_least < below", name, i, v.Concept)
 		}
 	}
+	for i, d := range h.Distinct {
+		c, f := NormalizeName(d.Concept), NormalizeName(d.From)
+		if c == "" || f == "" || c == f || strings.TrimSpace(d.Source) == "" {
+			return nil, fmt.Errorf("%s: distinct[%d]: concept and from must be two different concept names, with a source", name, i)
+		}
+		if !strings.Contains(c, f) {
+			return nil, fmt.Errorf("%s: distinct[%d] (%s): its name does not hold %q, so no phrase of one lies inside the other; remove the entry", name, i, d.Concept, d.From)
+		}
+	}
 	if c := h.CurrentOnly; c != nil {
 		if len(c.Concepts) == 0 || strings.TrimSpace(c.Source) == "" {
 			return nil, fmt.Errorf("%s: current_only: give concepts (at least one) and source", name)
@@ -189,6 +218,9 @@ func ParseHierarchy(name string, data []byte) (*Hierarchy, error) {
 		return nil, err
 	}
 	if err := checkCalculated(name, h.Calculated); err != nil {
+		return nil, err
+	}
+	if err := h.checkBarring(name); err != nil {
 		return nil, err
 	}
 	h.Composites = ordered
@@ -226,7 +258,29 @@ func ParseHierarchy(name string, data []byte) (*Hierarchy, error) {
 			sort.Strings(m[k])
 		}
 	}
+	for i, d := range h.Distinct {
+		for _, b := range h.up[NormalizeName(d.Concept)] {
+			if b == NormalizeName(d.From) {
+				return nil, fmt.Errorf("%s: distinct[%d]: %q is distinct from %q, yet the relations make it narrower; drop one of the two", name, i, d.Concept, d.From)
+			}
+		}
+	}
 	return &h, nil
+}
+
+// IsDistinct reports whether the pack says concept, whose name holds
+// from's, is not from (Hierarchy.Distinct).
+func (h *Hierarchy) IsDistinct(concept, from string) bool {
+	if h == nil {
+		return false
+	}
+	c, f := NormalizeName(concept), NormalizeName(from)
+	for _, d := range h.Distinct {
+		if NormalizeName(d.Concept) == c && NormalizeName(d.From) == f {
+			return true
+		}
+	}
+	return false
 }
 
 // Broader returns every concept name the given one is a kind of
@@ -270,7 +324,17 @@ func (h *Hierarchy) Check(p *Pack) []string {
 			}
 		}
 	}
+	// A declared drug class is a concept of the pack for what an
+	// intolerance bars (barring.go).
+	for _, d := range h.Classes {
+		members[NormalizeName(d.Concept)] = true
+	}
 	var bad []string
+	for i, d := range h.Partial {
+		if !names[NormalizeName(d.Concept)] && !members[NormalizeName(d.Concept)] {
+			bad = append(bad, fmt.Sprintf("partial[%d]: %q is not a concept of the pack", i, d.Concept))
+		}
+	}
 	for i, r := range h.Relations {
 		for _, n := range []string{r.Narrower, r.Broader} {
 			if !names[NormalizeName(n)] && !members[NormalizeName(n)] {
@@ -323,6 +387,25 @@ func (h *Hierarchy) Check(p *Pack) []string {
 	for _, c := range h.Composites {
 		if !names[NormalizeName(c.Concept)] && !used[NormalizeName(c.Concept)] {
 			bad = append(bad, fmt.Sprintf("composites (%s): %q is not a concept of the pack, so the definition would never be used", c.Concept, c.Concept))
+		}
+	}
+	for i, c := range h.Components {
+		for _, n := range append([]string{c.Concept}, c.Of...) {
+			if !names[NormalizeName(n)] && !members[NormalizeName(n)] {
+				bad = append(bad, fmt.Sprintf("components[%d] (%s): %q is not a concept of the pack", i, c.Concept, n))
+			}
+		}
+	}
+	for i, b := range h.Bars {
+		for _, n := range []string{b.Concept, b.Drug} {
+			if !names[NormalizeName(n)] && !members[NormalizeName(n)] {
+				bad = append(bad, fmt.Sprintf("bars[%d] (%s): %q is not a concept of the pack", i, b.Concept, n))
+			}
+		}
+	}
+	for i, a := range h.Agents {
+		if !names[NormalizeName(a.Class)] && !members[NormalizeName(a.Class)] {
+			bad = append(bad, fmt.Sprintf("agents[%d]: %q is not a concept of the pack", i, a.Class))
 		}
 	}
 	// A calculated concept must be one a rule or definition reads; its
@@ -500,7 +583,8 @@ func checkComposites(name string, cs []Composite) ([]Composite, error) {
 }
 
 // MemberConcepts lists the leaf concept names of the composites (members
-// and measures) that the given index does not know, so that a program can
+// and measures), and the concepts of the is-a relations and of what an
+// intolerance bars (barring.go), that the given index does not know, so that a program can
 // ground them although no rule names them; units holds the units of the
 // numeric members per name.
 func (h *Hierarchy) MemberConcepts(known map[string]string) (names []string, units map[string][]string) {
@@ -535,6 +619,17 @@ func (h *Hierarchy) MemberConcepts(known map[string]string) (names []string, uni
 			}
 		}
 	}
+	for _, d := range h.Distinct {
+		// A distinct concept is one a case states, though no rule reads it.
+		for _, n := range []string{d.Concept, d.From} {
+			k := NormalizeName(n)
+			if _, ok := known[k]; ok || seen[k] {
+				continue
+			}
+			seen[k] = true
+			names = append(names, n)
+		}
+	}
 	for _, c := range h.Composites {
 		for _, l := range c.Leaves() {
 			n := l.Concept
@@ -549,6 +644,32 @@ func (h *Hierarchy) MemberConcepts(known map[string]string) (names []string, uni
 			seen[k] = true
 			names = append(names, n)
 		}
+	}
+	// The drugs what a recorded intolerance bars names are read too: an
+	// allergy to nitrates bars a short-acting nitrate no rule reads.
+	var barring []string
+	for _, r := range h.Relations {
+		barring = append(barring, r.Narrower, r.Broader)
+	}
+	for _, c := range h.Components {
+		barring = append(append(barring, c.Concept), c.Of...)
+	}
+	for _, b := range h.Bars {
+		barring = append(barring, b.Concept, b.Drug)
+	}
+	for _, a := range h.Agents {
+		barring = append(barring, a.Class)
+	}
+	for _, d := range h.Classes {
+		barring = append(barring, d.Concept)
+	}
+	for _, n := range barring {
+		k := NormalizeName(n)
+		if _, ok := known[k]; ok || seen[k] || k == "" {
+			continue
+		}
+		seen[k] = true
+		names = append(names, n)
 	}
 	return names, units
 }

@@ -109,6 +109,9 @@ func writeExplain(w io.Writer, r *engine.Result, all bool) {
 		for _, c := range rec.FiredBy {
 			fmt.Fprintf(w, "      because %s\n", condLine(c, findingText))
 		}
+		for _, c := range rec.Cautions {
+			fmt.Fprintf(w, "      ⚠ caution: %s\n", c.Reason)
+		}
 	}
 	if len(r.Withheld) > 0 {
 		fmt.Fprintf(w, "\nWithheld (the row fired, but the record says the patient does not tolerate or must not have what it gives):\n")

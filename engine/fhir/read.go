@@ -92,6 +92,18 @@ type Options struct {
 	// they code, and a code the pack has not listed is no reason to lose
 	// the fact. Nil: such a resource is dropped.
 	Name NameFunc
+	// Drug, when set, says whether a concept named from a resource's
+	// words is a drug of the pack, and gives the words' cue that state it
+	// not tolerated ("allergy" in "Aspirin allergy") or "". A drug named
+	// in a resource that records no medication (a Condition) is not taken:
+	// with such a cue it is not tolerated, without one it is dropped.
+	Drug func(conceptKey, words string) (drug bool, notTolerated string)
+	// Agent, when set, returns the single agent of a drug class that
+	// words name ("Metoprolol" of beta-blocker), or "": an allergy to one
+	// agent bars that agent, not the class, so the value set's
+	// not-tolerated concept ("contraindication to beta-blocker") is not
+	// used for it.
+	Agent func(concept, words string) string
 	// Narrative, when set, reads a resource's free-text value (an
 	// Observation's valueString) as text; nil: such a value is dropped.
 	Narrative NarrativeFunc
@@ -152,7 +164,7 @@ func ReadParts(parts [][]byte, vs *rules.ValueSets, opt Options) (*patient.Model
 	if vs == nil {
 		return nil, errors.New("fhir: the pack has no value sets (" + rules.ValueSetsFile + "), so no code can become a fact; add the file to the pack")
 	}
-	r := &reader{vs: vs, name: opt.Name, narrative: opt.Narrative, past: opt.Past, date: opt.Date, byRef: map[string]json.RawMessage{}, unread: map[string]int{}}
+	r := &reader{vs: vs, name: opt.Name, narrative: opt.Narrative, drug: opt.Drug, agent: opt.Agent, past: opt.Past, date: opt.Date, byRef: map[string]json.RawMessage{}, unread: map[string]int{}}
 	if r.date.IsZero() {
 		r.date = time.Now().UTC()
 	}
@@ -252,6 +264,8 @@ type reader struct {
 	name      NameFunc
 	narrative NarrativeFunc
 	past      func(words string) bool
+	drug      func(conceptKey, words string) (bool, string)
+	agent     func(concept, words string) string
 	// words are the concepts the last words-named match's words state
 	// ("Stable angina, non-obstructive coronary artery disease"): the
 	// first is the match's, the others are added beside its fact (add)
@@ -389,7 +403,7 @@ func (r *reader) add(f patient.Fact) {
 	if f.ConceptKey == names[0].Set.Key {
 		f.Certainty = doubted(rec, names[0].Certainty)
 	}
-	r.m.Facts = append(r.m.Facts, f)
+	r.addNamed(f)
 	for _, u := range names[0].Unread {
 		r.drop(patient.Dropped{Resource: f.Resource, Text: u, Reason: fmt.Sprintf("ingredient %q of %q names no concept of the pack", u, f.Text)})
 	}
@@ -405,7 +419,7 @@ func (r *reader) add(f patient.Fact) {
 		if g.Reader == ReaderName { // a kind the coded resource's words name
 			g.Reader, g.Code = WordsReaderName, ""
 		}
-		r.m.Facts = append(r.m.Facts, g)
+		r.addNamed(g)
 	}
 }
 
@@ -417,6 +431,28 @@ func doubted(record, words patient.Certainty) patient.Certainty {
 		return patient.Suspected
 	}
 	return record
+}
+
+// medicationResources are the resource types that record a drug's use or
+// intolerance; any other resource that names a drug states neither.
+var medicationResources = map[string]bool{"MedicationStatement": true, "MedicationRequest": true, "MedicationAdministration": true,
+	"MedicationDispense": true, "AllergyIntolerance": true}
+
+// addNamed adds a fact named from a resource's words: a drug named by a
+// resource that records no medication ("Aspirin allergy", a Condition) is
+// not tolerated when the words say so, and no fact otherwise.
+func (r *reader) addNamed(f patient.Fact) {
+	typ, _, _ := strings.Cut(f.Resource, "/")
+	if r.drug != nil && f.Reader == WordsReaderName && !medicationResources[typ] && f.Present {
+		if drug, cue := r.drug(f.ConceptKey, f.Text); drug {
+			if cue == "" {
+				r.drop(patient.Dropped{Resource: f.Resource, Text: f.Text, Reason: "its words name the drug " + f.Concept + ", but a " + typ + " records no use of it"})
+				return
+			}
+			f.Kind, f.Status = patient.KindMedication, patient.StatusNotTolerated
+		}
+	}
+	r.m.Facts = append(r.m.Facts, f)
 }
 
 // mine reports whether a subject reference names the record's patient (a
@@ -1335,7 +1371,7 @@ func (r *reader) readAllergy(it item) error {
 	case "unconfirmed", "presumed":
 		f.Certainty = patient.Suspected
 	}
-	if as(&f, m, "not-tolerated") {
+	if (r.agent == nil || r.agent(f.Concept, f.Text) == "") && as(&f, m, "not-tolerated") {
 		f.Kind, f.Status = patient.KindProblem, patient.StatusActive
 	}
 	w, err := when(it, "onsetDateTime", a.OnsetDateTime, nil)

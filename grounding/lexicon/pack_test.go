@@ -109,6 +109,11 @@ func TestDefinitionMembersAreReadable(t *testing.T) {
 			for _, c := range r.Conditions() {
 				known[rules.NormalizeName(c.Entity.Concept())] = c.Entity.Concept()
 			}
+			// A drug a row gives is a rule concept too: an is-a relation
+			// or an intolerance's barring may name it (MemberConcepts).
+			for _, a := range r.Actions {
+				known[rules.NormalizeName(a.Concept())] = a.Concept()
+			}
 		}
 		made := map[string]bool{}
 		for _, c := range p.Hierarchy.Composites {
