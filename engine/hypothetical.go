@@ -84,6 +84,12 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 		if p.medications[v.ConceptKey] {
 			// A drug "PRN" or "if needed" is still prescribed; the drug
 			// readers (meta/reading.json) judge what a drug sentence says.
+			// A drug the finding is first about ("Takes GTN spray if
+			// chest pain") is named and not reached: the cue is the
+			// occasion of taking it, and the finding still states it.
+			if v.ConceptKey == anchors[0].ConceptKey {
+				named++
+			}
 			continue
 		}
 		var stated []string
