@@ -88,28 +88,139 @@ func pastOf(m *patient.Model) map[[2]string]patient.Status {
 var durationBefore = regexp.MustCompile(`(?:^|[^\d/.])\d{1,2}/(?:12|52|7)\W*$`)
 
 // pastWords reports whether words state a condition of the past (the
-// pack's past cues, meta/reading.json): a cue before the condition among
-// the words' first lead words ("History of chest pain", "Personal
-// history of AF"), or one after it ("AF ablated in 2019"), not made a
-// present state's duration by the word before it (past.negated_by).
+// pack's past cues, meta/reading.json), of whatever concept they name:
+// the reading of a record's words, where no concept is located.
 func (p *Program) pastWords(words string) bool {
+	return p.pastFor(words, "", nil, false)
+}
+
+// pastFor reports whether words state the past of the concept they name
+// by one of names (any of them; none given: the words' concept): a cue
+// before it among the words' first lead words ("History of chest pain",
+// "Personal history of AF"), or one after it ("AF ablated in 2019").
+//
+// A cue before the concept dates only what follows it up to the pack's
+// past.ends words: "Angina since previous PCI" dates the PCI, not the
+// angina named before the cue. A cue is a present state's duration, not
+// a past, when the word before it says how long ("2-month", "long";
+// past.negated_by, "2/12 hx of") or the words say how long it has
+// lasted ("for 3 months", "x 2/52", "for the past 6 weeks", "since
+// 2019"): "history of angina on exertion for 3 months" is the presenting
+// complaint; so it is when the words or the rest of their sentence
+// (rest) say it, or say the state goes on or changes (past.present:
+// "history of exertional angina, worse over 3 months", "History of
+// angina, ongoing"). A drug (drug) is dated by a cue right before it (one
+// word between at most: "previously on bisoprolol", not "History of AF
+// on apixaban"), past.drug cues as well and has no
+// present duration: "previous clopidogrel for 12 months" was stopped.
+func (p *Program) pastFor(words, rest string, names []string, drug bool) bool {
 	r := p.reading
-	stated := func(re *regexp.Regexp, lead int) bool {
-		if re == nil {
-			return false
+	var spans [][2]int // where the words name the concept
+	if len(names) > 0 {
+		lower := strings.ToLower(words)
+		for _, n := range names {
+			spans = append(spans, namedAll(lower, words, n)...)
 		}
-		for _, m := range re.FindAllStringIndex(words, -1) {
-			before := words[:m[0]]
-			if lead > 0 && len(strings.Fields(before)) >= lead {
-				break
+	}
+	if drug && len(spans) == 0 {
+		return false // a drug the words do not name: the drug readers judge it
+	}
+	// reaches: the cue m dates the concept named after it, up to an end
+	// word (for a drug with one word between at most), or in a name
+	// that holds the cue ("previous MI"); unlocated, the words' concept.
+	reaches := func(m []int) bool {
+		if len(spans) == 0 {
+			return true
+		}
+		for _, sp := range spans {
+			if sp[0] <= m[0] && sp[1] >= m[1] {
+				return true
 			}
-			if (r.pastNegated == nil || !r.pastNegated.MatchString(before)) && !durationBefore.MatchString(before) {
+			if sp[0] < m[1] {
+				continue
+			}
+			gap := words[m[1]:sp[0]]
+			if (r.pastEnds == nil || !r.pastEnds.MatchString(gap)) && (!drug || len(strings.Fields(gap)) <= 1) {
 				return true
 			}
 		}
 		return false
 	}
-	return stated(r.past, r.pastLead) || stated(r.pastAfter, 0)
+	lasts := !drug && (lastsFor(words) || lastsFor(rest) ||
+		(r.pastPresent != nil && (r.pastPresent.MatchString(words) || r.pastPresent.MatchString(rest))))
+	cues := r.past
+	if drug {
+		cues = r.pastDrug
+	}
+	if cues != nil {
+		for _, m := range cues.FindAllStringIndex(words, -1) {
+			head := words[:m[0]]
+			if r.pastLead > 0 && len(strings.Fields(head)) >= r.pastLead {
+				break
+			}
+			if !drug && (lasts || (r.pastNegated != nil && r.pastNegated.MatchString(head)) || durationBefore.MatchString(head)) {
+				continue
+			}
+			if reaches(m) {
+				return true
+			}
+		}
+	}
+	if drug || r.pastAfter == nil {
+		return false
+	}
+	// A cue after the concept ("AF ablated in 2019") dates what it follows.
+	for _, m := range r.pastAfter.FindAllStringIndex(words, -1) {
+		if len(spans) == 0 {
+			return true
+		}
+		for _, sp := range spans {
+			if sp[0] < m[0] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lastsFor: the words say how long a state has lasted, as the when
+// stage reads a duration ("for 3 months", "over the past 6 weeks", "x
+// 2/52", "since 2019").
+func lastsFor(words string) bool {
+	if whenFor.MatchString(words) || whenSinceYr.MatchString(words) {
+		return true
+	}
+	for _, m := range whenSlash.FindAllStringSubmatch(words, -1) {
+		if m[1] != "" || m[2] != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// namedAll is where words name a concept by name, as whole words: the
+// byte spans. A short name (an acronym) must match as written.
+func namedAll(lower, words, name string) [][2]int {
+	hay := lower
+	if len(name) <= 3 {
+		hay = words
+	} else {
+		name = strings.ToLower(name)
+	}
+	var out [][2]int
+	for i := 0; name != "" && i <= len(hay)-len(name); {
+		k := strings.Index(hay[i:], name)
+		if k < 0 {
+			break
+		}
+		j := i + k
+		e := j + len(name)
+		if (j == 0 || !isWordByte(hay[j-1])) && (e == len(hay) || !isWordByte(hay[e])) {
+			out = append(out, [2]int{j, e})
+		}
+		i = j + 1
+	}
+	return out
 }
 
 // supersede keeps, per measured concept, the latest of its dated values:
@@ -274,4 +385,28 @@ func (p *Program) nameOf(f patient.Fact) string {
 		return n
 	}
 	return f.Concept
+}
+
+// namesOf is what a finding may call an evidence item's concept: its
+// name and the pack's phrases for it; none for a derived item, which the
+// finding names by its premise.
+func (p *Program) namesOf(e eval.Evidence) []string {
+	if e.Via != "" || e.DerivedBy != "" {
+		return nil
+	}
+	return append([]string{e.Concept}, p.phrases[e.ConceptKey]...)
+}
+
+// sentenceRest is the text after a finding up to its sentence's end.
+func sentenceRest(text string, end int) string {
+	if end < 0 || end > len(text) {
+		return ""
+	}
+	rest := text[end:]
+	for _, stop := range []string{". ", ";", "\n"} {
+		if i := strings.Index(rest, stop); i >= 0 {
+			rest = rest[:i]
+		}
+	}
+	return rest
 }

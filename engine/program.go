@@ -649,9 +649,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				e.When = p.titleWhen(text, f, e.ConceptKey, date)
 			}
 		}
-		if e.Present && p.medications[e.ConceptKey] && p.stoppedItem(text, byID[it.FindingID]) {
+		if e.Present && p.medications[e.ConceptKey] && (p.stoppedItem(text, byID[it.FindingID]) || p.pastFor(it.Text, "", p.namesOf(e), true)) {
 			// "aspirin stopped after 1 week": the drug was taken, and is
-			// not now; a stated stop is a stated absence of the therapy.
+			// not now; a stated stop is a stated absence of the therapy,
+			// and so is a past cue before the drug ("previous clopidogrel").
 			e.Present = false
 			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
 				Reason: it.ConceptKey + ": '" + it.Text + "' states the drug was stopped, so it is read as not taken now"})

@@ -33,8 +33,12 @@ type reading struct {
 	// duration ("2-month history of"); now: words dating a finding to the
 	// document's date; plausible: value ranges by normalised concept.
 	past, pastAfter, pastNegated, now *regexp.Regexp
-	pastLead                          int
-	plausible                         map[string]rules.Plausible
+	// pastEnds: words ending a past cue's reach; pastDrug: the past cues
+	// of a drug (past.cues and past.drug); pastPresent: words saying the
+	// state goes on now.
+	pastEnds, pastDrug, pastPresent *regexp.Regexp
+	pastLead                        int
+	plausible                       map[string]rules.Plausible
 }
 
 // locatedf is an error about the pack's reading vocabulary.
@@ -63,6 +67,13 @@ func compileReading(r *rules.Reading) (*reading, error) {
 		if len(pc.After) > 0 {
 			out.pastAfter = cues(&rules.CueList{Cues: pc.After})
 		}
+		if len(pc.Ends) > 0 {
+			out.pastEnds = cues(&rules.CueList{Cues: pc.Ends})
+		}
+		if len(pc.Present) > 0 {
+			out.pastPresent = cues(&rules.CueList{Cues: pc.Present})
+		}
+		out.pastDrug = cues(&rules.CueList{Cues: append(append([]string(nil), pc.Cues...), pc.Drug...)})
 		if len(pc.NegatedBy) > 0 {
 			out.pastNegated = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(pc.NegatedBy) + `)\W*$`)
 		}

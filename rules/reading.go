@@ -94,6 +94,17 @@ type PastCues struct {
 	Lead      int      `json:"lead,omitempty"`
 	After     []string `json:"after,omitempty"`
 	NegatedBy []string `json:"negated_by,omitempty"`
+	// Ends are words that end a cue's reach: a cue before them dates
+	// only what it precedes ("angina since previous PCI" dates the PCI,
+	// "history of MI, now angina" not the angina).
+	Ends []string `json:"ends,omitempty"`
+	// Drug are further cues that, before a drug, say it was taken once
+	// and is not now ("previously on bisoprolol", "was on clopidogrel").
+	Drug []string `json:"drug,omitempty"`
+	// Present are words that say the state goes on or changes now
+	// ("History of angina, ongoing", "previous angina has become more
+	// frequent"): the cue is its duration, not its end.
+	Present []string `json:"present,omitempty"`
 }
 
 // CueList is a list of cue words with the reason they are cues.
