@@ -223,13 +223,20 @@ func namedAll(lower, words, name string) [][2]int {
 	return out
 }
 
-// supersede keeps, per measured concept, the latest of its dated values:
-// a value's date is its own (When) or, when the words it was read from
-// state it now ("now BMI 29"; the pack's now cues), the document's date.
-// A value dated earlier than the latest is dropped, traced: "BMI 41 in
-// 2019, now BMI 29" is a BMI of 29, as the FHIR reader keeps the latest
-// result. Undated values without a now cue are kept as they are: the
-// text does not say which came first.
+// supersede keeps, per measured concept, the latest of its values, as
+// the FHIR reader keeps the latest result; the text orders them thus:
+//   - a value dated by its words (When) is of that date;
+//   - a value the words state now ("now BMI 29"; the pack's now cues) is
+//     of the document's date, later than any other without a now cue:
+//     "BMI 41, now BMI 29" is a BMI of 29;
+//   - an undated value is the report's own, of the document's date, so
+//     it is later than a value dated more than now.undated_supersedes_days
+//     before it ("LVEF 30% in 2019. Echo: LVEF 55%" is an LVEF of 55%)
+//     and than an undated value its words state of the past ("previous
+//     LVEF 55%"); against a value dated nearer, or another undated one,
+//     the text does not say which came first, and both are kept.
+//
+// A value later than another drops it, traced with the one used.
 func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 	words := func(f patient.Fact) string {
 		if len(f.Spans) == 0 || m.Text == "" {
@@ -237,44 +244,81 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 		}
 		return m.Text[f.Spans[0].Start:f.Spans[0].End]
 	}
-	type dated struct {
-		i int
-		t time.Time
+	const (
+		past   = iota // undated, stated of the past
+		own           // undated: the report's own
+		dated         // dated by its words
+		nowCue        // stated now
+	)
+	type value = measuredValue
+	docEnd := time.Date(date.Year(), date.Month(), date.Day(), 23, 59, 59, 0, time.UTC)
+	stale := time.Time{}
+	if p.reading.undatedDays > 0 {
+		stale = date.AddDate(0, 0, -p.reading.undatedDays)
 	}
-	at := func(f patient.Fact) (time.Time, bool) {
-		if f.When != nil {
-			return f.When.To, true
-		}
-		if p.reading.now != nil && p.reading.now.MatchString(words(f)) {
-			return time.Date(date.Year(), date.Month(), date.Day(), 23, 59, 59, 0, time.UTC), true
-		}
-		return time.Time{}, false
-	}
-	byKey := map[string][]dated{}
+	byKey := map[string][]value{}
 	for i, f := range m.Facts {
 		if f.Kind != patient.KindMeasurement || f.Value == nil || f.Via != "" || f.ConceptKey == "" {
 			continue
 		}
-		if t, ok := at(f); ok {
-			byKey[f.ConceptKey] = append(byKey[f.ConceptKey], dated{i, t})
+		v := value{i: i, kind: own}
+		w := words(f)
+		switch {
+		case p.reading.now != nil && p.reading.now.MatchString(w):
+			v.kind, v.t = nowCue, docEnd
+		case f.When != nil:
+			v.kind, v.t = dated, f.When.To
+		case p.pastWords(w):
+			v.kind = past
+		}
+		byKey[f.ConceptKey] = append(byKey[f.ConceptKey], v)
+	}
+	// later: b is a value later than a.
+	later := func(b, a value) bool {
+		switch {
+		case a.kind == past:
+			return b.kind == own || b.kind == nowCue
+		case a.kind == own:
+			return b.kind == nowCue
+		case b.kind == own:
+			return a.kind == dated && !stale.IsZero() && a.t.Before(stale)
+		case b.kind == past:
+			return false
+		}
+		return a.t.Before(b.t) // dated or now against dated or now
+	}
+	drop := map[int]int{} // superseded fact → the value used
+	used := map[int]value{}
+	for _, vs := range byKey {
+		for _, v := range vs {
+			used[v.i] = v
 		}
 	}
-	drop := map[int]int{} // superseded fact → the latest
-	for _, ds := range byKey {
-		last := ds[0]
-		for _, d := range ds[1:] {
-			if !d.t.Before(last.t) {
-				last = d
-			}
-		}
-		for _, d := range ds {
-			if d.t.Before(last.t) && m.Facts[d.i].ID != m.Facts[last.i].ID {
-				drop[d.i] = last.i
+	for _, vs := range byKey {
+		for _, a := range vs {
+			for _, b := range vs {
+				if !later(b, a) || m.Facts[a.i].ID == m.Facts[b.i].ID {
+					continue
+				}
+				if j, ok := drop[a.i]; !ok || later(b, used[j]) {
+					drop[a.i] = b.i
+				}
 			}
 		}
 	}
 	if len(drop) == 0 {
 		return nil
+	}
+	why := map[int]string{}
+	for _, vs := range byKey {
+		for _, v := range vs {
+			switch v.kind {
+			case nowCue:
+				why[v.i] = "stated now, of the document's date"
+			case own:
+				why[v.i] = "the report's own undated value, of the document's date"
+			}
+		}
 	}
 	var edits []edit
 	kept := m.Facts[:0:0]
@@ -286,8 +330,8 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 		}
 		edits = append(edits, edit{was: f.Evidence})
 		k := m.Facts[j]
-		when := "the document's date"
-		if k.When != nil {
+		when := why[j]
+		if k.When != nil && when == "" {
 			when = k.When.Text
 		}
 		m.Dropped = append(m.Dropped, patient.Dropped{Text: f.Text, Reader: f.Reader,
@@ -295,6 +339,14 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 	}
 	m.Facts = kept
 	return edits
+}
+
+// measuredValue is one stated value of a measure, for supersede: the
+// fact's index, how the text dates it, and its date.
+type measuredValue struct {
+	i    int
+	kind int
+	t    time.Time
 }
 
 // edit is one stated value a model check changed: dropped (now nil) or

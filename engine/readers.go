@@ -39,6 +39,10 @@ type reading struct {
 	pastEnds, pastDrug, pastPresent *regexp.Regexp
 	pastLead                        int
 	plausible                       map[string]rules.Plausible
+	// undatedDays: how long before the document's date a dated value is
+	// superseded by the document's own undated one
+	// (now.undated_supersedes_days).
+	undatedDays int
 }
 
 // locatedf is an error about the pack's reading vocabulary.
@@ -58,9 +62,12 @@ func compileReading(r *rules.Reading) (*reading, error) {
 		}
 		return regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(l.Cues) + `)\b`) // literal words: always compiles
 	}
-	out.notTaken, out.stopped, out.now = cues(r.NotTaken), cues(r.Stopped), cues(r.Now)
+	out.notTaken, out.stopped, out.now = cues(r.NotTaken), cues(r.Stopped), cues(r.Now.List())
 	if r.NotTaken != nil && len(r.NotTaken.NegatedBy) > 0 {
 		out.notTakenNegated = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(r.NotTaken.NegatedBy) + `)\s+$`)
+	}
+	if r.Now != nil {
+		out.undatedDays = r.Now.UndatedSupersedesDays
 	}
 	if pc := r.Past; pc != nil {
 		out.past, out.pastLead = cues(&rules.CueList{Cues: pc.Cues}), pc.Lead
