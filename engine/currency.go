@@ -349,6 +349,31 @@ type measuredValue struct {
 	t    time.Time
 }
 
+// stale drops a dated value older than its measure's validity (the
+// pack's now.valid_for: a heart rate of 2019 is no rate at a scan in
+// 2026), traced: the measure is then unknown, not that old value. An
+// undated value stays: nothing says it is old.
+func (p *Program) stale(m *patient.Model, date time.Time) []edit {
+	if len(p.reading.validFor) == 0 {
+		return nil
+	}
+	var edits []edit
+	kept := m.Facts[:0:0]
+	for _, f := range m.Facts {
+		days, ok := p.reading.validFor[rules.NormalizeName(p.nameOf(f))]
+		if !ok || f.Kind != patient.KindMeasurement || f.Value == nil || f.Via != "" || f.When == nil ||
+			!f.When.To.Before(date.AddDate(0, 0, -days)) {
+			kept = append(kept, f)
+			continue
+		}
+		m.Dropped = append(m.Dropped, patient.Dropped{Text: f.Text, Resource: f.Resource, Reader: f.Reader,
+			Reason: fmt.Sprintf("a value of %s dated %s, older than the %d days the pack counts it as the patient's present value (meta/reading.json now.valid_for); the value is not used", p.nameOf(f), f.When.Text, days)})
+		edits = append(edits, edit{was: f.Evidence})
+	}
+	m.Facts = kept
+	return edits
+}
+
 // edit is one stated value a model check changed: dropped (now nil) or
 // read anew.
 type edit struct {

@@ -43,6 +43,9 @@ type reading struct {
 	// superseded by the document's own undated one
 	// (now.undated_supersedes_days).
 	undatedDays int
+	// validFor: days a dated value stays current, by normalised concept
+	// (now.valid_for).
+	validFor map[string]int
 }
 
 // locatedf is an error about the pack's reading vocabulary.
@@ -68,6 +71,15 @@ func compileReading(r *rules.Reading) (*reading, error) {
 	}
 	if r.Now != nil {
 		out.undatedDays = r.Now.UndatedSupersedesDays
+		for _, v := range r.Now.ValidFor {
+			if v.Days <= 0 || strings.TrimSpace(v.Why) == "" {
+				return nil, locatedf("now.valid_for %q: give days > 0 and why", v.Concept)
+			}
+			if out.validFor == nil {
+				out.validFor = map[string]int{}
+			}
+			out.validFor[rules.NormalizeName(v.Concept)] = v.Days
+		}
 	}
 	if pc := r.Past; pc != nil {
 		out.past, out.pastLead = cues(&rules.CueList{Cues: pc.Cues}), pc.Lead

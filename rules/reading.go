@@ -116,6 +116,16 @@ type NowCues struct {
 	// later than a value dated more than this many days before the
 	// document's date ("LVEF 30% in 2019. Echo: LVEF 55%"); 0: never.
 	UndatedSupersedesDays int `json:"undated_supersedes_days,omitempty"`
+	// ValidFor: how long a dated value of a measure stays the patient's
+	// present value; an older one is dropped, traced.
+	ValidFor []Validity `json:"valid_for,omitempty"`
+}
+
+// Validity is how many days a dated value of Concept stays current, and why.
+type Validity struct {
+	Concept string `json:"concept"`
+	Days    int    `json:"days"`
+	Why     string `json:"why"`
 }
 
 // List is the cue list, or nil.
