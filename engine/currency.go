@@ -126,7 +126,8 @@ func (p *Program) pastFor(words, rest string, names []string, drug bool) bool {
 		return false // a drug the words do not name: the drug readers judge it
 	}
 	// reaches: the cue m dates the concept named after it, up to an end
-	// word (for a drug with one word between at most), or in a name
+	// word (for a drug with one word between at most, for a
+	// past.adjacent cue none), or in a name
 	// that holds the cue ("previous MI"); unlocated, the words' concept.
 	reaches := func(m []int) bool {
 		if len(spans) == 0 {
@@ -140,6 +141,9 @@ func (p *Program) pastFor(words, rest string, names []string, drug bool) bool {
 				continue
 			}
 			gap := words[m[1]:sp[0]]
+			if r.pastAdjacent[strings.ToLower(words[m[0]:m[1]])] && strings.TrimSpace(gap) != "" {
+				continue // "remote monitoring shows AF": the cue dates its own noun
+			}
 			if (r.pastEnds == nil || !r.pastEnds.MatchString(gap)) && (!drug || len(strings.Fields(gap)) <= 1) {
 				return true
 			}

@@ -37,8 +37,10 @@ type reading struct {
 	// of a drug (past.cues and past.drug); pastPresent: words saying the
 	// state goes on now.
 	pastEnds, pastDrug, pastPresent *regexp.Regexp
-	pastLead                        int
-	plausible                       map[string]rules.Plausible
+	// pastAdjacent: the past cues that date only a concept right after them.
+	pastAdjacent map[string]bool
+	pastLead     int
+	plausible    map[string]rules.Plausible
 	// undatedDays: how long before the document's date a dated value is
 	// superseded by the document's own undated one
 	// (now.undated_supersedes_days).
@@ -88,6 +90,12 @@ func compileReading(r *rules.Reading) (*reading, error) {
 		}
 		if len(pc.Ends) > 0 {
 			out.pastEnds = cues(&rules.CueList{Cues: pc.Ends})
+		}
+		for _, a := range pc.Adjacent {
+			if out.pastAdjacent == nil {
+				out.pastAdjacent = map[string]bool{}
+			}
+			out.pastAdjacent[strings.ToLower(a)] = true
 		}
 		if len(pc.Present) > 0 {
 			out.pastPresent = cues(&rules.CueList{Cues: pc.Present})

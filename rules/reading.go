@@ -105,6 +105,9 @@ type PastCues struct {
 	// ("History of angina, ongoing", "previous angina has become more
 	// frequent"): the cue is its duration, not its end.
 	Present []string `json:"present,omitempty"`
+	// Adjacent are the cues that date only a concept named right after
+	// them ("remote MI", not "remote monitoring shows AF").
+	Adjacent []string `json:"adjacent,omitempty"`
 }
 
 // NowCues are the words dating a value to the document's date, and how
