@@ -88,37 +88,159 @@ func pastOf(m *patient.Model) map[[2]string]patient.Status {
 var durationBefore = regexp.MustCompile(`(?:^|[^\d/.])\d{1,2}/(?:12|52|7)\W*$`)
 
 // pastWords reports whether words state a condition of the past (the
-// pack's past cues, meta/reading.json): a cue before the condition among
-// the words' first lead words ("History of chest pain", "Personal
-// history of AF"), or one after it ("AF ablated in 2019"), not made a
-// present state's duration by the word before it (past.negated_by).
+// pack's past cues, meta/reading.json), of whatever concept they name:
+// the reading of a record's words, where no concept is located.
 func (p *Program) pastWords(words string) bool {
+	return p.pastFor(words, "", nil, false)
+}
+
+// pastFor reports whether words state the past of the concept they name
+// by one of names (any of them; none given: the words' concept): a cue
+// before it among the words' first lead words ("History of chest pain",
+// "Personal history of AF"), or one after it ("AF ablated in 2019").
+//
+// A cue before the concept dates only what follows it up to the pack's
+// past.ends words: "Angina since previous PCI" dates the PCI, not the
+// angina named before the cue. A cue is a present state's duration, not
+// a past, when the word before it says how long ("2-month", "long";
+// past.negated_by, "2/12 hx of") or the words say how long it has
+// lasted ("for 3 months", "x 2/52", "for the past 6 weeks", "since
+// 2019"): "history of angina on exertion for 3 months" is the presenting
+// complaint; so it is when the words or the rest of their sentence
+// (rest) say it, or say the state goes on or changes (past.present:
+// "history of exertional angina, worse over 3 months", "History of
+// angina, ongoing"). A drug (drug) is dated by a cue right before it (one
+// word between at most: "previously on bisoprolol", not "History of AF
+// on apixaban"), past.drug cues as well and has no
+// present duration: "previous clopidogrel for 12 months" was stopped.
+func (p *Program) pastFor(words, rest string, names []string, drug bool) bool {
 	r := p.reading
-	stated := func(re *regexp.Regexp, lead int) bool {
-		if re == nil {
-			return false
+	var spans [][2]int // where the words name the concept
+	if len(names) > 0 {
+		lower := strings.ToLower(words)
+		for _, n := range names {
+			spans = append(spans, namedAll(lower, words, n)...)
 		}
-		for _, m := range re.FindAllStringIndex(words, -1) {
-			before := words[:m[0]]
-			if lead > 0 && len(strings.Fields(before)) >= lead {
-				break
+	}
+	if drug && len(spans) == 0 {
+		return false // a drug the words do not name: the drug readers judge it
+	}
+	// reaches: the cue m dates the concept named after it, up to an end
+	// word (for a drug with one word between at most, for a
+	// past.adjacent cue none), or in a name
+	// that holds the cue ("previous MI"); unlocated, the words' concept.
+	reaches := func(m []int) bool {
+		if len(spans) == 0 {
+			return true
+		}
+		for _, sp := range spans {
+			if sp[0] <= m[0] && sp[1] >= m[1] {
+				return true
 			}
-			if (r.pastNegated == nil || !r.pastNegated.MatchString(before)) && !durationBefore.MatchString(before) {
+			if sp[0] < m[1] {
+				continue
+			}
+			gap := words[m[1]:sp[0]]
+			if r.pastAdjacent[strings.ToLower(words[m[0]:m[1]])] && strings.TrimSpace(gap) != "" {
+				continue // "remote monitoring shows AF": the cue dates its own noun
+			}
+			if (r.pastEnds == nil || !r.pastEnds.MatchString(gap)) && (!drug || len(strings.Fields(gap)) <= 1) {
 				return true
 			}
 		}
 		return false
 	}
-	return stated(r.past, r.pastLead) || stated(r.pastAfter, 0)
+	lasts := !drug && (lastsFor(words) || lastsFor(rest) ||
+		(r.pastPresent != nil && (r.pastPresent.MatchString(words) || r.pastPresent.MatchString(rest))))
+	cues := r.past
+	if drug {
+		cues = r.pastDrug
+	}
+	if cues != nil {
+		for _, m := range cues.FindAllStringIndex(words, -1) {
+			head := words[:m[0]]
+			if r.pastLead > 0 && len(strings.Fields(head)) >= r.pastLead {
+				break
+			}
+			if !drug && (lasts || (r.pastNegated != nil && r.pastNegated.MatchString(head)) || durationBefore.MatchString(head)) {
+				continue
+			}
+			if reaches(m) {
+				return true
+			}
+		}
+	}
+	if drug || r.pastAfter == nil {
+		return false
+	}
+	// A cue after the concept ("AF ablated in 2019") dates what it follows.
+	for _, m := range r.pastAfter.FindAllStringIndex(words, -1) {
+		if len(spans) == 0 {
+			return true
+		}
+		for _, sp := range spans {
+			if sp[0] < m[0] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
-// supersede keeps, per measured concept, the latest of its dated values:
-// a value's date is its own (When) or, when the words it was read from
-// state it now ("now BMI 29"; the pack's now cues), the document's date.
-// A value dated earlier than the latest is dropped, traced: "BMI 41 in
-// 2019, now BMI 29" is a BMI of 29, as the FHIR reader keeps the latest
-// result. Undated values without a now cue are kept as they are: the
-// text does not say which came first.
+// lastsFor: the words say how long a state has lasted, as the when
+// stage reads a duration ("for 3 months", "over the past 6 weeks", "x
+// 2/52", "since 2019").
+func lastsFor(words string) bool {
+	if whenFor.MatchString(words) || whenSinceYr.MatchString(words) {
+		return true
+	}
+	for _, m := range whenSlash.FindAllStringSubmatch(words, -1) {
+		if m[1] != "" || m[2] != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// namedAll is where words name a concept by name, as whole words: the
+// byte spans. A short name (an acronym) must match as written.
+func namedAll(lower, words, name string) [][2]int {
+	hay := lower
+	if len(name) <= 3 {
+		hay = words
+	} else {
+		name = strings.ToLower(name)
+	}
+	var out [][2]int
+	for i := 0; name != "" && i <= len(hay)-len(name); {
+		k := strings.Index(hay[i:], name)
+		if k < 0 {
+			break
+		}
+		j := i + k
+		e := j + len(name)
+		if (j == 0 || !isWordByte(hay[j-1])) && (e == len(hay) || !isWordByte(hay[e])) {
+			out = append(out, [2]int{j, e})
+		}
+		i = j + 1
+	}
+	return out
+}
+
+// supersede keeps, per measured concept, the latest of its values, as
+// the FHIR reader keeps the latest result; the text orders them thus:
+//   - a value dated by its words (When) is of that date;
+//   - a value the words state now ("now BMI 29"; the pack's now cues) is
+//     of the document's date, later than any other without a now cue:
+//     "BMI 41, now BMI 29" is a BMI of 29;
+//   - an undated value is the report's own, of the document's date, so
+//     it is later than a value dated more than now.undated_supersedes_days
+//     before it ("LVEF 30% in 2019. Echo: LVEF 55%" is an LVEF of 55%)
+//     and than an undated value its words state of the past ("previous
+//     LVEF 55%"); against a value dated nearer, or another undated one,
+//     the text does not say which came first, and both are kept.
+//
+// A value later than another drops it, traced with the one used.
 func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 	words := func(f patient.Fact) string {
 		if len(f.Spans) == 0 || m.Text == "" {
@@ -126,44 +248,81 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 		}
 		return m.Text[f.Spans[0].Start:f.Spans[0].End]
 	}
-	type dated struct {
-		i int
-		t time.Time
+	const (
+		past   = iota // undated, stated of the past
+		own           // undated: the report's own
+		dated         // dated by its words
+		nowCue        // stated now
+	)
+	type value = measuredValue
+	docEnd := time.Date(date.Year(), date.Month(), date.Day(), 23, 59, 59, 0, time.UTC)
+	stale := time.Time{}
+	if p.reading.undatedDays > 0 {
+		stale = date.AddDate(0, 0, -p.reading.undatedDays)
 	}
-	at := func(f patient.Fact) (time.Time, bool) {
-		if f.When != nil {
-			return f.When.To, true
-		}
-		if p.reading.now != nil && p.reading.now.MatchString(words(f)) {
-			return time.Date(date.Year(), date.Month(), date.Day(), 23, 59, 59, 0, time.UTC), true
-		}
-		return time.Time{}, false
-	}
-	byKey := map[string][]dated{}
+	byKey := map[string][]value{}
 	for i, f := range m.Facts {
 		if f.Kind != patient.KindMeasurement || f.Value == nil || f.Via != "" || f.ConceptKey == "" {
 			continue
 		}
-		if t, ok := at(f); ok {
-			byKey[f.ConceptKey] = append(byKey[f.ConceptKey], dated{i, t})
+		v := value{i: i, kind: own}
+		w := words(f)
+		switch {
+		case p.reading.now != nil && p.reading.now.MatchString(w):
+			v.kind, v.t = nowCue, docEnd
+		case f.When != nil:
+			v.kind, v.t = dated, f.When.To
+		case p.pastWords(w):
+			v.kind = past
+		}
+		byKey[f.ConceptKey] = append(byKey[f.ConceptKey], v)
+	}
+	// later: b is a value later than a.
+	later := func(b, a value) bool {
+		switch {
+		case a.kind == past:
+			return b.kind == own || b.kind == nowCue
+		case a.kind == own:
+			return b.kind == nowCue
+		case b.kind == own:
+			return a.kind == dated && !stale.IsZero() && a.t.Before(stale)
+		case b.kind == past:
+			return false
+		}
+		return a.t.Before(b.t) // dated or now against dated or now
+	}
+	drop := map[int]int{} // superseded fact → the value used
+	used := map[int]value{}
+	for _, vs := range byKey {
+		for _, v := range vs {
+			used[v.i] = v
 		}
 	}
-	drop := map[int]int{} // superseded fact → the latest
-	for _, ds := range byKey {
-		last := ds[0]
-		for _, d := range ds[1:] {
-			if !d.t.Before(last.t) {
-				last = d
-			}
-		}
-		for _, d := range ds {
-			if d.t.Before(last.t) && m.Facts[d.i].ID != m.Facts[last.i].ID {
-				drop[d.i] = last.i
+	for _, vs := range byKey {
+		for _, a := range vs {
+			for _, b := range vs {
+				if !later(b, a) || m.Facts[a.i].ID == m.Facts[b.i].ID {
+					continue
+				}
+				if j, ok := drop[a.i]; !ok || later(b, used[j]) {
+					drop[a.i] = b.i
+				}
 			}
 		}
 	}
 	if len(drop) == 0 {
 		return nil
+	}
+	why := map[int]string{}
+	for _, vs := range byKey {
+		for _, v := range vs {
+			switch v.kind {
+			case nowCue:
+				why[v.i] = "stated now, of the document's date"
+			case own:
+				why[v.i] = "the report's own undated value, of the document's date"
+			}
+		}
 	}
 	var edits []edit
 	kept := m.Facts[:0:0]
@@ -175,12 +334,45 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 		}
 		edits = append(edits, edit{was: f.Evidence})
 		k := m.Facts[j]
-		when := "the document's date"
-		if k.When != nil {
+		when := why[j]
+		if k.When != nil && when == "" {
 			when = k.When.Text
 		}
 		m.Dropped = append(m.Dropped, patient.Dropped{Text: f.Text, Reader: f.Reader,
 			Reason: fmt.Sprintf("an earlier value of %s; the latest, '%s' (%s), is used", f.Concept, k.Text, when)})
+	}
+	m.Facts = kept
+	return edits
+}
+
+// measuredValue is one stated value of a measure, for supersede: the
+// fact's index, how the text dates it, and its date.
+type measuredValue struct {
+	i    int
+	kind int
+	t    time.Time
+}
+
+// stale drops a dated value older than its measure's validity (the
+// pack's now.valid_for: a heart rate of 2019 is no rate at a scan in
+// 2026), traced: the measure is then unknown, not that old value. An
+// undated value stays: nothing says it is old.
+func (p *Program) stale(m *patient.Model, date time.Time) []edit {
+	if len(p.reading.validFor) == 0 {
+		return nil
+	}
+	var edits []edit
+	kept := m.Facts[:0:0]
+	for _, f := range m.Facts {
+		days, ok := p.reading.validFor[rules.NormalizeName(p.nameOf(f))]
+		if !ok || f.Kind != patient.KindMeasurement || f.Value == nil || f.Via != "" || f.When == nil ||
+			!f.When.To.Before(date.AddDate(0, 0, -days)) {
+			kept = append(kept, f)
+			continue
+		}
+		m.Dropped = append(m.Dropped, patient.Dropped{Text: f.Text, Resource: f.Resource, Reader: f.Reader,
+			Reason: fmt.Sprintf("a value of %s dated %s, older than the %d days the pack counts it as the patient's present value (meta/reading.json now.valid_for); the value is not used", p.nameOf(f), f.When.Text, days)})
+		edits = append(edits, edit{was: f.Evidence})
 	}
 	m.Facts = kept
 	return edits
@@ -274,4 +466,28 @@ func (p *Program) nameOf(f patient.Fact) string {
 		return n
 	}
 	return f.Concept
+}
+
+// namesOf is what a finding may call an evidence item's concept: its
+// name and the pack's phrases for it; none for a derived item, which the
+// finding names by its premise.
+func (p *Program) namesOf(e eval.Evidence) []string {
+	if e.Via != "" || e.DerivedBy != "" {
+		return nil
+	}
+	return append([]string{e.Concept}, p.phrases[e.ConceptKey]...)
+}
+
+// sentenceRest is the text after a finding up to its sentence's end.
+func sentenceRest(text string, end int) string {
+	if end < 0 || end > len(text) {
+		return ""
+	}
+	rest := text[end:]
+	for _, stop := range []string{". ", ";", "\n"} {
+		if i := strings.Index(rest, stop); i >= 0 {
+			rest = rest[:i]
+		}
+	}
+	return rest
 }

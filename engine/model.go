@@ -21,13 +21,15 @@ func (p *Program) textModel(caseID, text string, date time.Time, findings []extr
 		Facts: make([]patient.Fact, 0, len(ev))}
 	spans := make(map[string][]patient.Span, len(findings))
 	section := make(map[string]string, len(findings))
-	past := make(map[string]bool, len(findings)) // the finding's words state the past
+	words := make(map[string]string, len(findings)) // the finding's words, which may state the past
+	rest := make(map[string]string, len(findings))  // the rest of its sentence, which may say how long
 	for _, f := range findings {
 		if f.Start >= 0 && f.End <= len(text) && f.Start < f.End {
 			spans[f.ID] = []patient.Span{{Start: f.Start, End: f.End}}
 		}
 		section[f.ID] = f.Section
-		past[f.ID] = p.pastWords(f.Text)
+		words[f.ID] = f.Text
+		rest[f.ID] = sentenceRest(text, f.End)
 	}
 	for _, s := range p.doc.Sections(text) {
 		if s.Kind != "" {
@@ -47,7 +49,7 @@ func (p *Program) textModel(caseID, text string, date time.Time, findings []extr
 		if f.Status == patient.StatusTaking && notTaken[[2]string{e.ID, e.ConceptKey}] {
 			f.Status = patient.StatusPlanned
 		}
-		if f.Status == patient.StatusActive && (f.Kind == patient.KindProblem || f.Kind == patient.KindOther) && past[e.ID] {
+		if f.Status == patient.StatusActive && (f.Kind == patient.KindProblem || f.Kind == patient.KindOther) && p.pastFor(words[e.ID], rest[e.ID], p.namesOf(e), false) {
 			f.Status = patient.StatusHistory // "history of AF", "AF ablated in 2019"
 		}
 		m.Facts = append(m.Facts, f)

@@ -659,9 +659,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				e.When = p.titleWhen(text, f, e.ConceptKey, date)
 			}
 		}
-		if e.Present && p.medications[e.ConceptKey] && p.stoppedItem(text, byID[it.FindingID]) {
+		if e.Present && p.medications[e.ConceptKey] && (p.stoppedItem(text, byID[it.FindingID]) || p.pastFor(it.Text, "", p.namesOf(e), true)) {
 			// "aspirin stopped after 1 week": the drug was taken, and is
-			// not now; a stated stop is a stated absence of the therapy.
+			// not now; a stated stop is a stated absence of the therapy,
+			// and so is a past cue before the drug ("previous clopidogrel").
 			e.Present = false
 			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
 				Reason: it.ConceptKey + ": '" + it.Text + "' states the drug was stopped, so it is read as not taken now"})
@@ -706,7 +707,7 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 	date := noon(c.date)
 	// Values are checked on every path: one no patient can have is a
 	// misreading, one a later value supersedes is not the patient's now.
-	res.Evidence = applyEdits(res.Evidence, append(p.plausible(m), p.supersede(m, date)...))
+	res.Evidence = applyEdits(res.Evidence, append(append(p.plausible(m), p.supersede(m, date)...), p.stale(m, date)...))
 	ev := p.currentOnly(m, m.Evidence(), tr)
 	keys := map[string]bool{}
 	for _, e := range ev {

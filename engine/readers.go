@@ -33,8 +33,21 @@ type reading struct {
 	// duration ("2-month history of"); now: words dating a finding to the
 	// document's date; plausible: value ranges by normalised concept.
 	past, pastAfter, pastNegated, now *regexp.Regexp
-	pastLead                          int
-	plausible                         map[string]rules.Plausible
+	// pastEnds: words ending a past cue's reach; pastDrug: the past cues
+	// of a drug (past.cues and past.drug); pastPresent: words saying the
+	// state goes on now.
+	pastEnds, pastDrug, pastPresent *regexp.Regexp
+	// pastAdjacent: the past cues that date only a concept right after them.
+	pastAdjacent map[string]bool
+	pastLead     int
+	plausible    map[string]rules.Plausible
+	// undatedDays: how long before the document's date a dated value is
+	// superseded by the document's own undated one
+	// (now.undated_supersedes_days).
+	undatedDays int
+	// validFor: days a dated value stays current, by normalised concept
+	// (now.valid_for).
+	validFor map[string]int
 }
 
 // locatedf is an error about the pack's reading vocabulary.
@@ -54,15 +67,40 @@ func compileReading(r *rules.Reading) (*reading, error) {
 		}
 		return regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(l.Cues) + `)\b`) // literal words: always compiles
 	}
-	out.notTaken, out.stopped, out.now = cues(r.NotTaken), cues(r.Stopped), cues(r.Now)
+	out.notTaken, out.stopped, out.now = cues(r.NotTaken), cues(r.Stopped), cues(r.Now.List())
 	if r.NotTaken != nil && len(r.NotTaken.NegatedBy) > 0 {
 		out.notTakenNegated = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(r.NotTaken.NegatedBy) + `)\s+$`)
+	}
+	if r.Now != nil {
+		out.undatedDays = r.Now.UndatedSupersedesDays
+		for _, v := range r.Now.ValidFor {
+			if v.Days <= 0 || strings.TrimSpace(v.Why) == "" {
+				return nil, locatedf("now.valid_for %q: give days > 0 and why", v.Concept)
+			}
+			if out.validFor == nil {
+				out.validFor = map[string]int{}
+			}
+			out.validFor[rules.NormalizeName(v.Concept)] = v.Days
+		}
 	}
 	if pc := r.Past; pc != nil {
 		out.past, out.pastLead = cues(&rules.CueList{Cues: pc.Cues}), pc.Lead
 		if len(pc.After) > 0 {
 			out.pastAfter = cues(&rules.CueList{Cues: pc.After})
 		}
+		if len(pc.Ends) > 0 {
+			out.pastEnds = cues(&rules.CueList{Cues: pc.Ends})
+		}
+		for _, a := range pc.Adjacent {
+			if out.pastAdjacent == nil {
+				out.pastAdjacent = map[string]bool{}
+			}
+			out.pastAdjacent[strings.ToLower(a)] = true
+		}
+		if len(pc.Present) > 0 {
+			out.pastPresent = cues(&rules.CueList{Cues: pc.Present})
+		}
+		out.pastDrug = cues(&rules.CueList{Cues: append(append([]string(nil), pc.Cues...), pc.Drug...)})
 		if len(pc.NegatedBy) > 0 {
 			out.pastNegated = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(pc.NegatedBy) + `)\W*$`)
 		}

@@ -82,6 +82,11 @@ func (p *Program) labelWhen(text string, f extract.Finding, findings []extract.F
 		return nil
 	}
 	label := text[ls : ls+colon]
+	if i := strings.LastIndexAny(label, ".;"); i >= 0 && i+1 < len(label) && label[i+1] == ' ' {
+		// "LVEF 30% in 2019. Echo: LVEF 55%": the label is its own
+		// sentence's words; an earlier sentence's date is not its date.
+		label = label[i+1:]
+	}
 	named := p.doneLabel(label)
 	for _, g := range findings {
 		if named {

@@ -40,7 +40,7 @@ type Reading struct {
 	Past *PastCues `json:"past,omitempty"`
 	// Now: cues that date a finding to the document's date ("now BMI
 	// 29"), so a value stated with them supersedes an earlier dated one.
-	Now *CueList `json:"now,omitempty"`
+	Now *NowCues `json:"now,omitempty"`
 	// Plausible: the range a measured concept's value can take; a value
 	// outside it is a misreading (see Plausible).
 	Plausible []Plausible `json:"plausible,omitempty"`
@@ -94,6 +94,49 @@ type PastCues struct {
 	Lead      int      `json:"lead,omitempty"`
 	After     []string `json:"after,omitempty"`
 	NegatedBy []string `json:"negated_by,omitempty"`
+	// Ends are words that end a cue's reach: a cue before them dates
+	// only what it precedes ("angina since previous PCI" dates the PCI,
+	// "history of MI, now angina" not the angina).
+	Ends []string `json:"ends,omitempty"`
+	// Drug are further cues that, before a drug, say it was taken once
+	// and is not now ("previously on bisoprolol", "was on clopidogrel").
+	Drug []string `json:"drug,omitempty"`
+	// Present are words that say the state goes on or changes now
+	// ("History of angina, ongoing", "previous angina has become more
+	// frequent"): the cue is its duration, not its end.
+	Present []string `json:"present,omitempty"`
+	// Adjacent are the cues that date only a concept named right after
+	// them ("remote MI", not "remote monitoring shows AF").
+	Adjacent []string `json:"adjacent,omitempty"`
+}
+
+// NowCues are the words dating a value to the document's date, and how
+// far back a value dated in the case must be for the document's own,
+// undated value of the same measure to supersede it.
+type NowCues struct {
+	CueList
+	// UndatedSupersedesDays: an undated value, the report's own, is
+	// later than a value dated more than this many days before the
+	// document's date ("LVEF 30% in 2019. Echo: LVEF 55%"); 0: never.
+	UndatedSupersedesDays int `json:"undated_supersedes_days,omitempty"`
+	// ValidFor: how long a dated value of a measure stays the patient's
+	// present value; an older one is dropped, traced.
+	ValidFor []Validity `json:"valid_for,omitempty"`
+}
+
+// Validity is how many days a dated value of Concept stays current, and why.
+type Validity struct {
+	Concept string `json:"concept"`
+	Days    int    `json:"days"`
+	Why     string `json:"why"`
+}
+
+// List is the cue list, or nil.
+func (n *NowCues) List() *CueList {
+	if n == nil {
+		return nil
+	}
+	return &n.CueList
 }
 
 // CueList is a list of cue words with the reason they are cues.
@@ -235,7 +278,7 @@ func (r *Reading) check(name string) error {
 	for _, c := range []struct {
 		field string
 		l     *CueList
-	}{{"not_taken", r.NotTaken}, {"stopped", r.Stopped}, {"now", r.Now}} {
+	}{{"not_taken", r.NotTaken}, {"stopped", r.Stopped}, {"now", r.Now.List()}} {
 		if c.l == nil {
 			continue
 		}
@@ -440,7 +483,7 @@ func (r *Reading) Words() []string {
 		add(u.Qualifiers...)
 		add(u.Words...)
 	}
-	for _, l := range []*CueList{r.NotTaken, r.Stopped, r.Now} {
+	for _, l := range []*CueList{r.NotTaken, r.Stopped, r.Now.List()} {
 		if l != nil {
 			add(l.Cues...) // NegatedBy are plain English negations, no pack vocabulary
 		}
@@ -448,6 +491,8 @@ func (r *Reading) Words() []string {
 	if pc := r.Past; pc != nil {
 		add(pc.Cues...)
 		add(pc.After...)
+		add(pc.Drug...)
+		add(pc.Present...)
 	}
 	if rf := r.Refractory; rf != nil {
 		for _, s := range rf.Symptoms {

@@ -1071,7 +1071,10 @@ func trim(v float64) string {
 
 // keepLatest keeps, per measured concept, the latest result by its time
 // (a dated result beats an undated one; among equals the later entry
-// wins) and drops the others with the one kept.
+// wins) and drops the others with the one kept. A result whose time
+// overlaps the latest one's (the same day, one or both given as a date
+// only) is no earlier: both are kept, since the record does not say
+// which came first, rather than one picked by bundle order.
 func (r *reader) keepLatest() {
 	latest := map[string]int{}
 	later := func(a, b *patient.Fact) bool { // a later than b
@@ -1096,7 +1099,8 @@ func (r *reader) keepLatest() {
 	for i, f := range r.m.Facts {
 		// Values of the latest resource stay together (one report's
 		// stenosis per vessel).
-		if j, ok := latest[f.ConceptKey]; f.Kind == patient.KindMeasurement && ok && j != i && (f.Resource != r.m.Facts[j].Resource || f.Resource == "") {
+		if j, ok := latest[f.ConceptKey]; f.Kind == patient.KindMeasurement && ok && j != i && (f.Resource != r.m.Facts[j].Resource || f.Resource == "") &&
+			!concurrent(f.When, r.m.Facts[j].When) {
 			k := r.m.Facts[j]
 			date := "undated"
 			if k.When != nil {
@@ -1112,6 +1116,12 @@ func (r *reader) keepLatest() {
 		kept = append(kept, f)
 	}
 	r.m.Facts = kept
+}
+
+// concurrent: two result times overlap, neither strictly before the
+// other (the reader dates to the day: two results of one day tie).
+func concurrent(a, b *eval.When) bool {
+	return a != nil && b != nil && !a.To.Before(b.From) && !b.To.Before(a.From)
 }
 
 // refutedKinds: a refuted code for a kind within a class ("Angina pectoris
