@@ -57,6 +57,14 @@ type cueFile struct {
 	// features", "angina at low risk" state the CAD, the angina).
 	Compound      []string `json:"compound"`
 	CompoundStops []string `json:"compound_stops"`
+	// Habitual: a subject and a present-tense verb that open the main
+	// clause of a condition telling what happens each time ("if he walks
+	// fast he gets chest tightness"); a condition cue's scope ends there,
+	// so the consequence is stated. Conditions' files only.
+	Habitual struct {
+		Subjects []string `json:"subjects"`
+		Verbs    []string `json:"verbs"`
+	} `json:"habitual"`
 }
 
 // phraseFile is a list of phrases without direction (pseudo-cues,
@@ -155,6 +163,9 @@ type cueSet struct {
 	shared map[cueKind]map[string]bool
 	// compoundStops: per kind, the words a compound cue's reach stops at.
 	compoundStops map[cueKind]map[string]bool
+	// habitSubjects, habitVerbs: the words that open a habitual main
+	// clause after a condition (cueFile.Habitual).
+	habitSubjects, habitVerbs map[string]bool
 }
 
 // scopeSet is scope.json with its lists as sets.
@@ -280,6 +291,12 @@ func loadCues() (*cueSet, error) {
 				return nil, fmt.Errorf("engine/consistency/cues/%s: shared_after needs scope \"sentence\" and its subject_ends", c.file)
 			}
 			s.shared[c.kind] = setOf(f.SharedAfter)
+		}
+		if h := f.Habitual; len(h.Subjects)+len(h.Verbs) > 0 {
+			if len(f.Conditions) == 0 || len(h.Subjects) == 0 || len(h.Verbs) == 0 || s.habitSubjects != nil {
+				return nil, fmt.Errorf("engine/consistency/cues/%s: habitual needs both subjects and verbs, in the one file that lists conditions", c.file)
+			}
+			s.habitSubjects, s.habitVerbs = setOf(h.Subjects), setOf(h.Verbs)
 		}
 		if len(f.Self) > 0 && c.kind != kindNegation {
 			return nil, fmt.Errorf("engine/consistency/cues/%s: self cues are negation cues only", c.file)

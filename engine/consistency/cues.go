@@ -321,7 +321,7 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 	}
 	c := ts[start].clause
 	end, words, gov := start, 0, -1
-	for end < len(ts) && ts[end].clause == c && end-h.last <= scopeRules.Window && !terminates(hits, end) {
+	for end < len(ts) && ts[end].clause == c && end-h.last <= scopeRules.Window && !terminates(hits, end) && !(h.def.condition && habitualAt(ts, h.last+1, end)) {
 		if h.def.kind == kindNegation && gov < 0 && ts[end].word {
 			words++
 			// A governor near the cue, followed by its object, takes
@@ -345,6 +345,15 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 		end = listEnd(ts, hits, k, end)
 	}
 	return end
+}
+
+// habitualAt reports whether a habitual main clause ("he gets", "she
+// develops") starts at token i of a condition whose own words start at
+// token first: after them, not as the condition's own subject and verb
+// ("if he gets chest pain, call").
+func habitualAt(ts []token, first, i int) bool {
+	return i > first && i+1 < len(ts) && ts[i].word && ts[i+1].word && !ts[i+1].boundary &&
+		cueRules.habitSubjects[ts[i].low] && cueRules.habitVerbs[ts[i+1].low]
 }
 
 // takesList reports whether a cue may run on over a list.
