@@ -118,3 +118,19 @@ func negatedOf(at map[string]bool, key string, finding bool) bool {
 	}
 	return finding
 }
+
+// statesPastNegation reports whether a finding whose negation cue lies
+// among its words also names a concept word for word that no negation
+// reaches ("No angina since CABG 2018" states the CABG). Step (v) judges
+// a derived fact at the finding's first word, where the 'no' denies the
+// angina; a present fact derived from such a finding (CAD, CCS from the
+// CABG) comes from the stated concept, as a denied one yields absences
+// only.
+func (p *Program) statesPastNegation(ctext *consistency.Text, finding string) bool {
+	for _, negated := range p.negationAt(ctext, finding, p.verbatimNamed(finding)) {
+		if !negated {
+			return true
+		}
+	}
+	return false
+}
