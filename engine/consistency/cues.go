@@ -256,7 +256,7 @@ func setScope(ts []token, hits []cueHit, k int) {
 	if h.def.compound {
 		stops := cueRules.compoundStops[h.def.kind]
 		from := h.first
-		for from > 0 && ts[from-1].content() && !stops[ts[from-1].low] && cueAt(hits, from-1) == nil {
+		for from > 0 && ts[from-1].content() && !stops[ts[from-1].low] && !stopPrefixed(ts[from-1].low, cueRules.compoundStopPrefixes[h.def.kind]) && cueAt(hits, from-1) == nil {
 			from--
 		}
 		h.from, h.to = from, h.first
@@ -345,6 +345,17 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 		end = listEnd(ts, hits, k, end)
 	}
 	return end
+}
+
+// stopPrefixed reports whether a word starts with one of the prefixes
+// and goes on past it ("post-mi" for "post-").
+func stopPrefixed(w string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if len(w) > len(p) && strings.HasPrefix(w, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // habitualAt reports whether a habitual main clause ("he gets", "she
