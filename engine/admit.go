@@ -134,6 +134,10 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 			return v
 		}
 	}
+	if v.Check == consistency.CheckNegation && e.Present && e.DerivedBy != "" && a.p.statesPastNegation(a.text, a.mention[e.ID]) {
+		v.Pass, v.Check, v.Reason = true, "", "negation: derived from a concept '"+a.mention[e.ID]+"' states beyond its negation"
+		return v
+	}
 	return a.derivedPass(c, e, v)
 }
 

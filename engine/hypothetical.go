@@ -18,8 +18,11 @@ import (
 // probable negation ("angina unlikely") is judged the same way: the
 // mention is neither present nor stated absent, so it is set aside.
 // all reports that the finding states nothing: its first anchor, or every
-// concept it names, is spoken of as a risk or a possibility; otherwise
-// kept is the anchors without the ones that are. cues are the cues read.
+// concept it names, is spoken of as a risk or a possibility, and it names
+// no other concept where the cue does not reach; otherwise kept is the
+// anchors without the ones that are (with a first anchor spoken of so,
+// only the named concepts the cue does not reach). cues are the cues
+// read.
 func (p *Program) spokenOfAsRisk(ctext *consistency.Text, finding string, anchors []grounding.Anchor) (kept []grounding.Anchor, all bool, cues []string) {
 	if len(anchors) == 0 || !ctext.HypotheticalIn(finding) && !ctext.UnlikelyIn(finding) {
 		return anchors, false, nil
@@ -78,6 +81,7 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 	}
 	lower := " " + strings.ToLower(finding) + " "
 	reached := map[string][]string{} // concept key → its names the finding states, for concepts the cue reaches
+	free := map[string]bool{}        // anchors the finding names word for word where the cue does not reach
 	named := 0                       // anchors the finding names word for word
 	namedReached := 0                // ... of which the cue reaches
 	for _, v := range p.verbatimNamed(finding) {
@@ -105,7 +109,13 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 			named++
 		}
 		cx := ctext.AnalyzeAt(finding, strings.Join(stated, " ; "))
-		if !is(cx) || p.cueInConcept([]grounding.Anchor{v}, cx.Cues) {
+		if !is(cx) {
+			if in[v.ConceptKey] {
+				free[v.ConceptKey] = true
+			}
+			continue
+		}
+		if p.cueInConcept([]grounding.Anchor{v}, cx.Cues) {
 			continue
 		}
 		// Only a cue among the finding's own words: the mention is
@@ -152,8 +162,24 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 			kept = append(kept, a)
 		}
 	}
-	if len(kept) == 0 || out[anchors[0].ConceptKey] && reached[anchors[0].ConceptKey] != nil || named > 0 && namedReached == named {
+	if len(kept) == 0 || named > 0 && namedReached == named {
 		return nil, true, cues
+	}
+	if out[anchors[0].ConceptKey] && reached[anchors[0].ConceptKey] != nil {
+		// The finding is about a risk ("Stent thrombosis risk high after
+		// PCI last month"): of the rest only the concepts it names where
+		// the cue does not reach are stated (the PCI), not the readings
+		// of the risk's own words.
+		var stated []grounding.Anchor
+		for _, a := range kept {
+			if free[a.ConceptKey] {
+				stated = append(stated, a)
+			}
+		}
+		if len(stated) == 0 {
+			return nil, true, cues
+		}
+		return stated, false, cues
 	}
 	return kept, false, cues
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 
+	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/evidence"
 	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/grounding/textnorm"
@@ -72,4 +73,64 @@ func doubtInSynonym(clause string, synonyms, cues []string) string {
 		}
 	}
 	return ""
+}
+
+// negationAt judges a negation cue among a finding's own words at each
+// concept the finding names word for word, not at the finding's first
+// word: a negation's scope ends at a termination cue
+// (consistency/cues/termination.json) or a clause word, so in "No angina
+// since CABG 2018" or "Angina resolved after PCI 2024" the 'no' and the
+// 'resolved' deny the angina while the CABG and the PCI are stated, and
+// in "at his last review he was not felt to be at high bleeding risk" the
+// cue denies the risk, not the review. It returns, per anchor so named,
+// whether it is negated; an anchor the finding does not name word for
+// word keeps the finding's judgement, and so does every anchor of a
+// finding whose negation comes from outside its words (a "Denies:"
+// heading).
+func (p *Program) negationAt(ctext *consistency.Text, finding string, anchors []grounding.Anchor) map[string]bool {
+	if len(anchors) == 0 || !ctext.NegationIn(finding) {
+		return nil
+	}
+	out := map[string]bool{}
+	lower := " " + strings.ToLower(finding) + " "
+	for _, a := range anchors {
+		var stated []string
+		for _, n := range append([]string{a.Concept}, p.phrases[a.ConceptKey]...) {
+			if statedIn(lower, finding, n) {
+				stated = append(stated, n)
+			}
+		}
+		if len(stated) == 0 {
+			continue
+		}
+		if cx := ctext.AnalyzeAt(finding, strings.Join(stated, " ; ")); cx.Found {
+			out[a.ConceptKey] = cx.Negated
+		}
+	}
+	return out
+}
+
+// negatedOf is an anchor's negation: its own (negationAt) where judged,
+// else the finding's.
+func negatedOf(at map[string]bool, key string, finding bool) bool {
+	if v, ok := at[key]; ok {
+		return v
+	}
+	return finding
+}
+
+// statesPastNegation reports whether a finding whose negation cue lies
+// among its words also names a concept word for word that no negation
+// reaches ("No angina since CABG 2018" states the CABG). Step (v) judges
+// a derived fact at the finding's first word, where the 'no' denies the
+// angina; a present fact derived from such a finding (CAD, CCS from the
+// CABG) comes from the stated concept, as a denied one yields absences
+// only.
+func (p *Program) statesPastNegation(ctext *consistency.Text, finding string) bool {
+	for _, negated := range p.negationAt(ctext, finding, p.verbatimNamed(finding)) {
+		if !negated {
+			return true
+		}
+	}
+	return false
 }

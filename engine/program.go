@@ -549,6 +549,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
 			}
 		}
+		var negatedAt map[string]bool // a named concept's own negation
+		if c.checks.Negation {
+			negatedAt = p.negationAt(ctext, f.Text, anchors)
+		}
 		for _, a := range p.antonymEvidence(f.ID, f.Text, negated) {
 			antonyms = append(antonyms, a)
 			byAntonym[[2]string{f.ID, a.ConceptKey}] = true
@@ -572,7 +576,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if doubted[f.ID] && p.doubtfulName(a.Concept) {
 				ph, cov = p.undoubtedForms(ph), nil // the formatter reads ph itself
 			}
-			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negated, Clause: labelled(text, secs, f.Start, clause[f.ID]),
+			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negatedOf(negatedAt, a.ConceptKey, negated), Clause: labelled(text, secs, f.Start, clause[f.ID]),
 				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph, Names: p.rivals, Covering: cov}})
 		}
 		tr.Anchors = append(tr.Anchors, fa)

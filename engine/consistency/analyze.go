@@ -190,6 +190,10 @@ func (t *Text) HypotheticalIn(mention string) bool { return t.cueIn(mention, kin
 // own words, a cheap test before AnalyzeAt.
 func (t *Text) OtherIn(mention string) bool { return t.cueIn(mention, kindExperiencer) }
 
+// NegationIn reports whether a negation cue lies among the mention's own
+// words, a cheap test before AnalyzeAt.
+func (t *Text) NegationIn(mention string) bool { return t.cueIn(mention, kindNegation) }
+
 // UnlikelyCue reports whether cue (as Context.Cues lists it) is a
 // probable-negation cue ("unlikely").
 func UnlikelyCue(cue string) bool {

@@ -11,9 +11,11 @@ type analyzeAtCase struct {
 	Phrase  string `json:"phrase"`
 	Hypo    bool   `json:"hypothetical"`
 	// Unlikely: a probable negation reaches the phrase.
-	Unlikely bool     `json:"unlikely"`
-	Cues     []string `json:"cues"`
-	Note     string   `json:"note"`
+	Unlikely bool `json:"unlikely"`
+	// Negated, when given: a negation cue reaches the phrase.
+	Negated *bool    `json:"negated"`
+	Cues    []string `json:"cues"`
+	Note    string   `json:"note"`
 	// CueIn: a hypothetical or probable-negation cue starts among the
 	// mention's words (HypotheticalIn, UnlikelyIn), judged at the phrase
 	// or not.
@@ -36,6 +38,12 @@ func TestAnalyzeAt(t *testing.T) {
 			want := c.Cues
 			if want == nil {
 				want = []string{}
+			}
+			if c.Negated != nil && got.Negated != *c.Negated {
+				t.Errorf("AnalyzeAt(%q, %q) in %q: negated %v (cues %q), want %v", c.Mention, c.Phrase, c.Text, got.Negated, got.Cues, *c.Negated)
+			}
+			if c.Negated != nil {
+				return // a negation case lists no hypothetical cues
 			}
 			if got.Hypothetical != c.Hypo || got.Unlikely != c.Unlikely || !reflect.DeepEqual(got.Cues, want) {
 				t.Errorf("AnalyzeAt(%q, %q) in %q: hypothetical %v unlikely %v cues %q, want %v %v %q", c.Mention, c.Phrase, c.Text,

@@ -57,6 +57,18 @@ type cueFile struct {
 	// features", "angina at low risk" state the CAD, the angina).
 	Compound      []string `json:"compound"`
 	CompoundStops []string `json:"compound_stops"`
+	// CompoundStopPrefixes: a word starting with one of these states a
+	// past event ("post-MI risk stratification"); a compound cue's reach
+	// stops before it as at a compound stop.
+	CompoundStopPrefixes []string `json:"compound_stop_prefixes"`
+	// Habitual: a subject and a present-tense verb that open the main
+	// clause of a condition telling what happens each time ("if he walks
+	// fast he gets chest tightness"); a condition cue's scope ends there,
+	// so the consequence is stated. Conditions' files only.
+	Habitual struct {
+		Subjects []string `json:"subjects"`
+		Verbs    []string `json:"verbs"`
+	} `json:"habitual"`
 }
 
 // phraseFile is a list of phrases without direction (pseudo-cues,
@@ -155,6 +167,11 @@ type cueSet struct {
 	shared map[cueKind]map[string]bool
 	// compoundStops: per kind, the words a compound cue's reach stops at.
 	compoundStops map[cueKind]map[string]bool
+	// compoundStopPrefixes: per kind, the prefixes of such words.
+	compoundStopPrefixes map[cueKind][]string
+	// habitSubjects, habitVerbs: the words that open a habitual main
+	// clause after a condition (cueFile.Habitual).
+	habitSubjects, habitVerbs map[string]bool
 }
 
 // scopeSet is scope.json with its lists as sets.
@@ -224,7 +241,7 @@ func loadScope() (*scopeSet, error) {
 // loadCues reads and checks the cue files.
 func loadCues() (*cueSet, error) {
 	s := &cueSet{lists: map[cueKind]string{}, sentence: map[cueKind]map[string]bool{}, agent: map[cueKind]map[string]bool{}, shared: map[cueKind]map[string]bool{},
-		compoundStops: map[cueKind]map[string]bool{}}
+		compoundStops: map[cueKind]map[string]bool{}, compoundStopPrefixes: map[cueKind][]string{}}
 
 	merged := map[string]*cueDef{}
 	var order []string
@@ -275,11 +292,20 @@ func loadCues() (*cueSet, error) {
 		}
 		s.agent[c.kind] = setOf(f.AgentBefore)
 		s.compoundStops[c.kind] = setOf(f.CompoundStops)
+		for _, pre := range f.CompoundStopPrefixes {
+			s.compoundStopPrefixes[c.kind] = append(s.compoundStopPrefixes[c.kind], strings.ToLower(pre))
+		}
 		if len(f.SharedAfter) > 0 {
 			if f.Scope != "sentence" {
 				return nil, fmt.Errorf("engine/consistency/cues/%s: shared_after needs scope \"sentence\" and its subject_ends", c.file)
 			}
 			s.shared[c.kind] = setOf(f.SharedAfter)
+		}
+		if h := f.Habitual; len(h.Subjects)+len(h.Verbs) > 0 {
+			if len(f.Conditions) == 0 || len(h.Subjects) == 0 || len(h.Verbs) == 0 || s.habitSubjects != nil {
+				return nil, fmt.Errorf("engine/consistency/cues/%s: habitual needs both subjects and verbs, in the one file that lists conditions", c.file)
+			}
+			s.habitSubjects, s.habitVerbs = setOf(h.Subjects), setOf(h.Verbs)
 		}
 		if len(f.Self) > 0 && c.kind != kindNegation {
 			return nil, fmt.Errorf("engine/consistency/cues/%s: self cues are negation cues only", c.file)

@@ -256,7 +256,7 @@ func setScope(ts []token, hits []cueHit, k int) {
 	if h.def.compound {
 		stops := cueRules.compoundStops[h.def.kind]
 		from := h.first
-		for from > 0 && ts[from-1].content() && !stops[ts[from-1].low] && cueAt(hits, from-1) == nil {
+		for from > 0 && ts[from-1].content() && !stops[ts[from-1].low] && !stopPrefixed(ts[from-1].low, cueRules.compoundStopPrefixes[h.def.kind]) && cueAt(hits, from-1) == nil {
 			from--
 		}
 		h.from, h.to = from, h.first
@@ -321,7 +321,7 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 	}
 	c := ts[start].clause
 	end, words, gov := start, 0, -1
-	for end < len(ts) && ts[end].clause == c && end-h.last <= scopeRules.Window && !terminates(hits, end) {
+	for end < len(ts) && ts[end].clause == c && end-h.last <= scopeRules.Window && !terminates(hits, end) && !(h.def.condition && habitualAt(ts, h.last+1, end)) {
 		if h.def.kind == kindNegation && gov < 0 && ts[end].word {
 			words++
 			// A governor near the cue, followed by its object, takes
@@ -345,6 +345,26 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 		end = listEnd(ts, hits, k, end)
 	}
 	return end
+}
+
+// stopPrefixed reports whether a word starts with one of the prefixes
+// and goes on past it ("post-mi" for "post-").
+func stopPrefixed(w string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if len(w) > len(p) && strings.HasPrefix(w, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// habitualAt reports whether a habitual main clause ("he gets", "she
+// develops") starts at token i of a condition whose own words start at
+// token first: after them, not as the condition's own subject and verb
+// ("if he gets chest pain, call").
+func habitualAt(ts []token, first, i int) bool {
+	return i > first && i+1 < len(ts) && ts[i].word && ts[i+1].word && !ts[i+1].boundary &&
+		cueRules.habitSubjects[ts[i].low] && cueRules.habitVerbs[ts[i+1].low]
 }
 
 // takesList reports whether a cue may run on over a list.
