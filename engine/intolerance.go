@@ -87,6 +87,29 @@ func (p *Program) intoleranceDrops(text string, findings []extract.Finding, item
 			}
 		}
 	}
+	// The detail in parentheses right after a statement of intolerance
+	// ("intolerant of ARNI (angioedema on Entresto)") tells how the drug
+	// was not tolerated: a drug it names is not taken, whether or not the
+	// pack has an intolerance concept of it.
+	for _, f := range findings {
+		if said[f.ID] == "" || listed[f.ID] {
+			continue
+		}
+		lo, hi := parenthesisAfter(text, f.End)
+		if lo < 0 {
+			continue
+		}
+		for _, it := range items {
+			g, ok := byID[it.FindingID]
+			if !ok || g.ID == f.ID || g.Start < lo || g.End > hi || it.Rejected != "" || !it.Present || !p.medications[it.ConceptKey] {
+				continue
+			}
+			drugs[g.ID] = append(drugs[g.ID], it.ConceptKey)
+			if said[g.ID] == "" {
+				said[g.ID] = said[f.ID]
+			}
+		}
+	}
 	if len(drugs) == 0 {
 		return nil, adds
 	}

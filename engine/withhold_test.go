@@ -61,7 +61,9 @@ type withholdCase struct {
 	FHIR     []json.RawMessage `json:"fhir,omitempty"`
 	Withheld []string          `json:"withheld,omitempty"`
 	Returned []string          `json:"returned,omitempty"`
-	Cautions map[string]string `json:"cautions,omitempty"`
+	// NotReturned: rows neither returned nor withheld.
+	NotReturned []string          `json:"not_returned,omitempty"`
+	Cautions    map[string]string `json:"cautions,omitempty"`
 	// NoCautions: rows returned without any caution.
 	NoCautions []string `json:"no_cautions,omitempty"`
 	Facts      []string `json:"facts,omitempty"`
@@ -115,6 +117,9 @@ func TestWithholdCases(t *testing.T) {
 			}
 			for _, id := range tc.Returned {
 				assert.Contains(t, returned, id, "%s: %s should be returned", path, id)
+			}
+			for _, id := range tc.NotReturned {
+				assert.NotContains(t, returned, id, "%s: %s should not be returned", path, id)
 			}
 			for id, words := range tc.Cautions {
 				r, ok := returned[id]
