@@ -38,6 +38,24 @@ func (p *Program) intoleranceDrops(text string, findings []extract.Finding, item
 			said[f.ID] = "'" + f.Text + "'"
 		}
 	}
+	// "Intolerant of ACE inhibitor (cough) and of ARNI": a finding that
+	// repeats the statement's preposition after "and"/"or" continues the
+	// statement before it and shares its words.
+	for i, f := range findings {
+		if said[f.ID] != "" || i == 0 || !elidedContinuation(f.Text) {
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			g := findings[j]
+			if g.End > f.Start || insideParenthesis(text, g.Start) {
+				continue // a detail in parentheses between the two
+			}
+			if said[g.ID] != "" && joinedByAnd(text[g.End:f.Start]) {
+				said[f.ID] = said[g.ID]
+			}
+			break
+		}
+	}
 	drugs := map[string][]string{} // finding → drug keys it is intolerant of
 	var adds []eval.Evidence
 	seenAdd := map[[2]string]bool{}
@@ -263,4 +281,39 @@ func parenthesisAfter(text string, end int) (int, int) {
 		return -1, -1
 	}
 	return i + 1, i + j
+}
+
+// elidedContinuation reports whether a finding opens with the preposition
+// of a statement it continues ("of ARNI" after "intolerant of ACE
+// inhibitor and"): generic words of English, no clinical vocabulary.
+func elidedContinuation(words string) bool {
+	w := strings.ToLower(firstWord(words))
+	return w == "of" || w == "to"
+}
+
+// joinedByAnd reports whether the text between two findings, its
+// parentheses left out, is only a coordinating "and"/"or" or a comma.
+func joinedByAnd(between string) bool {
+	var b strings.Builder
+	depth := 0
+	for _, r := range between {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')':
+			if depth > 0 {
+				depth--
+			}
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	rest := strings.ToLower(strings.Trim(b.String(), " ,"))
+	return rest == "and" || rest == "or" || rest == "" && strings.Contains(between, ",")
+}
+
+// insideParenthesis reports whether pos lies inside an open parenthesis.
+func insideParenthesis(text string, pos int) bool {
+	open := strings.LastIndexByte(text[:pos], '(')
+	return open >= 0 && strings.LastIndexByte(text[:pos], ')') < open
 }
