@@ -304,10 +304,12 @@ func (t *Text) analyseTokens(target []token) analysis {
 	return a
 }
 
-// head is the first content word of the mention that is not a cue word.
+// head is the first content word of the mention that is not a cue word
+// nor a subject pronoun: "I suspect X" is headed by X, which the cue
+// reaches, not by "I", which it does not.
 func (a analysis) head() int {
 	for i := a.from; i <= a.to; i++ {
-		if a.toks[i].content() && !inCue(a.hits, i) {
+		if a.toks[i].content() && !inCue(a.hits, i) && !cueRules.habitSubjects[a.toks[i].low] {
 			return i
 		}
 	}

@@ -44,7 +44,13 @@ type cueFile struct {
 	SharedAfter []string `json:"shared_after"`
 	// Conditions: hypothetical cues that open a condition clause ("if",
 	// "once"), inside which doubt and resolution cues are dropped.
-	Conditions    []string `json:"conditions"`
+	Conditions []string `json:"conditions"`
+	// Glosses: a forward cue whose clause ends at a parenthesis of words
+	// only reaches into it: the parenthesis explains or lists the kinds
+	// of what the cue governs ("suspected INOCA (microvascular or
+	// vasospastic)"). One with a number is a value of its own ("suspected
+	// CCS (PTP 45%)") and is not reached.
+	Glosses       bool     `json:"glosses"`
 	Forward       []string `json:"forward"`
 	Backward      []string `json:"backward"`
 	Both          []string `json:"both"`
@@ -172,6 +178,8 @@ type cueSet struct {
 	// habitSubjects, habitVerbs: the words that open a habitual main
 	// clause after a condition (cueFile.Habitual).
 	habitSubjects, habitVerbs map[string]bool
+	// glosses: kinds whose forward cues reach into a gloss (cueFile.Glosses).
+	glosses map[cueKind]bool
 }
 
 // scopeSet is scope.json with its lists as sets.
@@ -240,7 +248,7 @@ func loadScope() (*scopeSet, error) {
 
 // loadCues reads and checks the cue files.
 func loadCues() (*cueSet, error) {
-	s := &cueSet{lists: map[cueKind]string{}, sentence: map[cueKind]map[string]bool{}, agent: map[cueKind]map[string]bool{}, shared: map[cueKind]map[string]bool{},
+	s := &cueSet{glosses: map[cueKind]bool{}, lists: map[cueKind]string{}, sentence: map[cueKind]map[string]bool{}, agent: map[cueKind]map[string]bool{}, shared: map[cueKind]map[string]bool{},
 		compoundStops: map[cueKind]map[string]bool{}, compoundStopPrefixes: map[cueKind][]string{}}
 
 	merged := map[string]*cueDef{}
@@ -291,6 +299,7 @@ func loadCues() (*cueSet, error) {
 			return nil, fmt.Errorf("engine/consistency/cues/%s: scope %q must be \"clause\" or \"sentence\"", c.file, f.Scope)
 		}
 		s.agent[c.kind] = setOf(f.AgentBefore)
+		s.glosses[c.kind] = f.Glosses
 		s.compoundStops[c.kind] = setOf(f.CompoundStops)
 		for _, pre := range f.CompoundStopPrefixes {
 			s.compoundStopPrefixes[c.kind] = append(s.compoundStopPrefixes[c.kind], strings.ToLower(pre))

@@ -344,7 +344,42 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 	if takesList(h.def) {
 		end = listEnd(ts, hits, k, end)
 	}
+	if cueRules.glosses[h.def.kind] && end > start {
+		end = glossEnd(ts, hits, end)
+	}
 	return end
+}
+
+// glossEnd is where a scope ending at end (exclusive) ends once it takes
+// in a parenthesis of words only that opens right there: the gloss of
+// what the scope governs. A parenthesis holding a number or a cue, or
+// left open within the window, is no gloss and end stands.
+func glossEnd(ts []token, hits []cueHit, end int) int {
+	if end >= len(ts) || ts[end].low != "(" {
+		return end
+	}
+	for j := end + 1; j < len(ts) && j-end <= scopeRules.Window; j++ {
+		switch {
+		case ts[j].low == ")":
+			if j == end+1 {
+				return end
+			}
+			return j
+		case ts[j].low == "(" || ts[j].isNum || hasDigit(ts[j].low) || startsAnyCue(hits, j):
+			return end
+		}
+	}
+	return end
+}
+
+// startsAnyCue reports whether a cue of any kind starts at token i.
+func startsAnyCue(hits []cueHit, i int) bool {
+	for _, h := range hits {
+		if h.first == i {
+			return true
+		}
+	}
+	return false
 }
 
 // stopPrefixed reports whether a word starts with one of the prefixes
