@@ -41,6 +41,9 @@ type reading struct {
 	pastAdjacent map[string]bool
 	pastLead     int
 	plausible    map[string]rules.Plausible
+	// otherSetting, sameSetting: plausible's setting words, by normalised
+	// concept.
+	otherSetting, sameSetting map[string]*regexp.Regexp
 	// undatedDays: how long before the document's date a dated value is
 	// superseded by the document's own undated one
 	// (now.undated_supersedes_days).
@@ -117,7 +120,17 @@ func compileReading(r *rules.Reading) (*reading, error) {
 	}
 	out.plausible = map[string]rules.Plausible{}
 	for _, pl := range r.Plausible {
-		out.plausible[rules.NormalizeName(pl.Concept)] = pl
+		k := rules.NormalizeName(pl.Concept)
+		out.plausible[k] = pl
+		if len(pl.OtherSetting) > 0 {
+			if out.otherSetting == nil {
+				out.otherSetting, out.sameSetting = map[string]*regexp.Regexp{}, map[string]*regexp.Regexp{}
+			}
+			out.otherSetting[k] = cues(&rules.CueList{Cues: pl.OtherSetting})
+			if len(pl.SameSetting) > 0 {
+				out.sameSetting[k] = cues(&rules.CueList{Cues: pl.SameSetting})
+			}
+		}
 	}
 	if a := r.AnatomyChecks; a != nil {
 		for _, w := range a.KeptFor {

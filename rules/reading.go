@@ -71,14 +71,21 @@ type UngroundedValue struct {
 // is dropped with the reason, on every input path (text, FHIR codes,
 // FHIR words). FractionInPercent: a value below 1 stated in percent is
 // a fraction written with a percent sign ("LVEF 0.55 %") and reads as
-// its percent (55 %) when that lies inside the range.
+// its percent (55 %) when that lies inside the range. OtherSetting:
+// words in the value's own finding saying it was measured in another
+// setting than the one the concept means ("peak heart rate 150 during
+// the exercise test" is no resting rate): the value is dropped with the
+// reason, unless the finding also names the concept's own setting
+// (SameSetting: "resting HR 62, peak 150" is left as read).
 type Plausible struct {
-	Concept           string  `json:"concept"`
-	Min               float64 `json:"min"`
-	Max               float64 `json:"max"`
-	Unit              string  `json:"unit"`
-	FractionInPercent bool    `json:"fraction_in_percent,omitempty"`
-	Source            string  `json:"source"`
+	Concept           string   `json:"concept"`
+	Min               float64  `json:"min"`
+	Max               float64  `json:"max"`
+	Unit              string   `json:"unit"`
+	FractionInPercent bool     `json:"fraction_in_percent,omitempty"`
+	OtherSetting      []string `json:"other_setting,omitempty"`
+	SameSetting       []string `json:"same_setting,omitempty"`
+	Source            string   `json:"source"`
 }
 
 // PastCues are the words that state a condition of the past. Cues
@@ -319,6 +326,9 @@ func (r *Reading) check(name string) error {
 		}
 		if pl.Min >= pl.Max {
 			return fmt.Errorf("%s (%s): min %g must be below max %g", f, pl.Concept, pl.Min, pl.Max)
+		}
+		if len(pl.SameSetting) > 0 && len(pl.OtherSetting) == 0 {
+			return fmt.Errorf("%s (%s): same_setting keeps a value other_setting would drop; give other_setting too", f, pl.Concept)
 		}
 		if j, dup := seenPlausible[NormalizeName(pl.Concept)]; dup {
 			return fmt.Errorf("%s (%s): repeats plausible[%d]; merge the two ranges", f, pl.Concept, j)
