@@ -18,6 +18,9 @@ import (
 type reading struct {
 	ungrounded        []*regexp.Regexp
 	notTaken, stopped *regexp.Regexp
+	// switched, switchedTo: a done change of drug and the word before
+	// the drug now taken (reading.json switched).
+	switched, switchedTo *regexp.Regexp
 	// notTakenNegated matches the words right before a not-taken cue that
 	// turn it into its opposite ("do not stop").
 	notTakenNegated *regexp.Regexp
@@ -73,6 +76,9 @@ func compileReading(r *rules.Reading) (*reading, error) {
 	out.notTaken, out.stopped, out.now = cues(r.NotTaken), cues(r.Stopped), cues(r.Now.List())
 	if r.NotTaken != nil && len(r.NotTaken.NegatedBy) > 0 {
 		out.notTakenNegated = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(r.NotTaken.NegatedBy) + `)\s+$`)
+	}
+	if sw := r.Switched; sw != nil {
+		out.switched, out.switchedTo = cues(&rules.CueList{Cues: sw.Cues}), cues(&rules.CueList{Cues: sw.To})
 	}
 	if r.Now != nil {
 		out.undatedDays = r.Now.UndatedSupersedesDays

@@ -33,6 +33,9 @@ type Reading struct {
 	// Stopped: cues of a medication finding whose own words say the drug
 	// was stopped.
 	Stopped *CueList `json:"stopped,omitempty"`
+	// Switched: a done change of drug ("switched from clopidogrel to
+	// ticagrelor"): see SwitchCues.
+	Switched *SwitchCues `json:"switched,omitempty"`
 	// Past: cues of words that state a condition of the past ("history
 	// of", "resolved"): the fact's status is history, which counts as
 	// present only for concepts not held current-only (hierarchy.json
@@ -144,6 +147,17 @@ func (n *NowCues) List() *CueList {
 		return nil
 	}
 	return &n.CueList
+}
+
+// SwitchCues state a done change of drug: in a medication finding, a
+// drug named after a cue and before the first To word was stopped, a
+// drug named after that word is the one taken now ("changed from
+// bisoprolol to nebivolol"; "switched to ticagrelor"). A not-taken cue
+// before the switch cue ("will be switched") leaves both as read.
+type SwitchCues struct {
+	Why  string   `json:"why"`
+	Cues []string `json:"cues"`
+	To   []string `json:"to"`
 }
 
 // CueList is a list of cue words with the reason they are cues.
@@ -317,6 +331,9 @@ func (r *Reading) check(name string) error {
 				return err
 			}
 		}
+	}
+	if sw := r.Switched; sw != nil && (strings.TrimSpace(sw.Why) == "" || len(sw.Cues) == 0 || len(sw.To) == 0) {
+		return fmt.Errorf("%s: switched: give why, cues and to", name)
 	}
 	seenPlausible := map[string]int{}
 	for i, pl := range r.Plausible {
