@@ -418,7 +418,9 @@ func applyEdits(ev []eval.Evidence, edits []edit) []eval.Evidence {
 // range (meta/reading.json plausible), whichever reader made it: a value
 // outside the range is dropped with the reason, so "LVEF 0.55 %" never
 // meets "LVEF <= 35 %"; a fraction written in percent, where the pack
-// says the concept is given so, reads as its percent (0.55 % → 55 %).
+// says the concept is given so, reads as its percent (0.55 % → 55 %); a
+// value whose finding names another setting (plausible other_setting:
+// a peak or exercise heart rate) is no value of the concept and dropped.
 func (p *Program) plausible(m *patient.Model) []edit {
 	if len(p.reading.plausible) == 0 {
 		return nil
@@ -430,6 +432,15 @@ func (p *Program) plausible(m *patient.Model) []edit {
 		if !ok || f.Value == nil || f.Via != "" {
 			kept = append(kept, f)
 			continue
+		}
+		k := rules.NormalizeName(p.nameOf(f))
+		if re := p.reading.otherSetting[k]; re != nil && re.MatchString(f.Text) {
+			if same := p.reading.sameSetting[k]; same == nil || !same.MatchString(f.Text) {
+				m.Dropped = append(m.Dropped, patient.Dropped{Text: f.Text, Resource: f.Resource, Reader: f.Reader,
+					Reason: fmt.Sprintf("%q says the value was taken in another setting than the %s the pack means; the value is not used", re.FindString(f.Text), pl.Concept)})
+				edits = append(edits, edit{was: f.Evidence})
+				continue
+			}
 		}
 		v, err := units.ConvertWith(*f.Value, f.Unit, pl.Unit, pl.Concept, units.Options{})
 		if err != nil || f.Unit == "" {

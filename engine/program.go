@@ -652,6 +652,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			} else if p.notTakenAmong(text, f, findings) {
 				notTaken[[2]string{e.ID, e.ConceptKey}] = true
 			}
+			if p.switchRole(it.Text, p.namesOf(e)) > 0 {
+				notTaken[[2]string{e.ID, e.ConceptKey}] = false // "switched ... to ticagrelor": taken now
+			}
 		}
 		if e.When == nil {
 			// "PCI to the LAD (2019)": the date may sit in the clause.
@@ -663,7 +666,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				e.When = p.titleWhen(text, f, e.ConceptKey, date)
 			}
 		}
-		if e.Present && p.medications[e.ConceptKey] && (p.stoppedItem(text, byID[it.FindingID]) || p.pastFor(it.Text, "", p.namesOf(e), true)) {
+		if e.Present && p.medications[e.ConceptKey] && (p.stoppedItem(text, byID[it.FindingID]) || p.pastFor(it.Text, "", p.namesOf(e), true) || p.switchRole(it.Text, p.namesOf(e)) < 0) {
 			// "aspirin stopped after 1 week": the drug was taken, and is
 			// not now; a stated stop is a stated absence of the therapy,
 			// and so is a past cue before the drug ("previous clopidogrel").

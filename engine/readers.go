@@ -18,6 +18,9 @@ import (
 type reading struct {
 	ungrounded        []*regexp.Regexp
 	notTaken, stopped *regexp.Regexp
+	// switched, switchedTo: a done change of drug and the word before
+	// the drug now taken (reading.json switched).
+	switched, switchedTo *regexp.Regexp
 	// notTakenNegated matches the words right before a not-taken cue that
 	// turn it into its opposite ("do not stop").
 	notTakenNegated *regexp.Regexp
@@ -41,6 +44,9 @@ type reading struct {
 	pastAdjacent map[string]bool
 	pastLead     int
 	plausible    map[string]rules.Plausible
+	// otherSetting, sameSetting: plausible's setting words, by normalised
+	// concept.
+	otherSetting, sameSetting map[string]*regexp.Regexp
 	// undatedDays: how long before the document's date a dated value is
 	// superseded by the document's own undated one
 	// (now.undated_supersedes_days).
@@ -70,6 +76,9 @@ func compileReading(r *rules.Reading) (*reading, error) {
 	out.notTaken, out.stopped, out.now = cues(r.NotTaken), cues(r.Stopped), cues(r.Now.List())
 	if r.NotTaken != nil && len(r.NotTaken.NegatedBy) > 0 {
 		out.notTakenNegated = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(r.NotTaken.NegatedBy) + `)\s+$`)
+	}
+	if sw := r.Switched; sw != nil {
+		out.switched, out.switchedTo = cues(&rules.CueList{Cues: sw.Cues}), cues(&rules.CueList{Cues: sw.To})
 	}
 	if r.Now != nil {
 		out.undatedDays = r.Now.UndatedSupersedesDays
@@ -117,7 +126,17 @@ func compileReading(r *rules.Reading) (*reading, error) {
 	}
 	out.plausible = map[string]rules.Plausible{}
 	for _, pl := range r.Plausible {
-		out.plausible[rules.NormalizeName(pl.Concept)] = pl
+		k := rules.NormalizeName(pl.Concept)
+		out.plausible[k] = pl
+		if len(pl.OtherSetting) > 0 {
+			if out.otherSetting == nil {
+				out.otherSetting, out.sameSetting = map[string]*regexp.Regexp{}, map[string]*regexp.Regexp{}
+			}
+			out.otherSetting[k] = cues(&rules.CueList{Cues: pl.OtherSetting})
+			if len(pl.SameSetting) > 0 {
+				out.sameSetting[k] = cues(&rules.CueList{Cues: pl.SameSetting})
+			}
+		}
 	}
 	if a := r.AnatomyChecks; a != nil {
 		for _, w := range a.KeptFor {

@@ -33,6 +33,9 @@ type Reading struct {
 	// Stopped: cues of a medication finding whose own words say the drug
 	// was stopped.
 	Stopped *CueList `json:"stopped,omitempty"`
+	// Switched: a done change of drug ("switched from clopidogrel to
+	// ticagrelor"): see SwitchCues.
+	Switched *SwitchCues `json:"switched,omitempty"`
 	// Past: cues of words that state a condition of the past ("history
 	// of", "resolved"): the fact's status is history, which counts as
 	// present only for concepts not held current-only (hierarchy.json
@@ -71,14 +74,21 @@ type UngroundedValue struct {
 // is dropped with the reason, on every input path (text, FHIR codes,
 // FHIR words). FractionInPercent: a value below 1 stated in percent is
 // a fraction written with a percent sign ("LVEF 0.55 %") and reads as
-// its percent (55 %) when that lies inside the range.
+// its percent (55 %) when that lies inside the range. OtherSetting:
+// words in the value's own finding saying it was measured in another
+// setting than the one the concept means ("peak heart rate 150 during
+// the exercise test" is no resting rate): the value is dropped with the
+// reason, unless the finding also names the concept's own setting
+// (SameSetting: "resting HR 62, peak 150" is left as read).
 type Plausible struct {
-	Concept           string  `json:"concept"`
-	Min               float64 `json:"min"`
-	Max               float64 `json:"max"`
-	Unit              string  `json:"unit"`
-	FractionInPercent bool    `json:"fraction_in_percent,omitempty"`
-	Source            string  `json:"source"`
+	Concept           string   `json:"concept"`
+	Min               float64  `json:"min"`
+	Max               float64  `json:"max"`
+	Unit              string   `json:"unit"`
+	FractionInPercent bool     `json:"fraction_in_percent,omitempty"`
+	OtherSetting      []string `json:"other_setting,omitempty"`
+	SameSetting       []string `json:"same_setting,omitempty"`
+	Source            string   `json:"source"`
 }
 
 // PastCues are the words that state a condition of the past. Cues
@@ -137,6 +147,17 @@ func (n *NowCues) List() *CueList {
 		return nil
 	}
 	return &n.CueList
+}
+
+// SwitchCues state a done change of drug: in a medication finding, a
+// drug named after a cue and before the first To word was stopped, a
+// drug named after that word is the one taken now ("changed from
+// bisoprolol to nebivolol"; "switched to ticagrelor"). A not-taken cue
+// before the switch cue ("will be switched") leaves both as read.
+type SwitchCues struct {
+	Why  string   `json:"why"`
+	Cues []string `json:"cues"`
+	To   []string `json:"to"`
 }
 
 // CueList is a list of cue words with the reason they are cues.
@@ -311,6 +332,9 @@ func (r *Reading) check(name string) error {
 			}
 		}
 	}
+	if sw := r.Switched; sw != nil && (strings.TrimSpace(sw.Why) == "" || len(sw.Cues) == 0 || len(sw.To) == 0) {
+		return fmt.Errorf("%s: switched: give why, cues and to", name)
+	}
 	seenPlausible := map[string]int{}
 	for i, pl := range r.Plausible {
 		f := fmt.Sprintf("%s: plausible[%d]", name, i)
@@ -319,6 +343,9 @@ func (r *Reading) check(name string) error {
 		}
 		if pl.Min >= pl.Max {
 			return fmt.Errorf("%s (%s): min %g must be below max %g", f, pl.Concept, pl.Min, pl.Max)
+		}
+		if len(pl.SameSetting) > 0 && len(pl.OtherSetting) == 0 {
+			return fmt.Errorf("%s (%s): same_setting keeps a value other_setting would drop; give other_setting too", f, pl.Concept)
 		}
 		if j, dup := seenPlausible[NormalizeName(pl.Concept)]; dup {
 			return fmt.Errorf("%s (%s): repeats plausible[%d]; merge the two ranges", f, pl.Concept, j)
