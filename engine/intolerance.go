@@ -294,21 +294,7 @@ func elidedContinuation(words string) bool {
 // joinedByAnd reports whether the text between two findings, its
 // parentheses left out, is only a coordinating "and"/"or" or a comma.
 func joinedByAnd(between string) bool {
-	var b strings.Builder
-	depth := 0
-	for _, r := range between {
-		switch {
-		case r == '(':
-			depth++
-		case r == ')':
-			if depth > 0 {
-				depth--
-			}
-		case depth == 0:
-			b.WriteRune(r)
-		}
-	}
-	rest := strings.ToLower(strings.Trim(b.String(), " ,"))
+	rest := strings.ToLower(strings.Trim(extract.StripParens(between), " ,"))
 	return rest == "and" || rest == "or" || rest == "" && strings.Contains(between, ",")
 }
 

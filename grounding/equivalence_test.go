@@ -1,38 +1,17 @@
 package grounding
 
 import (
-	"bufio"
 	"context"
-	"os"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/executablekg/execkg/grounding/fulltext"
+	"github.com/executablekg/execkg/internal/corpus"
 )
 
-// corpusFindings reads testdata/findings.txt: findings as the extraction
-// step writes them for the vignettes and the dev documents.
-func corpusFindings(t testing.TB) []string {
-	t.Helper()
-	f, err := os.Open("testdata/findings.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if l := sc.Text(); l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, l)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
+// corpusFindings reads the grounding test corpus (internal/corpus).
+func corpusFindings(t testing.TB) []string { return corpus.Findings(t, "testdata/findings.txt") }
 
 // TestGroundSameOnBothStores: over the findings corpus and the shipped
 // pack, Ground answers exactly (anchors, scores, hits) the same on the

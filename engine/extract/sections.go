@@ -204,7 +204,7 @@ func labelAt(text string, at, lineEnd int, kinds []headingWords, lineFirst bool)
 	default:
 		return Section{}, false
 	}
-	words := rules.CueWords(stripParens(label))
+	words := rules.CueWords(StripParens(label))
 	if len(words) == 0 || len(words) > maxLabelWords {
 		return Section{}, false
 	}
@@ -259,8 +259,8 @@ func kindWords(words []string, kinds []headingWords) []string {
 	return best
 }
 
-// stripParens drops parenthesised parts of a label ("Bloods (fasting)").
-func stripParens(s string) string {
+// StripParens drops the parenthesised parts of a text ("Bloods (fasting)").
+func StripParens(s string) string {
 	var b strings.Builder
 	depth := 0
 	for _, r := range s {

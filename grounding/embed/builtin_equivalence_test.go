@@ -1,14 +1,12 @@
 package embed
 
 import (
-	"bufio"
 	"context"
 	"math"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/executablekg/execkg/grounding/textnorm"
+	"github.com/executablekg/execkg/internal/corpus"
 )
 
 // TestBuiltinMatchesDense: the built-in embedder, which sums and scales
@@ -16,18 +14,7 @@ import (
 // pass over every dimension (denseVector, the embedder as first written),
 // for every finding of the grounding corpus.
 func TestBuiltinMatchesDense(t *testing.T) {
-	f, err := os.Open("../testdata/findings.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var texts []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if l := sc.Text(); !strings.HasPrefix(l, "#") {
-			texts = append(texts, l)
-		}
-	}
+	texts := corpus.Findings(t, "../testdata/findings.txt")
 	texts = append(texts, "", "a the of", "x", "rate risk disease")
 	for _, dim := range []int{0, 97} {
 		b := NewBuiltin(dim)

@@ -1,41 +1,20 @@
 package fulltext
 
 import (
-	"bufio"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
-	"unicode"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/executablekg/execkg/grounding/textnorm"
+	"github.com/executablekg/execkg/internal/corpus"
 )
 
-// findings reads the grounding test corpus: findings as the extraction
-// step writes them for the vignettes and the dev documents.
-func findings(t testing.TB) []string {
-	t.Helper()
-	f, err := os.Open("../testdata/findings.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if l := sc.Text(); l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, l)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
+// findings reads the grounding test corpus (internal/corpus).
+func findings(t testing.TB) []string { return corpus.Findings(t, "../testdata/findings.txt") }
 
 // equivalenceCases are searches over the corpus: each finding alone, with
 // the next one as an abbreviation-style variant, and hiding a text.
@@ -217,26 +196,7 @@ func referenceQueryText(finding string) string {
 
 	// Remove numbers right to left, so earlier offsets stay valid.
 	locs := numberRe.FindAllStringIndex(s, -1)
-	for i := len(locs) - 1; i >= 0; i-- {
-		a, b := locs[i][0], locs[i][1]
-		d := a // first digit of the match
-		for d < b && !unicode.IsDigit(rune(s[d])) {
-			d++
-		}
-		if d == a && d > 0 && isWordByte(s[d-1]) {
-			continue // digit inside a word: cha2ds2, hba1c
-		}
-		if b < len(s) && (isWordByte(s[b]) || (s[b] == '-' && b+1 < len(s) && isLetter(s[b+1]))) {
-			continue // 2nd, 12-lead, 3-vessel
-		}
-		if keepBefore[lastWord(s[:a])] {
-			continue
-		}
-		if m := comparatorTail.FindStringIndex(s[:a]); m != nil {
-			a = m[0]
-		}
-		s = s[:a] + " " + s[b:]
-	}
+	s = dropNumbers(s, locs)
 	s = negationRe.ReplaceAllString(s, " ")
 
 	// Stray comparator symbols and punctuation at word edges.

@@ -59,26 +59,7 @@ func QueryText(finding string) string {
 	if strings.ContainsAny(s, "0123456789") {
 		locs = numberRe.FindAllStringIndex(s, -1)
 	}
-	for i := len(locs) - 1; i >= 0; i-- {
-		a, b := locs[i][0], locs[i][1]
-		d := a // first digit of the match
-		for d < b && !unicode.IsDigit(rune(s[d])) {
-			d++
-		}
-		if d == a && d > 0 && isWordByte(s[d-1]) {
-			continue // digit inside a word: cha2ds2, hba1c
-		}
-		if b < len(s) && (isWordByte(s[b]) || (s[b] == '-' && b+1 < len(s) && isLetter(s[b+1]))) {
-			continue // 2nd, 12-lead, 3-vessel
-		}
-		if keepBefore[lastWord(s[:a])] {
-			continue
-		}
-		if m := comparatorTail.FindStringIndex(s[:a]); m != nil {
-			a = m[0]
-		}
-		s = s[:a] + " " + s[b:]
-	}
+	s = dropNumbers(s, locs)
 	if hasNegationWord(s) {
 		s = negationRe.ReplaceAllString(s, " ")
 	}
@@ -146,3 +127,30 @@ func lastWord(s string) string {
 func isWordByte(c byte) bool { return isLetter(c) || (c >= '0' && c <= '9') }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' }
+
+// dropNumbers removes the number matches at locs (numberRe's, in order)
+// right to left, so earlier offsets stay valid; numbers that are part of
+// a word, an ordinal or a kept name stay.
+func dropNumbers(s string, locs [][]int) string {
+	for i := len(locs) - 1; i >= 0; i-- {
+		a, b := locs[i][0], locs[i][1]
+		d := a // first digit of the match
+		for d < b && !unicode.IsDigit(rune(s[d])) {
+			d++
+		}
+		if d == a && d > 0 && isWordByte(s[d-1]) {
+			continue // digit inside a word: cha2ds2, hba1c
+		}
+		if b < len(s) && (isWordByte(s[b]) || (s[b] == '-' && b+1 < len(s) && isLetter(s[b+1]))) {
+			continue // 2nd, 12-lead, 3-vessel
+		}
+		if keepBefore[lastWord(s[:a])] {
+			continue
+		}
+		if m := comparatorTail.FindStringIndex(s[:a]); m != nil {
+			a = m[0]
+		}
+		s = s[:a] + " " + s[b:]
+	}
+	return s
+}
