@@ -27,7 +27,7 @@ func TestValidateNamesEachProblem(t *testing.T) {
 		"doc_id: duplicate id",
 		`style: "poem" is not one of clinic_letter, discharge_summary, shorthand_note, gp_referral, report, heart_team, fhir`,
 		`date: "2026-1-2" is not YYYY-MM-DD`,
-		"text: 1 lines; documents have 5–40",
+		"text: 1 lines; documents have 5–80",
 		`must: unknown row id "table_99.json::row_0"`,
 		`must_not: "table_01.json::row_0" is also a must row`,
 		`bundle: a fhir record holds a FHIR R4 Bundle (resourceType "Bundle")`,
