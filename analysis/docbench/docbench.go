@@ -456,9 +456,17 @@ func containsWords(text, phrase string) bool {
 	return strings.Contains(" "+text+" ", " "+phrase+" ")
 }
 
+// evidenceOf is the evidence the pipeline judged rules with: an
+// alternative reading of a finding (Secondary) is no fact for a condition
+// or an exception there, so it is none here (with it, a rank-2 anchor
+// "blocked" an exception the pipeline never saw, and a rule "fired once
+// step (v) rejections are ignored" that no rejection had stopped).
 func evidenceOf(res *engine.Result) []eval.Evidence {
 	out := make([]eval.Evidence, 0, len(res.Evidence))
 	for _, it := range res.Evidence {
+		if it.Secondary {
+			continue
+		}
 		out = append(out, analysis.EvalEvidence(it))
 	}
 	return out

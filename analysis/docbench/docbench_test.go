@@ -79,6 +79,22 @@ func TestMissAttributedToConsistency(t *testing.T) {
 	require.Contains(t, why, "negation")
 }
 
+// An alternative reading of a finding (Secondary) is no fact in the
+// pipeline, so a rule it alone would fire was not stopped by step (v): the
+// miss is explained without it.
+func TestSecondaryReadingIsNoEvidenceOfAMiss(t *testing.T) {
+	ix := index(t)
+	r := pickRule(t, ix, singlePresent)
+	c := r.Conds[0]
+	res := &engine.Result{CaseID: "d", Trace: &engine.Trace{},
+		Findings: []engine.Finding{{ID: "f0", Text: "zzq"}},
+		Evidence: []engine.EvidenceItem{{ID: "f0", ConceptKey: c.ConceptKey, Concept: c.Concept, Present: true, Secondary: true}}}
+	k := NewKnowledge(ix, nil, nil)
+	st, why := k.miss(documents.Document{DocID: "d", Text: "zzq"}, res, r.RowID)
+	require.NotEqual(t, StageConsistency, st, why)
+	require.NotContains(t, why, "step (v)")
+}
+
 func TestMissAttributedByWhatTheTextStates(t *testing.T) {
 	ix := index(t)
 	r := pickRule(t, ix, singlePresent)
