@@ -799,10 +799,18 @@ func fact(it item, kind patient.Kind, m rules.Match, c Coding, text string) pati
 
 // as renames a fact to the pack concept its value set gives for a status
 // ("suspected", "planned", "not-tolerated"): the pack then reads the
-// status as part of the concept, so the fact is stated as is.
+// status as part of the concept, so the fact is stated as is. A set whose
+// status names its own concept makes the fact an intention instead.
 func as(f *patient.Fact, m rules.Match, status string) bool {
 	c, ok := m.Set.As[status]
 	if !ok || m.Set.AsKeys[status] == "" {
+		return false
+	}
+	if m.Set.AsKeys[status] == m.Set.Key {
+		// The concept names its own intention (the rows on ICA apply
+		// when it is indicated): the fact keeps its status and asserts
+		// the concept, as a plan section's procedure does in text.
+		f.Intention = true
 		return false
 	}
 	f.ConceptKey, f.Concept = m.Set.AsKeys[status], c
