@@ -403,7 +403,7 @@ func (r *reader) add(f patient.Fact) {
 	names := r.words
 	r.words = nil
 	if f.Reader == ReaderName && f.Certainty == patient.Refuted && r.class {
-		// A code for a kind within the class (I20.1 under angina I20):
+		// A code for a kind within the class (I20.8 under angina I20):
 		// judged once the record is read (refutedKinds).
 		r.kinds = append(r.kinds, len(r.m.Facts))
 	}
@@ -1250,10 +1250,11 @@ func concurrent(a, b *eval.When) bool {
 	return a != nil && b != nil && !a.To.Before(b.From) && !b.To.Before(a.From)
 }
 
-// refutedKinds: a refuted code for a kind within a class ("Angina pectoris
-// with documented spasm", I20.1, read as angina by I20) refutes that kind,
-// not the class: where the record affirms the class concept too (an
-// active angina beside it), the refutation is no absence of it. Alone it
+// refutedKinds: a refuted code for a kind within a class ("Other forms of
+// angina pectoris", I20.8, read as angina by I20), or a refuted
+// combination code (I25.111, coronary atherosclerosis with spasm), refutes
+// that kind, not the class: where the record affirms the class concept
+// too (an active angina beside it), the refutation is no absence of it. Alone it
 // stands: a refuted I21.4 is the rule-out of a myocardial infarction.
 func (r *reader) refutedKinds() {
 	if len(r.kinds) == 0 {
