@@ -843,6 +843,11 @@ func (r *reader) readCondition(it item) error {
 	case "inactive", "remission", "resolved":
 		f.Status = patient.StatusHistory
 	case "":
+		if c.AbatementDateTime != "" || c.AbatementPeriod != nil || c.AbatementString != "" || c.AbatementBoolean != nil && *c.AbatementBoolean {
+			// R4 con-4: an abated condition is inactive, resolved or in
+			// remission; without a clinicalStatus its abatement says so.
+			f.Status = patient.StatusHistory
+		}
 	default:
 		r.drop(patient.Dropped{Resource: it.ref, Text: f.Text, Reason: fmt.Sprintf("clinicalStatus %q is not an R4 code", clinical)})
 		return nil
