@@ -922,7 +922,7 @@ func (r *reader) onTherapy() {
 				if d.Kind != patient.KindMedication || d.Status != patient.StatusTaking || !d.Present || !t.TherapyKeys[d.ConceptKey] || d.When == nil {
 					continue
 				}
-				begun := d.When.To.AddDate(0, 0, t.AfterDays)
+				begun := d.When.From.AddDate(0, 0, t.AfterDays) // from its start, not a period's end
 				if begun.After(seen) || begun.After(r.date) {
 					continue
 				}
