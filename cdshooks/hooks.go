@@ -35,6 +35,8 @@ var prefetchResources = []struct{ key, resourceType, param, include string }{
 	{"medications", "MedicationRequest", "", "MedicationRequest:medication"},
 	{"medicationStatements", "MedicationStatement", "", "MedicationStatement:medication"},
 	{"procedures", "Procedure", "", ""},
+	// Orders: a procedure requested is a procedure planned.
+	{"serviceRequests", "ServiceRequest", "", ""},
 	{"allergies", "AllergyIntolerance", "", ""},
 	{"familyHistory", "FamilyMemberHistory", "", ""},
 }

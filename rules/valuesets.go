@@ -34,14 +34,18 @@ type ValueSets struct {
 	Demographics Demographics `json:"demographics"`
 	// Concepts hold one value set per concept of the pack.
 	Concepts []ValueSet `json:"concepts"`
+	// OnTherapy says which symptoms a record shows persisting on which
+	// therapy (OnTherapy).
+	OnTherapy []OnTherapy `json:"on_therapy,omitempty"`
 
 	// File is the file name the value sets were read from.
 	File string `json:"-"`
 
-	bySystem map[string]string            // URI → short name
-	exact    map[string]map[string]int    // short name → code → index in Concepts
-	prefixes map[string][]prefixEntry     // short name → prefixes, longest first
-	codeAt   map[string]map[string]string // short name → code → JSON pointer (for checks)
+	bySystem map[string]string                   // URI → short name
+	exact    map[string]map[string]int           // short name → code → index in Concepts
+	prefixes map[string][]prefixEntry            // short name → prefixes, longest first
+	codeAt   map[string]map[string]string        // short name → code → JSON pointer (for checks)
+	also     map[string]map[string][]AlsoConcept // short name → code → the further concepts it states
 }
 
 // CodeSystem is one code system a value set may use.
@@ -111,6 +115,28 @@ type ValueSet struct {
 	AsKeys map[string]string `json:"-"`
 }
 
+// OnTherapy: a coded record has no words for "despite": a symptom's
+// Condition recorded as active (HL7 R4 condition-clinical "active": the
+// subject is experiencing the symptoms now), with an onset or record date
+// at least AfterDays after one of Therapies was begun and while it is
+// still taken, states the symptom persisting on that therapy, and so each
+// of Concepts. All names are concepts of the pack.
+type OnTherapy struct {
+	Symptoms  []string `json:"symptoms"`
+	Therapies []string `json:"therapies"`
+	// AfterDays is the least time on the therapy before a symptom counts
+	// as persisting on it (a drug begun days ago has had no trial).
+	AfterDays int      `json:"after_days"`
+	Concepts  []string `json:"concepts"`
+	Source    string   `json:"source"`
+
+	// SymptomKeys, TherapyKeys and Keys are the concepts' pack keys (filled
+	// by Resolve).
+	SymptomKeys map[string]bool `json:"-"`
+	TherapyKeys map[string]bool `json:"-"`
+	Keys        []AlsoConcept   `json:"-"`
+}
+
 // Code is one code of a value set.
 type Code struct {
 	// System is the short name of a system in ValueSets.Systems.
@@ -121,6 +147,17 @@ type Code struct {
 	// (only in systems that allow prefixes).
 	Prefix bool   `json:"prefix,omitempty"`
 	Source string `json:"source,omitempty"`
+	// Also names the further concepts a combination code states beside
+	// its set's own (ICD-10-CM I25.11, atherosclerotic heart disease of
+	// native coronary artery with angina pectoris, states the angina too):
+	// a record's fact of the code is a fact of each, with its statuses.
+	Also []string `json:"also,omitempty"`
+}
+
+// AlsoConcept is a further concept a combination code states.
+type AlsoConcept struct {
+	Concept string
+	Key     string
 }
 
 type prefixEntry struct {
@@ -141,6 +178,8 @@ type Match struct {
 	Code string
 	// Prefix is true when the code matched a class prefix.
 	Prefix bool
+	// Also are the further concepts the matched code states (Code.Also).
+	Also []AlsoConcept
 }
 
 // LoadValueSetsFS reads dir/meta/valuesets.json; a missing file is no
@@ -191,6 +230,7 @@ func (v *ValueSets) Resolve(p *Pack) {
 	v.exact = map[string]map[string]int{}
 	v.prefixes = map[string][]prefixEntry{}
 	v.codeAt = map[string]map[string]string{}
+	v.also = map[string]map[string][]AlsoConcept{}
 	if a := v.Demographics.Age; a != nil {
 		a.Key = keyOf[NormalizeName(a.Concept)]
 	}
@@ -217,10 +257,37 @@ func (v *ValueSets) Resolve(p *Pack) {
 				continue
 			}
 			v.codeAt[c.System][c.Code] = fmt.Sprintf("/concepts/%d/codes/%d", i, j)
+			for _, a := range c.Also {
+				if k := keyOf[NormalizeName(a)]; k != "" && k != set.Key {
+					if v.also[c.System] == nil {
+						v.also[c.System] = map[string][]AlsoConcept{}
+					}
+					v.also[c.System][c.Code] = append(v.also[c.System][c.Code], AlsoConcept{Concept: a, Key: k})
+				}
+			}
 			if c.Prefix {
 				v.prefixes[c.System] = append(v.prefixes[c.System], prefixEntry{code: c.Code, set: i})
 			} else {
 				v.exact[c.System][c.Code] = i
+			}
+		}
+	}
+	for i := range v.OnTherapy {
+		t := &v.OnTherapy[i]
+		t.SymptomKeys, t.TherapyKeys, t.Keys = map[string]bool{}, map[string]bool{}, nil
+		for _, c := range t.Symptoms {
+			if k := keyOf[NormalizeName(c)]; k != "" {
+				t.SymptomKeys[k] = true
+			}
+		}
+		for _, c := range t.Therapies {
+			if k := keyOf[NormalizeName(c)]; k != "" {
+				t.TherapyKeys[k] = true
+			}
+		}
+		for _, c := range t.Concepts {
+			if k := keyOf[NormalizeName(c)]; k != "" {
+				t.Keys = append(t.Keys, AlsoConcept{Concept: c, Key: k})
 			}
 		}
 	}
@@ -275,11 +342,11 @@ func (v *ValueSets) Lookup(systemURI, code string) (Match, bool) {
 		return Match{}, false
 	}
 	if i, ok := v.exact[short][code]; ok {
-		return Match{Set: &v.Concepts[i], System: short, Code: code}, true
+		return Match{Set: &v.Concepts[i], System: short, Code: code, Also: v.also[short][code]}, true
 	}
 	for _, p := range v.prefixes[short] {
 		if strings.HasPrefix(code, p.code) {
-			return Match{Set: &v.Concepts[p.set], System: short, Code: p.code, Prefix: true}, true
+			return Match{Set: &v.Concepts[p.set], System: short, Code: p.code, Prefix: true, Also: v.also[short][p.code]}, true
 		}
 	}
 	return Match{}, false
@@ -442,6 +509,12 @@ func (v *ValueSets) Check(p *Pack) Diagnostics {
 				add(cp, fmt.Sprintf("code %s is listed twice for %q", k, set.Concept), "remove the repeat")
 			}
 			owner[k] = n
+			for a, name := range c.Also {
+				known(fmt.Sprintf("%s/also/%d", cp, a), name)
+				if NormalizeName(name) == n {
+					add(fmt.Sprintf("%s/also/%d", cp, a), fmt.Sprintf("code %s names %q as its value set's concept and again in also", k, name), "list in also only the further concepts the code states")
+				}
+			}
 		}
 		if set.Unit != "" && !units.Known(set.Unit) {
 			add(ptr+"/unit", fmt.Sprintf("unit %q is not known to rules/units", set.Unit), "use the unit the pack's rules use for the concept")
@@ -477,6 +550,20 @@ func (v *ValueSets) Check(p *Pack) Diagnostics {
 				add(ptr+"/as/"+st, fmt.Sprintf("status %q is not one of %s", st, strings.Join(ValueSetStatuses, ", ")), "use one of the listed statuses")
 			}
 			known(ptr+"/as/"+st, set.As[st])
+		}
+	}
+	for i, t := range v.OnTherapy {
+		ptr := fmt.Sprintf("/on_therapy/%d", i)
+		if len(t.Symptoms) == 0 || len(t.Therapies) == 0 || len(t.Concepts) == 0 || strings.TrimSpace(t.Source) == "" {
+			add(ptr, "an on_therapy entry needs symptoms, therapies, concepts and source", "name the symptom and therapy concepts, the concepts they state together, and where the reading was checked")
+		}
+		if t.AfterDays < 0 {
+			add(ptr+"/after_days", fmt.Sprintf("after_days %d is negative", t.AfterDays), "give the least days on the therapy, 0 or more")
+		}
+		for field, names := range map[string][]string{"symptoms": t.Symptoms, "therapies": t.Therapies, "concepts": t.Concepts} {
+			for j, c := range names {
+				known(fmt.Sprintf("%s/%s/%d", ptr, field, j), c)
+			}
 		}
 	}
 	ds.Sort()

@@ -92,3 +92,59 @@ func TestValueSetSearchTokens(t *testing.T) {
 	var nilSets *rules.ValueSets
 	assert.Nil(t, nilSets.SearchTokens())
 }
+
+// A combination code states its further concepts (also) beside its value
+// set's own, exact codes and class prefixes alike; a code without also
+// states none. On-therapy entries resolve every concept they name.
+func TestValueSetCombinationCodes(t *testing.T) {
+	p, err := packs.Default()
+	require.NoError(t, err)
+	vs := p.ValueSets
+	for _, c := range []struct {
+		system, code, concept string
+		also                  []string
+	}{
+		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.119", "coronary artery disease", []string{"angina pectoris"}},
+		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.111", "coronary artery disease", []string{"angina pectoris", "vasospastic angina"}},
+		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.112", "coronary artery disease", []string{"angina pectoris", "refractory angina pectoris"}},
+		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.709", "coronary artery disease", []string{"angina pectoris"}},
+		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.10", "coronary artery disease", nil},
+		{"http://snomed.info/sct", "53741008", "coronary artery disease", nil},
+	} {
+		m, ok := vs.Lookup(c.system, c.code)
+		require.True(t, ok, c.code)
+		assert.Equal(t, c.concept, m.Set.Concept, c.code)
+		var also []string
+		for _, a := range m.Also {
+			assert.NotEmpty(t, a.Key, "%s also %q has no pack key", c.code, a.Concept)
+			also = append(also, a.Concept)
+		}
+		assert.Equal(t, c.also, also, c.code)
+	}
+	require.NotEmpty(t, vs.OnTherapy)
+	for _, o := range vs.OnTherapy {
+		assert.Len(t, o.SymptomKeys, len(o.Symptoms))
+		assert.Len(t, o.TherapyKeys, len(o.Therapies))
+		assert.Len(t, o.Keys, len(o.Concepts))
+	}
+}
+
+// Check names an also or on-therapy concept the pack does not know, and
+// an also that repeats its value set's own concept.
+func TestValueSetCheckAlsoAndOnTherapy(t *testing.T) {
+	p, err := packs.Default()
+	require.NoError(t, err)
+	b := []byte(`{"version": 1, "systems": {"icd10cm": {"uri": "http://hl7.org/fhir/sid/icd-10-cm", "prefix": true, "source": "test"}},
+	  "concepts": [{"concept": "coronary artery disease", "codes": [
+	    {"system": "icd10cm", "code": "I25.11", "prefix": true, "also": ["angina pectoris", "anginoid wobble"]},
+	    {"system": "icd10cm", "code": "I25.1", "prefix": true, "also": ["coronary artery disease"]}]}],
+	  "on_therapy": [{"symptoms": ["angina pectoris"], "therapies": ["beta-blocker", "wobble blocker"], "after_days": -1,
+	    "concepts": ["symptoms refractory to guideline-directed medical therapy"], "source": "test"}]}`)
+	vs, err := rules.ParseValueSets(rules.ValueSetsFile, b)
+	require.NoError(t, err)
+	var got []string
+	for _, d := range vs.Check(p) {
+		got = append(got, d.Pointer)
+	}
+	assert.ElementsMatch(t, []string{"/concepts/0/codes/0/also/1", "/concepts/0/codes/1/also/0", "/on_therapy/0/therapies/1", "/on_therapy/0/after_days"}, got)
+}

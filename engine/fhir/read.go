@@ -72,6 +72,13 @@ type Named struct {
 	// patient ("no known CAD" beside a diabetes), why it is set aside
 	// (first Named only).
 	Aside []string
+	// Coded: the concept is one a combination code states (a value
+	// set's also), not one its words name: its fact cites the code.
+	Coded bool
+	// Text, when set, is the words that state the concept (a combination
+	// code's display), for its fact's text.
+	Text string
+	code string // a Coded concept's code, "system|code"
 }
 
 // NarrativeFunc reads a resource's free text (an Observation's
@@ -237,6 +244,7 @@ func ReadParts(parts [][]byte, vs *rules.ValueSets, opt Options) (*patient.Model
 	}
 	r.refutedKinds()
 	r.keepLatest()
+	r.onTherapy()
 	types := make([]string, 0, len(r.unread))
 	for t := range r.unread {
 		types = append(types, t)
@@ -289,6 +297,8 @@ type reader struct {
 	// patientRefs are the references that name the record's patient.
 	patientRefs map[string]bool
 	unread      map[string]int
+	// recorded is each Condition's recordedDate, by reference.
+	recorded map[string]time.Time
 }
 
 // index finds every resource's reference and the record's one patient.
@@ -393,7 +403,7 @@ func (r *reader) add(f patient.Fact) {
 	names := r.words
 	r.words = nil
 	if f.Reader == ReaderName && f.Certainty == patient.Refuted && r.class {
-		// A code for a kind within the class (I20.1 under angina I20):
+		// A code for a kind within the class (I20.8 under angina I20):
 		// judged once the record is read (refutedKinds).
 		r.kinds = append(r.kinds, len(r.m.Facts))
 	}
@@ -420,10 +430,21 @@ func (r *reader) add(f patient.Fact) {
 	// One fact per further concept the words state, with the same
 	// statuses and time, and the words' doubt about that concept.
 	for _, n := range names[1:] {
+		if n.Coded && !f.Present {
+			// A refuted or absent combination code refutes the
+			// combination, not each concept in it.
+			continue
+		}
 		g := f
 		g.ConceptKey, g.Concept, g.Class = n.Set.Key, n.Set.Concept, ""
 		g.Certainty = doubted(rec, n.Certainty)
-		if g.Reader == ReaderName { // a kind the coded resource's words name
+		if n.Text != "" {
+			g.Text = n.Text
+		}
+		if n.code != "" {
+			g.Code = n.code
+		}
+		if g.Reader == ReaderName && !n.Coded { // a kind the coded resource's words name
 			g.Reader, g.Code = WordsReaderName, ""
 		}
 		r.addNamed(g)
@@ -643,11 +664,26 @@ func (r *reader) match(cc *CodeableConcept) (rules.Match, Coding, bool) {
 	}
 	var best rules.Match
 	var bestC Coding
+	var also []Named
 	found := false
 	for _, c := range cc.Coding {
 		m, ok := r.vs.Lookup(c.System, c.Code)
 		if !ok {
 			continue
+		}
+		// A combination code states its further concepts whichever
+		// coding names the fact ("Coronary arteriosclerosis" in SNOMED CT
+		// beside ICD-10-CM I25.119, with angina pectoris).
+		for _, a := range m.Also {
+			set := r.vs.ByKey(a.Key)
+			if set == nil {
+				set = &rules.ValueSet{Concept: a.Concept, Key: a.Key}
+			}
+			words := c.Display
+			if words == "" {
+				words = c.Code
+			}
+			also = append(also, Named{Set: set, Coded: true, Text: words, code: c.System + "|" + c.Code})
 		}
 		if !found || best.Prefix && !m.Prefix || best.Prefix && m.Prefix && len(m.Code) > len(best.Code) {
 			best, bestC, found = m, c, true
@@ -656,7 +692,9 @@ func (r *reader) match(cc *CodeableConcept) (rules.Match, Coding, bool) {
 	if !found {
 		return r.named(cc)
 	}
-	r.class = best.Prefix && bestC.Code != best.Code
+	// A combination code (also) is one kind within its set, as a code
+	// under a class prefix is (refutedKinds).
+	r.class = best.Prefix && bestC.Code != best.Code || len(also) > 0
 	if r.name != nil {
 		// The words may name kinds of the coded concept: facts beside it.
 		for _, w := range cc.words() {
@@ -668,7 +706,28 @@ func (r *reader) match(cc *CodeableConcept) (rules.Match, Coding, bool) {
 			}
 		}
 	}
+	r.combined(best.Set, also)
 	return best, bestC, found
+}
+
+// combined adds a combination code's further concepts to the concepts the
+// resource states beside its fact (add), once each.
+func (r *reader) combined(own *rules.ValueSet, also []Named) {
+	if len(also) == 0 {
+		return
+	}
+	if len(r.words) == 0 {
+		r.words = []Named{{Set: own}}
+	}
+	for _, a := range also {
+		seen := a.Set.Key == own.Key
+		for _, n := range r.words {
+			seen = seen || n.Set.Key == a.Set.Key
+		}
+		if !seen {
+			r.words = append(r.words, a)
+		}
+	}
 }
 
 // textSystem marks a Match made from a resource's words, not its codes.
@@ -740,10 +799,18 @@ func fact(it item, kind patient.Kind, m rules.Match, c Coding, text string) pati
 
 // as renames a fact to the pack concept its value set gives for a status
 // ("suspected", "planned", "not-tolerated"): the pack then reads the
-// status as part of the concept, so the fact is stated as is.
+// status as part of the concept, so the fact is stated as is. A set whose
+// status names its own concept makes the fact an intention instead.
 func as(f *patient.Fact, m rules.Match, status string) bool {
 	c, ok := m.Set.As[status]
 	if !ok || m.Set.AsKeys[status] == "" {
+		return false
+	}
+	if m.Set.AsKeys[status] == m.Set.Key {
+		// The concept names its own intention (the rows on ICA apply
+		// when it is indicated): the fact keeps its status and asserts
+		// the concept, as a plan section's procedure does in text.
+		f.Intention = true
 		return false
 	}
 	f.ConceptKey, f.Concept = m.Set.AsKeys[status], c
@@ -776,6 +843,11 @@ func (r *reader) readCondition(it item) error {
 	case "inactive", "remission", "resolved":
 		f.Status = patient.StatusHistory
 	case "":
+		if c.AbatementDateTime != "" || c.AbatementPeriod != nil || c.AbatementString != "" || c.AbatementBoolean != nil && *c.AbatementBoolean {
+			// R4 con-4: an abated condition is inactive, resolved or in
+			// remission; without a clinicalStatus its abatement says so.
+			f.Status = patient.StatusHistory
+		}
 	default:
 		r.drop(patient.Dropped{Resource: it.ref, Text: f.Text, Reason: fmt.Sprintf("clinicalStatus %q is not an R4 code", clinical)})
 		return nil
@@ -805,8 +877,67 @@ func (r *reader) readCondition(it item) error {
 		return err
 	}
 	f.When = w
+	if c.RecordedDate != "" {
+		rec, err := when(it, "recordedDate", c.RecordedDate, nil)
+		if err != nil {
+			return err
+		}
+		if r.recorded == nil {
+			r.recorded = map[string]time.Time{}
+		}
+		r.recorded[it.ref] = rec.To
+	}
 	r.add(f)
 	return nil
+}
+
+// onTherapy adds the concepts a symptom persisting on a therapy states
+// (rules.OnTherapy): an active, affirmed Condition of a listed symptom,
+// onset or recorded at least AfterDays after a listed therapy still taken
+// was begun, and no earlier than that many days before the record's date.
+// A symptom recorded before the therapy began, or an undated therapy,
+// says nothing of its effect.
+func (r *reader) onTherapy() {
+	for _, t := range r.vs.OnTherapy {
+		if len(t.Keys) == 0 {
+			continue
+		}
+	symptoms:
+		for _, s := range r.m.Facts {
+			if !t.SymptomKeys[s.ConceptKey] || !strings.HasPrefix(s.Resource, "Condition/") || s.Status != patient.StatusActive ||
+				s.Experiencer != "" && s.Experiencer != patient.Self {
+				continue
+			}
+			if present, ok := s.Asserts(); !present || !ok || s.Certainty == patient.Suspected || s.Certainty == patient.Refuted {
+				continue
+			}
+			seen := r.recorded[s.Resource]
+			if s.When != nil && s.When.To.After(seen) {
+				seen = s.When.To
+			}
+			if seen.IsZero() {
+				continue
+			}
+			for _, d := range r.m.Facts {
+				if d.Kind != patient.KindMedication || d.Status != patient.StatusTaking || !d.Present || !t.TherapyKeys[d.ConceptKey] || d.When == nil {
+					continue
+				}
+				begun := d.When.From.AddDate(0, 0, t.AfterDays) // from its start, not a period's end
+				if begun.After(seen) || begun.After(r.date) {
+					continue
+				}
+				for _, c := range t.Keys {
+					// Cited to the symptom's resource and code; the text
+					// names the therapy's.
+					f := patient.Fact{Kind: patient.KindProblem, Resource: s.Resource, Code: s.Code, Reader: ReaderName, Status: patient.StatusActive, Certainty: patient.Confirmed}
+					f.ConceptKey, f.Concept, f.Present, f.When = c.Key, c.Concept, true, s.When
+					f.Text = fmt.Sprintf("%s active, recorded %s while taking %s since %s (%s)", s.Concept, seen.Format("2006-01-02"), d.Concept, d.When.Text, d.Resource)
+					r.m.Facts = append(r.m.Facts, f)
+				}
+				break symptoms // one persisting symptom states the concepts
+			}
+		}
+	}
 }
 
 // observationStatuses are the statuses of a result one may act on.
@@ -1124,10 +1255,11 @@ func concurrent(a, b *eval.When) bool {
 	return a != nil && b != nil && !a.To.Before(b.From) && !b.To.Before(a.From)
 }
 
-// refutedKinds: a refuted code for a kind within a class ("Angina pectoris
-// with documented spasm", I20.1, read as angina by I20) refutes that kind,
-// not the class: where the record affirms the class concept too (an
-// active angina beside it), the refutation is no absence of it. Alone it
+// refutedKinds: a refuted code for a kind within a class ("Other forms of
+// angina pectoris", I20.8, read as angina by I20), or a refuted
+// combination code (I25.111, coronary atherosclerosis with spasm), refutes
+// that kind, not the class: where the record affirms the class concept
+// too (an active angina beside it), the refutation is no absence of it. Alone it
 // stands: a refuted I21.4 is the rule-out of a myocardial infarction.
 func (r *reader) refutedKinds() {
 	if len(r.kinds) == 0 {

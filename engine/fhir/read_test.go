@@ -60,6 +60,7 @@ type wantFact struct {
 	Code        string   `json:"code,omitempty"`
 	Class       string   `json:"class,omitempty"`
 	When        string   `json:"when,omitempty"`
+	Intention   bool     `json:"intention,omitempty"`
 }
 
 type wantDrop struct {
@@ -78,7 +79,7 @@ func project(m *patient.Model) want {
 	w := want{Age: m.Age, Sex: m.Sex, Facts: []wantFact{}}
 	for _, f := range m.Facts {
 		wf := wantFact{Resource: f.Resource, Concept: f.Concept, Kind: string(f.Kind), Status: string(f.Status), Certainty: string(f.Certainty),
-			Experiencer: string(f.Experiencer), Present: f.Present, Comparator: f.Comparator, Unit: f.Unit, Code: f.Code, Class: f.Class}
+			Experiencer: string(f.Experiencer), Present: f.Present, Comparator: f.Comparator, Unit: f.Unit, Code: f.Code, Class: f.Class, Intention: f.Intention}
 		if f.Value != nil {
 			v := math.Round(*f.Value*1000) / 1000
 			wf.Value = &v

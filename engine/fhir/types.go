@@ -89,6 +89,11 @@ type Condition struct {
 	OnsetDateTime      string           `json:"onsetDateTime,omitempty"`
 	OnsetPeriod        *Period          `json:"onsetPeriod,omitempty"`
 	RecordedDate       string           `json:"recordedDate,omitempty"`
+	// Abatement[x]: when the condition resolved or went into remission.
+	AbatementDateTime string  `json:"abatementDateTime,omitempty"`
+	AbatementPeriod   *Period `json:"abatementPeriod,omitempty"`
+	AbatementString   string  `json:"abatementString,omitempty"`
+	AbatementBoolean  *bool   `json:"abatementBoolean,omitempty"`
 }
 
 // Observation is a measurement or a coded result.
