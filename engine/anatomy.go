@@ -313,16 +313,21 @@ func segmentOf(text string, lo, hi int) (int, int) {
 	return a, b
 }
 
-// stops reports whether text[i] separates reports: , ; ( ) a newline, or
-// a full stop that is no decimal point (a decimal point has a digit on
-// both sides: "FFR 0.71. <vessel> ..." ends at the second stop).
+// stops reports whether text[i] separates reports: , ; ( ) a newline, a
+// full stop that is no decimal point (a decimal point has a digit on
+// both sides: "FFR 0.71. <vessel> ..." ends at the second stop), or a
+// hyphen set off by spaces that joins no two numbers ("<vessel> 60% - FFR
+// not yet done" is two statements; "70 - 90%" is a range).
 func stops(text string, i int) bool {
 	c := text[i]
-	if c != '.' {
-		return strings.IndexByte(",;()\n", c) >= 0
-	}
 	digit := func(j int) bool { return j >= 0 && j < len(text) && text[j] >= '0' && text[j] <= '9' }
-	return !(digit(i-1) && digit(i+1))
+	switch c {
+	case '.':
+		return !(digit(i-1) && digit(i+1))
+	case '-':
+		return i > 0 && i+1 < len(text) && text[i-1] == ' ' && text[i+1] == ' ' && !(digit(i-2) && digit(i+2))
+	}
+	return strings.IndexByte(",;()\n", c) >= 0
 }
 
 // sentenceStart returns where the sentence holding offset at begins (after
