@@ -73,8 +73,12 @@ type anatomyReader struct {
 	res           []anatomyPattern
 	vesselRE      *regexp.Regexp // one vessel name, with a segment before it
 	notNative     *regexp.Regexp
-	names         *nameTokens // nil: every text is read with the patterns
-	memo          stenosisMemo
+	// restenosis: a report of a restenosis in a native vessel's stent;
+	// notStent: the not-native words other than the stent's own, which
+	// set such a report aside (nil: none does).
+	restenosis, notStent *regexp.Regexp
+	names                *nameTokens // nil: every text is read with the patterns
+	memo                 stenosisMemo
 }
 
 // stenosisMemo keeps the reports of the last few texts read: grounding
@@ -283,7 +287,36 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 	if len(a.NotNative) > 0 {
 		r.notNative = regexp.MustCompile(`(?i)\b(?:` + alternation(a.NotNative) + `)\b`)
 	}
+	if len(a.Restenosis) > 0 {
+		r.restenosis = regexp.MustCompile(`(?i)\b(?:` + alternation(a.Restenosis) + `)\b`)
+		stent := map[string]bool{}
+		for _, w := range append(append([]string{}, a.StentWords...), a.Restenosis...) {
+			stent[strings.ToLower(w)] = true
+		}
+		var other []string
+		for _, w := range a.NotNative {
+			if !stent[strings.ToLower(w)] {
+				other = append(other, w)
+			}
+		}
+		if len(other) > 0 {
+			r.notStent = regexp.MustCompile(`(?i)\b(?:` + alternation(other) + `)\b`)
+		}
+	}
 	return r, nil
+}
+
+// setAside reports whether a report segment is no native stenosis: it
+// holds a not-native word, and, when it reports a restenosis in the
+// vessel's stent, one other than the stent's own words.
+func (r *anatomyReader) setAside(seg string) bool {
+	if r.notNative == nil || !r.notNative.MatchString(seg) {
+		return false
+	}
+	if r.restenosis != nil && r.restenosis.MatchString(seg) {
+		return r.notStent != nil && r.notStent.MatchString(seg)
+	}
+	return true
 }
 
 // vesselOf maps a written name to its vessel, and whether it is a branch.
@@ -313,16 +346,21 @@ func segmentOf(text string, lo, hi int) (int, int) {
 	return a, b
 }
 
-// stops reports whether text[i] separates reports: , ; ( ) a newline, or
-// a full stop that is no decimal point (a decimal point has a digit on
-// both sides: "FFR 0.71. <vessel> ..." ends at the second stop).
+// stops reports whether text[i] separates reports: , ; ( ) a newline, a
+// full stop that is no decimal point (a decimal point has a digit on
+// both sides: "FFR 0.71. <vessel> ..." ends at the second stop), or a
+// hyphen set off by spaces that joins no two numbers ("<vessel> 60% - FFR
+// not yet done" is two statements; "70 - 90%" is a range).
 func stops(text string, i int) bool {
 	c := text[i]
-	if c != '.' {
-		return strings.IndexByte(",;()\n", c) >= 0
-	}
 	digit := func(j int) bool { return j >= 0 && j < len(text) && text[j] >= '0' && text[j] <= '9' }
-	return !(digit(i-1) && digit(i+1))
+	switch c {
+	case '.':
+		return !(digit(i-1) && digit(i+1))
+	case '-':
+		return i > 0 && i+1 < len(text) && text[i-1] == ' ' && text[i+1] == ' ' && !(digit(i-2) && digit(i+2))
+	}
+	return strings.IndexByte(",;()\n", c) >= 0
 }
 
 // sentenceStart returns where the sentence holding offset at begins (after
@@ -371,7 +409,7 @@ func (r *anatomyReader) anchorOf(text string, at int) (named, bool) {
 	if !found || glued(text, last.at) {
 		return named{}, false
 	}
-	if a, b := segmentOf(text, last.at, last.end); r.notNative != nil && r.notNative.MatchString(text[a:b]) {
+	if a, b := segmentOf(text, last.at, last.end); r.setAside(text[a:b]) {
 		return named{}, false
 	}
 	return last, true
@@ -481,7 +519,7 @@ func (r *anatomyReader) read(text string) []stenosis {
 				vessels = append(vessels, n)
 			}
 			a, b := segmentOf(text, m[0], m[1])
-			if r.notNative != nil && r.notNative.MatchString(text[a:b]) {
+			if r.setAside(text[a:b]) {
 				continue
 			}
 			// A segment written after the name or the percentage places

@@ -25,22 +25,67 @@ func (p *Program) titleWhen(text string, f extract.Finding, conceptKey string, n
 	if !p.titleRole(conceptKey) {
 		return nil
 	}
-	nl := strings.IndexByte(text, '\n')
-	if nl < 0 || f.End > nl || strings.TrimSpace(text[nl:]) == "" {
+	nl, ok := p.titleLine(text)
+	if !ok || f.End > nl {
 		return nil
+	}
+	return reportDay(now, "the document's title")
+}
+
+// titleLine is the end of the document's title line when it can name
+// what the report reports (titleWhen): the first line, when more lines
+// follow, with no colon, no digit and no word of the pack's title_not_done.
+func (p *Program) titleLine(text string) (int, bool) {
+	nl := strings.IndexByte(text, '\n')
+	if nl < 0 || strings.TrimSpace(text[nl:]) == "" {
+		return 0, false
 	}
 	line := text[:nl]
 	if strings.TrimSpace(line) == "" || strings.ContainsAny(line, ":0123456789") {
-		return nil
+		return 0, false
 	}
 	// "Cardiology Clinic - post-PCI review" is about the procedure, later.
-	for _, w := range strings.FieldsFunc(strings.ToLower(line), func(r rune) bool { return !unicode.IsLetter(r) }) {
+	if p.notDoneWords(line) {
+		return 0, false
+	}
+	return nl, true
+}
+
+// notDoneWords reports whether s holds a word of the pack's title_not_done
+// (a later encounter: "post", "review", "planning").
+func (p *Program) notDoneWords(s string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) }) {
 		if containsFold(p.pack.Sections.Frame.TitleNotDone, w) {
-			return nil
+			return true
 		}
 	}
+	return false
+}
+
+// reportDay is the case date as a one-day When.
+func reportDay(now time.Time, why string) *eval.When {
 	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	return &eval.When{From: day, To: day.Add(24*time.Hour - time.Second), Text: "the document's title"}
+	return &eval.When{From: day, To: day.Add(24*time.Hour - time.Second), Text: why}
+}
+
+// procedureReport reports whether the document's title line names a
+// procedure (a finding on it is first anchored to a concept of a title
+// role: "CARDIAC CATHETERISATION LABORATORY REPORT"), so the report is of
+// a procedure done on its date.
+func (p *Program) procedureReport(text string, findings []extract.Finding, procedural map[string]bool) bool {
+	if p.pack.Sections == nil {
+		return false
+	}
+	nl, ok := p.titleLine(text)
+	if !ok {
+		return false
+	}
+	for _, g := range findings {
+		if g.Start >= 0 && g.End <= nl && procedural[g.ID] && !g.Intended {
+			return true
+		}
+	}
+	return false
 }
 
 // containsFold reports whether list holds s, ignoring case.
@@ -100,7 +145,18 @@ func (p *Program) labelWhen(text string, f extract.Finding, findings []extract.F
 	if !named {
 		return nil
 	}
-	return p.whenOf(label, now)
+	if w := p.whenOf(label, now); w != nil {
+		return w
+	}
+	// "Procedure: ICA +/- PCI", "PCI: pLAD ... DES x1" in a procedure
+	// report: an undated label of what was done is the report's own
+	// procedure, done on its date; a past ("Previous procedures:") or
+	// later ("Post-PCI plan:") label, or a planned finding, is not.
+	if f.Intended || p.doc.PlannedConcept(f.Text) || p.notDoneWords(label) ||
+		(p.reading.past != nil && p.reading.past.MatchString(label)) || !p.procedureReport(text, findings, procedural) {
+		return nil
+	}
+	return reportDay(now, "the procedure report's label '"+strings.TrimSpace(label)+"'")
 }
 
 // doneLabel reports whether a line label holds one of the pack's done

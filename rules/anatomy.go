@@ -38,6 +38,13 @@ type Anatomy struct {
 	// other than a native stenosis (a graft, a stent, a spasm, a flow
 	// reserve), which is not read.
 	NotNative []string `json:"not_native,omitempty"`
+	// Restenosis: words that report a restenosis inside a stent of the
+	// native vessel ("<vessel> in-stent restenosis 80%"); in a report
+	// holding one, the not-native words that name the stent itself
+	// (StentWords) do not set it aside, so it reads as the vessel's
+	// stenosis, while any other not-native word (a graft) still does.
+	Restenosis []string `json:"restenosis,omitempty"`
+	StentWords []string `json:"stent_words,omitempty"`
 	// NormalAfter: words after a vessel name that report it free of a
 	// significant stenosis ("LMS normal", "LAD: minor irregularities"); such
 	// a report is below every cut-off and states the vessel's facts absent.
@@ -169,7 +176,8 @@ func (a *Anatomy) check(where string) error {
 		}
 	}
 	for field, ws := range map[string][]string{"nouns_after_vessel": a.Nouns, "nouns_before_vessel": a.NounsBefore, "lesion_words": a.LesionWords,
-		"occluded_before": a.OccludedBefore, "occluded_after": a.OccludedAfter, "not_native": a.NotNative, "normal_after": a.NormalAfter} {
+		"occluded_before": a.OccludedBefore, "occluded_after": a.OccludedAfter, "not_native": a.NotNative, "normal_after": a.NormalAfter,
+		"restenosis": a.Restenosis, "stent_words": a.StentWords} {
 		for j, w := range ws {
 			if strings.TrimSpace(w) == "" {
 				return fmt.Errorf("%s.%s[%d]: a word must not be empty", where, field, j)
