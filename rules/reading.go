@@ -241,6 +241,10 @@ type Demographic struct {
 	Concept string   `json:"concept"`
 	Pattern string   `json:"pattern,omitempty"`
 	Words   []string `json:"words,omitempty"`
+	// Only: the shape is all the finding states, so it grounds to this
+	// concept alone (a title kept from a patient's name says the sex and
+	// nothing a search on its letters would find).
+	Only bool `json:"only,omitempty"`
 }
 
 // AnatomyChecks: a stenosis report states anatomical significance in its
