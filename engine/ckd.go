@@ -27,13 +27,20 @@ func (ungroundedStage) Emits() []patient.Kind { return nil }
 func (ungroundedStage) Satisfies(eval.Cond) consistency.Checks { return consistency.Checks{} }
 
 // compileUngrounded: "[qualifier ]<glued><word>" then a number, at the
-// start of the finding ("serum creatinine 150", "s-Cr: 180").
+// start of the finding ("serum creatinine 150", "s-Cr: 180"); a term
+// needs its glued prefix and no number ("low-MI imaging").
 func compileUngrounded(us []rules.UngroundedValue) []*regexp.Regexp {
 	var out []*regexp.Regexp
 	for _, u := range us {
 		src := `(?i)^`
 		if len(u.Qualifiers) > 0 {
 			src += `(?:(?:` + rules.WordsPattern(u.Qualifiers) + `)\s+)?`
+		}
+		if u.Term {
+			// A term: its glued prefix is what makes it one, no value.
+			src += `(?:` + rules.WordsPattern(u.Glued) + `)(?:` + rules.WordsPattern(u.Words) + `)\b`
+			out = append(out, regexp.MustCompile(src))
+			continue
 		}
 		if len(u.Glued) > 0 {
 			src += `(?:` + rules.WordsPattern(u.Glued) + `)?`

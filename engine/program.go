@@ -450,9 +450,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if err != nil {
 			return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
 		}
-		if a, ok := p.demographicAnchor(f.Text); ok {
-			anchors = withFirst(a, anchors)
-		}
+		anchors = p.withDemographic(f.Text, anchors)
 		anchors = p.withVerbatim(f.Text, covering, anchors, p.cfg.topK)
 		if p.ungrounded(f.Text) {
 			// A measurement the pack has no concept for (meta/reading.json

@@ -67,6 +67,10 @@ type UngroundedValue struct {
 	Qualifiers []string `json:"qualifiers,omitempty"` // words before it, with a space ("serum")
 	Glued      []string `json:"glued,omitempty"`      // prefixes written onto it ("s-")
 	Words      []string `json:"words"`
+	// Term: no number follows; the glued prefix makes the word another
+	// term ("low-MI imaging" is the ultrasound mechanical index, not an
+	// infarction), so it is required.
+	Term bool `json:"term,omitempty"`
 }
 
 // Plausible is the range [Min, Max], in Unit, that a value of a measured
@@ -241,6 +245,10 @@ type Demographic struct {
 	Concept string   `json:"concept"`
 	Pattern string   `json:"pattern,omitempty"`
 	Words   []string `json:"words,omitempty"`
+	// Only: the shape is all the finding states, so it grounds to this
+	// concept alone (a title kept from a patient's name says the sex and
+	// nothing a search on its letters would find).
+	Only bool `json:"only,omitempty"`
 }
 
 // AnatomyChecks: a stenosis report states anatomical significance in its
@@ -291,7 +299,7 @@ func (r *Reading) check(name string) error {
 			ws    []string
 			need  bool
 		}{{"qualifiers", u.Qualifiers, false}, {"glued", u.Glued, false}, {"words", u.Words, true}} {
-			if err := checkWords(f+"."+l.field, l.ws, l.need); err != nil {
+			if err := checkWords(f+"."+l.field, l.ws, l.need || l.field == "glued" && u.Term); err != nil {
 				return err
 			}
 		}

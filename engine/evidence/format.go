@@ -71,8 +71,9 @@ func format(findingID, text string, a Anchor, negated bool, parse func(string) [
 	ms := parse(text)
 	var picked []Item
 	lastEnd := -1
+	aside := asideMeasures(text, ms, a)
 	for i, m := range ms {
-		if superseded(text, ms, i) || duration(text, m, a) || inDate(text, m) {
+		if superseded(text, ms, i) || duration(text, m, a) || inDate(text, m) || aside[i] {
 			continue
 		}
 		// A bare number after the value and another word belongs to that
@@ -105,6 +106,39 @@ func format(findingID, text string, a Anchor, negated bool, parse func(string) [
 		}
 	}
 	return []Item{base}
+}
+
+// asideMeasures marks the numbers inside a parenthesis when a number the
+// anchor can take stands outside every parenthesis: in "RF-CL (male, 61,
+// 4 RF) ~24%" the value is 24, and 61 is the age the aside lists.
+func asideMeasures(text string, ms []Measure, a Anchor) map[int]bool {
+	if len(ms) < 2 || !strings.Contains(text, "(") {
+		return nil
+	}
+	depth := make([]int, len(text)+1)
+	d := 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == ')' && d > 0 {
+			d--
+		}
+		depth[i] = d
+		if text[i] == '(' {
+			d++
+		}
+	}
+	inside := map[int]bool{}
+	outside := false
+	for i, m := range ms {
+		if depth[m.Start] > 0 {
+			inside[i] = true
+		} else if _, ok := compatible(m, a); ok && !inDate(text, m) && !calendarYear(m) {
+			outside = true
+		}
+	}
+	if !outside {
+		return nil
+	}
+	return inside
 }
 
 // trendFrom and trendTo find a change stated as "from A to B" ("LVEF fell
