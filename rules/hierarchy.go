@@ -438,11 +438,13 @@ type Composite struct {
 // stated or derived present), a numeric leaf (Measure Op Value Unit), or a
 // group: AnyOf, AllOf, or AtLeast N Of.
 type Expr struct {
-	Concept string   `json:"concept,omitempty"`
-	Measure string   `json:"measure,omitempty"`
-	Op      string   `json:"op,omitempty"`
-	Value   *float64 `json:"value,omitempty"`
-	Unit    string   `json:"unit,omitempty"`
+	Concept string `json:"concept,omitempty"`
+	Measure string `json:"measure,omitempty"`
+	// Op is a numeric member's comparison, or ABSENT for a concept leaf
+	// met by a stated absence ("acute coronary syndrome" ruled out).
+	Op    string   `json:"op,omitempty"`
+	Value *float64 `json:"value,omitempty"`
+	Unit  string   `json:"unit,omitempty"`
 	// Window dates a concept leaf's event relative to the case date
 	// ("myocardial infarction" within 40 days).
 	Window  *Window `json:"window,omitempty"`
@@ -485,6 +487,9 @@ func (e Expr) check(where string) error {
 	}
 	if e.Wording != "" && e.Concept == "" {
 		return fmt.Errorf("%s: a wording belongs on a concept leaf", where)
+	}
+	if op := NormalizeOperator(e.Op); e.Concept != "" && op != "" && op != OpPresent && op != OpAbsent {
+		return fmt.Errorf("%s (%s): a concept member's op is PRESENT (the default) or ABSENT, got %q", where, e.Concept, e.Op)
 	}
 	for i, x := range e.Except {
 		if err := x.check(fmt.Sprintf("%s/except/%d", where, i)); err != nil {

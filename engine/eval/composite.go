@@ -138,6 +138,9 @@ func evalNode(e rules.Expr, pool []Evidence, keyOfName map[string]string, opt Op
 	switch {
 	case e.Concept != "" || e.Measure != "":
 		c := Cond{Concept: e.Concept, Wording: e.Concept, Operator: rules.OpPresent, Window: e.Window}
+		if rules.NormalizeOperator(e.Op) == rules.OpAbsent {
+			c.Operator = rules.OpAbsent
+		}
 		if e.Measure != "" {
 			c = Cond{Concept: e.Measure, Wording: e.Measure, Operator: rules.NormalizeOperator(e.Op),
 				Threshold: strconv.FormatFloat(*e.Value, 'f', -1, 64), Unit: e.Unit}
@@ -150,6 +153,9 @@ func evalNode(e rules.Expr, pool []Evidence, keyOfName map[string]string, opt Op
 		if e.Wording != "" && e.Concept != "" {
 			c.Wording = e.Wording
 			c.DecisionID = "definition::" + normalizedPackName(e.Wording)
+		}
+		if c.Operator == rules.OpAbsent {
+			c.DecisionID += "::absent"
 		}
 		r := EvaluateCond(c, pool, Options{Admit: opt.Admit, CaseDate: opt.CaseDate})
 		if r.Truth == Unknown {

@@ -449,7 +449,7 @@ func definitionsHold(t *testing.T, p *rules.Pack, checked map[string]int) {
 			if e.Wording != "" {
 				text = e.Wording // a mention in the leaf's own words
 			}
-			ev := eval.Evidence{ID: "f", ConceptKey: keyOf(e.Concept), Concept: e.Concept, Text: text, Present: true}
+			ev := eval.Evidence{ID: "f", ConceptKey: keyOf(e.Concept), Concept: e.Concept, Text: text, Present: rules.NormalizeOperator(e.Op) != rules.OpAbsent}
 			if e.Window != nil {
 				ev.When = dated(windowInside(*e.Window))
 			}
