@@ -118,8 +118,11 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	// "palpitations" is a suspected arrhythmia without saying "suspected".
 	// The synonym must be stated in full, and a doubtful case mention is
 	// never let through.
+	// A definition's member worded as a doubt of a concept whose name is
+	// none ("suspected angina pectoris") asks for the case's doubt: the
+	// concept's synonyms ("ischaemic cardiomyopathy") state it undoubted.
 	if v.Check == consistency.CheckQualifier ||
-		v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") {
+		v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") && !a.doubtWorded(c) {
 		cl := a.clause[e.ID]
 		if ok, syn := a.p.synCover[c.ConceptKey].CoversAll(cl); ok && !doubtfulSynonym(cl, syn, cond, a.checks) {
 			v.Pass, v.Check, v.Reason = true, "", "qualifier: the clause states the synonym '"+syn+"' of '"+c.Concept+"'"
@@ -203,4 +206,13 @@ func (a *admitter) doubtingMember(e eval.Evidence) string {
 		}
 	}
 	return ""
+}
+
+// doubtWorded: c is a definition's member whose own wording is a doubt of
+// a concept whose name is not ("suspected heart failure of ischaemic
+// aetiology"; see rules.Expr.Wording).
+func (a *admitter) doubtWorded(c eval.Cond) bool {
+	return strings.HasPrefix(c.DecisionID, "definition::") && c.Wording != "" &&
+		rules.NormalizeName(c.Wording) != rules.NormalizeName(c.Concept) &&
+		a.p.doubtfulName(c.Wording) && !a.p.doubtfulName(c.Concept)
 }
