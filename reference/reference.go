@@ -88,21 +88,23 @@ func Compute(p *rules.Pack, vs []vignettes.Vignette, merge map[string]string) []
 	for i, v := range vs {
 		ev := Evidence(v, merge)
 		// A stated finding implies its broader concepts (the pack's is-a
-		// relations), exactly as in the pipeline. A definition's member
-		// with a wording of its own ("angina pectoris" worded "suspected
-		// angina pectoris") is met by a mention step (v) judges in those
-		// words; a vignette states each concept under its own name, so no
-		// intended node meets it.
-		own := func(c eval.Cond, _ eval.Evidence) bool {
-			return c.Wording == "" || rules.NormalizeName(c.Wording) == rules.NormalizeName(c.Concept)
-		}
-		for _, d := range eval.DeriveOpt(ev, p.Hierarchy, names, keys, eval.Options{Admit: own}) {
+		// relations), exactly as in the pipeline.
+		for _, d := range eval.DeriveOpt(ev, p.Hierarchy, names, keys, eval.Options{Admit: OwnName}) {
 			d.ConceptKey = mapKey(d.ConceptKey, merge)
 			ev = append(ev, d)
 		}
 		out[i] = Case{CaseID: v.CaseID, RowIDs: RowsFor(rs, ev)}
 	}
 	return out
+}
+
+// OwnName is the step (v) the reference derives with: a definition's
+// member with a wording of its own ("angina pectoris" worded "suspected
+// angina pectoris") is met by a mention step (v) judges in those words,
+// and a vignette states each concept under its own name, so no intended
+// node meets it; every other member is met as stated.
+func OwnName(c eval.Cond, _ eval.Evidence) bool {
+	return c.Wording == "" || rules.NormalizeName(c.Wording) == rules.NormalizeName(c.Concept)
 }
 
 // RowsFor lists the rows (pack order, once each) of the rules that hold.
