@@ -18,6 +18,10 @@ type admitter struct {
 	text    *consistency.Text  // the case, read once for every verdict
 	mention map[string]string  // finding id → finding text
 	clause  map[string]string  // finding id → its comma clause
+	// start is finding id → the byte offset its mention is written at
+	// (absent: located by its words), so a mention is judged where it
+	// stands, not where its words first occur.
+	start map[string]int
 	// coded holds the facts with no words (coded data), judged by their
 	// record's statuses instead of the text.
 	coded map[string]consistency.Coded
@@ -101,7 +105,7 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 		}
 		v = a.p.compile(cond).CheckCoded(cf, a.checks)
 	} else {
-		v = a.text.CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.checks)
+		v = a.at(e.ID).CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.checks)
 	}
 	if v.Pass {
 		return v
@@ -137,11 +141,19 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 			return v
 		}
 	}
-	if v.Check == consistency.CheckNegation && e.Present && e.DerivedBy != "" && a.p.statesPastNegation(a.text, a.mention[e.ID]) {
+	if v.Check == consistency.CheckNegation && e.Present && e.DerivedBy != "" && a.p.statesPastNegation(a.at(e.ID), a.mention[e.ID]) {
 		v.Pass, v.Check, v.Reason = true, "", "negation: derived from a concept '"+a.mention[e.ID]+"' states beyond its negation"
 		return v
 	}
 	return a.derivedPass(c, e, v)
+}
+
+// at is the case text read at finding id's own place (Text.At).
+func (a *admitter) at(id string) *consistency.Text {
+	if s, ok := a.start[id]; ok {
+		return a.text.At(s)
+	}
+	return a.text
 }
 
 // nameDoubts reports whether a concept's own name, judged as a coded

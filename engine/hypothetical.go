@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/executablekg/execkg/engine/consistency"
@@ -84,7 +85,8 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 	free := map[string]bool{}        // anchors the finding names word for word where the cue does not reach
 	named := 0                       // anchors the finding names word for word
 	namedReached := 0                // ... of which the cue reaches
-	for _, v := range p.verbatimNamed(finding) {
+	for _, nv := range p.namedIn(finding, anchors) {
+		v := nv.Anchor
 		if p.medications[v.ConceptKey] {
 			// A drug "PRN" or "if needed" is still prescribed; the drug
 			// readers (meta/reading.json) judge what a drug sentence says.
@@ -98,7 +100,7 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 		}
 		var stated []string
 		for _, n := range append([]string{v.Concept}, p.phrases[v.ConceptKey]...) {
-			if statedIn(lower, finding, n) {
+			if statedIn(lower, finding, n) || nv.inflected && len(n) > 3 && coversAllOf(finding, n) {
 				stated = append(stated, n)
 			}
 		}
@@ -136,7 +138,11 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 		if in[v.ConceptKey] {
 			namedReached++
 		}
-		cues = append(cues, own...)
+		for _, c := range own {
+			if !slices.Contains(cues, c) {
+				cues = append(cues, c)
+			}
+		}
 	}
 	if len(reached) == 0 {
 		return anchors, false, nil
@@ -182,6 +188,47 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 		return stated, false, cues
 	}
 	return kept, false, cues
+}
+
+// namedIn is verbatimNamed with the anchors the finding names in other
+// inflections, every word of a name of theirs stated up to plural and
+// stem ("consider non-cardiac causes of chest pain" names "non-cardiac
+// cause of chest pain"): a cue reaching those words is judged for them
+// too, where verbatim naming alone left the anchor unjudged and a plan to
+// consider a cause read as a cause found.
+func (p *Program) namedIn(finding string, anchors []grounding.Anchor) []namedAnchor {
+	var out []namedAnchor
+	seen := map[string]bool{}
+	for _, v := range p.verbatimNamed(finding) {
+		seen[v.ConceptKey] = true
+		out = append(out, namedAnchor{Anchor: v})
+	}
+	for _, a := range anchors {
+		if seen[a.ConceptKey] {
+			continue
+		}
+		seen[a.ConceptKey] = true
+		for _, n := range append([]string{a.Concept}, p.phrases[a.ConceptKey]...) {
+			if len(n) > 3 && coversAllOf(finding, n) {
+				out = append(out, namedAnchor{Anchor: a, inflected: true})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// namedAnchor is a concept a finding names; inflected: in other
+// inflections than the name's own (namedIn).
+type namedAnchor struct {
+	grounding.Anchor
+	inflected bool
+}
+
+// coversAllOf: the finding states every content word of name (evidence.CoversAll).
+func coversAllOf(finding, name string) bool {
+	ok, _ := evidence.CoversAll(finding, []string{name})
+	return ok
 }
 
 // namesReached: a name of a that the finding states (every word of it)

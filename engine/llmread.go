@@ -146,7 +146,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 		}
 		negated := false
 		if c.checks.Negation {
-			fc := ctext.Analyze(fd.Text)
+			fc := ctext.At(fd.Start).Analyze(fd.Text)
 			if fc.Other {
 				tr.Rejected = append(tr.Rejected, Rejection{FindingID: fd.ID, Check: consistency.CheckNegation, BeforeMatching: true,
 					Reason: "negation: '" + strings.Join(fc.Cues, ", ") + "' makes this a relative's finding, not the patient's"})
@@ -204,7 +204,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 			byAntonym[[2]string{fd.ID, a.ConceptKey}] = true
 		}
 		fa := FindingAnchors{FindingID: fd.ID, Query: fd.Text}
-		p.read(rd, ctext, fd.ID, fd.Text, negated, anchors, c.checks)
+		p.read(rd, ctext.At(fd.Start), fd.ID, fd.Text, negated, anchors, c.checks)
 		for j, a := range anchors {
 			rank[[2]string{fd.ID, a.ConceptKey}] = j + 1
 			fa.Anchors = append(fa.Anchors, anchorInfo(a))

@@ -154,18 +154,20 @@ func (p *Program) AskPatient(ctx context.Context, m *patient.Model, opts ...Eval
 // with words in the model's text, the record's statuses for coded facts.
 func (p *Program) checker(c *call, m *patient.Model, tr *Trace) *admitter {
 	mention, clause := map[string]string{}, map[string]string{}
+	start := map[string]int{}
 	coded := map[string]consistency.Coded{}
 	for _, f := range m.Facts {
 		if len(f.Spans) > 0 && m.Text != "" {
 			s := f.Spans[0]
 			mention[f.ID] = m.Text[s.Start:s.End]
+			start[f.ID] = s.Start
 			clause[f.ID] = commaClause(m.Text, s.Start, s.End)
 			continue
 		}
 		coded[f.ID] = p.coded(f)
 	}
 	adm := p.newAdmitter(c, consistency.NewText(m.Text), mention, clause, tr)
-	adm.coded = coded
+	adm.coded, adm.start = coded, start
 	return adm
 }
 
@@ -205,11 +207,14 @@ func (p *Program) Evaluate(ctx context.Context, caseID string, ev []eval.Evidenc
 func (p *Program) StepV(res *Result, checks consistency.Checks) func(eval.Cond, eval.Evidence) consistency.Verdict {
 	c := &call{caseID: res.CaseID, checks: checks}
 	mention, clause := map[string]string{}, map[string]string{}
+	start := map[string]int{}
 	for _, f := range res.Findings {
 		mention[f.ID] = f.Text
+		start[f.ID] = f.Start
 		clause[f.ID] = commaClause(res.Question, f.Start, f.End)
 	}
 	adm := p.newAdmitter(c, consistency.NewText(res.Question), mention, clause, &Trace{})
+	adm.start = start
 	if res.Patient != nil {
 		coded := map[string]consistency.Coded{}
 		for _, f := range res.Patient.Facts {

@@ -426,6 +426,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	rank := map[[2]string]int{} // (finding, concept key) → anchor rank
 	rd := newReadings()         // which anchors are facts (Program.flag)
 	mention := map[string]string{}
+	starts := map[string]int{}
 	clause := map[string]string{}
 	keys := map[string]bool{}
 	var antonyms []eval.Evidence
@@ -441,6 +442,8 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		}
 		res.Findings = append(res.Findings, Finding{ID: f.ID, Text: f.Text, Start: f.Start, End: f.End, Section: f.Section})
 		mention[f.ID] = f.Text
+		starts[f.ID] = f.Start
+		at := ctext.At(f.Start) // the finding where it is written, not its words' first occurrence
 		clause[f.ID] = commaClause(text, f.Start, f.End)
 		covering := labelled(text, secs, f.Start, clause[f.ID])
 		anchors, err := p.grounder.Ground(ctx, f.Text)
@@ -497,7 +500,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		}
 		negated := false
 		if c.checks.Negation {
-			fc := ctext.Analyze(f.Text)
+			fc := at.Analyze(f.Text)
 			if f.Experiencer != "" {
 				fc.Other, fc.Cues = true, []string{"under a '" + f.Section + "' heading"}
 			}
@@ -521,7 +524,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if c.checks.Certainty {
 			// "Low risk for CAD" speaks of CAD as a risk: judged at the
 			// concept's words, not the finding's first one.
-			kept, none, cues := p.spokenOfAsRisk(ctext, f.Text, anchors)
+			kept, none, cues := p.spokenOfAsRisk(at, f.Text, anchors)
 			if none {
 				why := riskWhy(cues)
 				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty, BeforeMatching: true, Reason: "certainty: " + why})
@@ -534,7 +537,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if c.checks.Negation {
 			// "… as a colleague had a heart attack": the heart attack is
 			// the colleague's, judged at the concept's words.
-			kept, none, cues := p.spokenOfOthers(ctext, f.Text, anchors)
+			kept, none, cues := p.spokenOfOthers(at, f.Text, anchors)
 			if none {
 				why := "a finding of someone other than the patient ('" + strings.Join(cues, ", ") + "')"
 				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckNegation, BeforeMatching: true, Reason: "negation: " + why})
@@ -551,7 +554,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		}
 		var negatedAt map[string]bool // a named concept's own negation
 		if c.checks.Negation {
-			negatedAt = p.negationAt(ctext, f.Text, anchors)
+			negatedAt = p.negationAt(at, f.Text, anchors)
 		}
 		for _, a := range p.antonymEvidence(f.ID, f.Text, negated) {
 			antonyms = append(antonyms, a)
@@ -559,7 +562,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			keys[a.ConceptKey] = true
 		}
 		fa := FindingAnchors{FindingID: f.ID, Query: f.Text}
-		p.read(rd, ctext, f.ID, f.Text, negated, anchors, c.checks)
+		p.read(rd, at, f.ID, f.Text, negated, anchors, c.checks)
 		for i, a := range anchors {
 			keys[a.ConceptKey] = true
 			rank[[2]string{f.ID, a.ConceptKey}] = i + 1
@@ -700,6 +703,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	// against each condition's own wording and context; a composite
 	// definition judges its members the same way.
 	adm := p.newAdmitter(c, ctext, mention, clause, tr)
+	adm.start = starts
 	if err := p.decide(ctx, c, res, tr, m, adm.admit, adm.passes, overridden); err != nil {
 		return nil, err
 	}

@@ -278,10 +278,30 @@ func (k *Knowledge) miss(d documents.Document, res *engine.Result, row string) (
 	// Step (v): a rule of the row fires once its rejections are ignored.
 	for _, r := range rs {
 		if eval.EvaluateRule(*r, all, eval.Options{ClosedWorld: closed, CaseDate: date}).Fired() {
+			// Name the rejection that, let through alone, fires the rule;
+			// the rule's first rejection may be a right one beside it.
+			var first *engine.Rejection
 			for _, c := range r.Conds {
-				for _, rj := range rejected[c.DecisionID] {
-					return StageConsistency, fmt.Sprintf("step (v) %s check rejected %q for %s: %s", rj.Check, mention(res, rj.FindingID), c.Concept, rj.Reason)
+				for i := range rejected[c.DecisionID] {
+					rj := &rejected[c.DecisionID][i]
+					if first == nil {
+						first = rj
+					}
+					only := func(cd eval.Cond, e eval.Evidence) bool {
+						for _, x := range rejected[cd.DecisionID] {
+							if x.FindingID == e.ID && (x.DecisionID != rj.DecisionID || x.FindingID != rj.FindingID) {
+								return false
+							}
+						}
+						return true
+					}
+					if eval.EvaluateRule(*r, all, eval.Options{ClosedWorld: closed, Admit: only, CaseDate: date}).Fired() {
+						return StageConsistency, fmt.Sprintf("step (v) %s check rejected %q for %s: %s", rj.Check, mention(res, rj.FindingID), c.Concept, rj.Reason)
+					}
 				}
+			}
+			if first != nil {
+				return StageConsistency, fmt.Sprintf("step (v) rejections together stop the rule, none alone; the first: %s check rejected %q: %s", first.Check, mention(res, first.FindingID), first.Reason)
 			}
 			return StageConsistency, "the rule fires once step (v) rejections are ignored"
 		}
@@ -456,9 +476,17 @@ func containsWords(text, phrase string) bool {
 	return strings.Contains(" "+text+" ", " "+phrase+" ")
 }
 
+// evidenceOf is the evidence the pipeline judged rules with: an
+// alternative reading of a finding (Secondary) is no fact for a condition
+// or an exception there, so it is none here (with it, a rank-2 anchor
+// "blocked" an exception the pipeline never saw, and a rule "fired once
+// step (v) rejections are ignored" that no rejection had stopped).
 func evidenceOf(res *engine.Result) []eval.Evidence {
 	out := make([]eval.Evidence, 0, len(res.Evidence))
 	for _, it := range res.Evidence {
+		if it.Secondary {
+			continue
+		}
 		out = append(out, analysis.EvalEvidence(it))
 	}
 	return out

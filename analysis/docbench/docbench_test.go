@@ -79,6 +79,41 @@ func TestMissAttributedToConsistency(t *testing.T) {
 	require.Contains(t, why, "negation")
 }
 
+// Of two rejections, the one that alone fires the rule is named, not the
+// first (a right rejection of a negated mention beside it).
+func TestMissNamesTheRejectionThatFires(t *testing.T) {
+	ix := index(t)
+	r := pickRule(t, ix, singlePresent)
+	c := r.Conds[0]
+	res := &engine.Result{CaseID: "d",
+		Findings: []engine.Finding{{ID: "f0", Text: "no " + c.Concept}, {ID: "f1", Text: "possible " + c.Concept}},
+		Evidence: []engine.EvidenceItem{{ID: "f0", ConceptKey: c.ConceptKey, Concept: c.Concept, Present: false},
+			{ID: "f1", ConceptKey: c.ConceptKey, Concept: c.Concept, Present: true}},
+		Trace: &engine.Trace{Rejected: []engine.Rejection{
+			{DecisionID: c.DecisionID, FindingID: "f0", Check: "negation", Reason: "negated"},
+			{DecisionID: c.DecisionID, FindingID: "f1", Check: "certainty", Reason: "uncertain"}}}}
+	k := NewKnowledge(ix, nil, nil)
+	st, why := k.miss(documents.Document{DocID: "d", Text: "no " + c.Concept + ". possible " + c.Concept}, res, r.RowID)
+	require.Equal(t, StageConsistency, st, why)
+	require.Contains(t, why, "certainty check rejected")
+}
+
+// An alternative reading of a finding (Secondary) is no fact in the
+// pipeline, so a rule it alone would fire was not stopped by step (v): the
+// miss is explained without it.
+func TestSecondaryReadingIsNoEvidenceOfAMiss(t *testing.T) {
+	ix := index(t)
+	r := pickRule(t, ix, singlePresent)
+	c := r.Conds[0]
+	res := &engine.Result{CaseID: "d", Trace: &engine.Trace{},
+		Findings: []engine.Finding{{ID: "f0", Text: "zzq"}},
+		Evidence: []engine.EvidenceItem{{ID: "f0", ConceptKey: c.ConceptKey, Concept: c.Concept, Present: true, Secondary: true}}}
+	k := NewKnowledge(ix, nil, nil)
+	st, why := k.miss(documents.Document{DocID: "d", Text: "zzq"}, res, r.RowID)
+	require.NotEqual(t, StageConsistency, st, why)
+	require.NotContains(t, why, "step (v)")
+}
+
 func TestMissAttributedByWhatTheTextStates(t *testing.T) {
 	ix := index(t)
 	r := pickRule(t, ix, singlePresent)

@@ -9,6 +9,7 @@
 package consistency
 
 import (
+	"sort"
 	"strings"
 	"sync"
 )
@@ -108,6 +109,45 @@ type Text struct {
 	// readings memoises reading: a mention is located once however many
 	// conditions it is judged against.
 	readings sync.Map // string → *mentionReading
+	// at is, on a view made by At, the byte offset the mention is written
+	// at (-1 on the Text NewText made); views is the root's cache of its
+	// views, by offset.
+	at    int
+	views *sync.Map // int → *Text
+}
+
+// At is the text read for a mention written at byte offset start: the
+// mention is located there, not at the first place its words occur ("No
+// HF symptoms. … better for prognosis and symptoms": the second
+// "symptoms" is not negated). Where the mention's words do not begin
+// within its own span at start (an extractor that rewrote it), it is
+// located as Text does. A negative start is t. A view shares t's
+// tokens and cues and is cached, so asking again is free.
+func (t *Text) At(start int) *Text {
+	if start < 0 || start >= len(t.text) {
+		return t
+	}
+	if t.at >= 0 {
+		if t.at == start {
+			return t
+		}
+		return t.root().At(start)
+	}
+	if v, ok := t.views.Load(start); ok {
+		return v.(*Text)
+	}
+	v := &Text{text: t.text, toks: t.toks, hits: t.hits, clauses: t.clauses, bounds: t.bounds, at: start, views: t.views}
+	got, _ := t.views.LoadOrStore(start, v)
+	return got.(*Text)
+}
+
+// root is the Text a view was made from (its views map is the root's).
+func (t *Text) root() *Text {
+	if t.at < 0 {
+		return t
+	}
+	r, _ := t.views.Load(-1)
+	return r.(*Text)
 }
 
 // mentionReading is a mention located in a Text.
@@ -146,7 +186,8 @@ func (t *Text) reading(mention string) *mentionReading {
 // NewText tokenises text and finds its cues.
 func NewText(text string) *Text {
 	toks := tokenize(text)
-	t := &Text{text: text, toks: toks, hits: findCues(toks), bounds: [2]int{-1, -1}}
+	t := &Text{text: text, toks: toks, hits: findCues(toks), bounds: [2]int{-1, -1}, at: -1, views: &sync.Map{}}
+	t.views.Store(-1, t)
 	for i, tok := range toks {
 		if tok.clause < 0 {
 			if t.bounds[0] < 0 {
@@ -409,6 +450,13 @@ func (a analysis) qualifiersIn(from, to int) []string {
 // does not place a two-word mention ("heart failure") in the wrong clause.
 func (tx *Text) locate(target []token) (from, to int, ok bool) {
 	text := tx.toks
+	if tx.at >= 0 && len(target) > 0 {
+		// A view: the mention as written at its own offset.
+		i := sort.Search(len(text), func(i int) bool { return text[i].start >= tx.at })
+		if f, t, ok := verbatimFrom(text, target, i); ok && text[f].start < tx.at+target[len(target)-1].end {
+			return f, t, true
+		}
+	}
 	if f, t, ok := verbatim(text, target); ok {
 		return f, t, true
 	}

@@ -57,12 +57,35 @@ type analyzeCase struct {
 	Qualifiers []string `json:"qualifiers"`
 	Cues       []string `json:"cues"`
 	Clause     string   `json:"clause"`
+	// Occurrence, when above 0, reads the target where it is written the
+	// Occurrence-th time (Text.At), not where its words first occur.
+	Occurrence int `json:"occurrence"`
+}
+
+// nthAt is the byte offset of the n-th occurrence (from 1) of s in text,
+// or -1 (then Text.At leaves the text as it is).
+func nthAt(t *testing.T, text, s string, n int) int {
+	t.Helper()
+	if n <= 0 {
+		return -1
+	}
+	off := 0
+	for i := 1; ; i++ {
+		k := strings.Index(text[off:], s)
+		if k < 0 {
+			t.Fatalf("occurrence %d of %q: %q holds only %d", n, s, text, i-1)
+		}
+		if i == n {
+			return off + k
+		}
+		off += k + len(s)
+	}
 }
 
 func TestAnalyze(t *testing.T) {
 	for _, c := range readJSONL[analyzeCase](t, "testdata/analyze_cases.jsonl") {
 		t.Run(c.Target+" in "+c.Text, func(t *testing.T) {
-			got := Analyze(c.Text, c.Target)
+			got := NewText(c.Text).At(nthAt(t, c.Text, c.Target, c.Occurrence)).Analyze(c.Target)
 			want := Context{Target: c.Target, Found: c.Found, Clause: c.Clause, Negated: c.Negated, Uncertain: c.Uncertain,
 				Either: c.Either, Other: c.Other, Hypothetical: c.Hypo, Unlikely: c.Unlikely, Qualifiers: c.Qualifiers, Cues: c.Cues}
 			if want.Qualifiers == nil {
@@ -86,6 +109,9 @@ type checkCase struct {
 	Checks    string    `json:"checks"`
 	Pass      bool      `json:"pass"`
 	Check     string    `json:"check"`
+	// Occurrence as in analyzeCase: the mention judged where it is
+	// written the Occurrence-th time.
+	Occurrence int `json:"occurrence"`
 }
 
 func TestCheck(t *testing.T) {
@@ -98,6 +124,9 @@ func TestCheck(t *testing.T) {
 				t.Fatal(err)
 			}
 			v := Check(c.Text, c.Mention, c.Condition, checks)
+			if c.Occurrence > 0 {
+				v = NewText(c.Text).At(nthAt(t, c.Text, c.Mention, c.Occurrence)).Check(c.Mention, c.Condition, checks)
+			}
 			if v.Pass != c.Pass || v.Check != c.Check {
 				t.Errorf("Check(%q, %q, %+v, %v)\n got pass=%v check=%q reason=%q\nwant pass=%v check=%q\ncontext %+v",
 					c.Text, c.Mention, c.Condition, checks, v.Pass, v.Check, v.Reason, c.Pass, c.Check, v.Context)

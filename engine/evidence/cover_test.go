@@ -49,6 +49,11 @@ func TestCoversLongPhrases(t *testing.T) {
 		{"heart failure", []string{"heart failure with preserved ejection fraction"}, false},
 		{"left main stenosis of 60%", []string{"left main coronary artery diameter stenosis", "left main stenosis"}, true},
 		{"stenosis of 60%", []string{"left main coronary artery diameter stenosis"}, false},
+		// A degree word is stated or the phrase is another grade:
+		// coronary calcification is not heavy or dense calcification.
+		{"adjusted upward given coronary calcification on CT", []string{"heavy coronary calcification"}, false},
+		{"coronary calcification on CT", []string{"densely calcified coronary arteries"}, false},
+		{"heavily calcified coronary arteries", []string{"heavily calcified coronaries"}, true},
 	}
 	for _, c := range cases {
 		if got := coversBoth(t, c.mention, c.phrases); got != c.want {

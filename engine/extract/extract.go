@@ -272,6 +272,17 @@ func splitSpans(text string, layout [][2]int) [][2]int {
 				continue
 			}
 			cuts = append(cuts, [2]int{i, i + 1})
+		case ' ', '\t':
+			// A gap of two or more spaces, or a tab, inside a line sets
+			// fields apart in headers and lab rows ("Mrs E. Grant   DOB
+			// 12/05/1939   Hosp no. D553", "TC 3.6   HDL 1.0"); a label
+			// aligned with its bare value stays whole ("Hb     132 g/L").
+			if k := fieldGap(text, i); k > i {
+				if !bareValueAt(text, k) {
+					cuts = append(cuts, [2]int{i, k})
+				}
+				i = k - 1
+			}
 		case '.', '!', '?':
 			// Sentence end only when followed by space/end, and not inside a
 			// number or an abbreviation like "i.e." / "e.g.".
@@ -368,6 +379,33 @@ func valueAfterColon(text string, i int) bool {
 	if j < len(text) && text[j] == ' ' {
 		j++
 	}
+	return bareValueAt(text, j)
+}
+
+// fieldGap returns the end of a field gap starting at i (two or more
+// spaces, or a tab, between two printed characters of one line), or i.
+func fieldGap(text string, i int) int {
+	if i == 0 || text[i-1] == ' ' || text[i-1] == '\t' || text[i-1] == '\n' {
+		return i
+	}
+	k := i
+	for k < len(text) && (text[k] == ' ' || text[k] == '\t') {
+		k++
+	}
+	if k >= len(text) || text[k] == '\n' || text[k] == '\r' || (k-i < 2 && text[i] != '\t') {
+		return i
+	}
+	// Between two lower-case words it is a typing slip in prose
+	// ("chest  pain"), no field gap.
+	if isLower(text[i-1]) && isLower(text[k]) {
+		return i
+	}
+	return k
+}
+
+// bareValueAt: a bare value (a number and at most a unit, not a
+// demographic) starts at j and runs to the next boundary.
+func bareValueAt(text string, j int) bool {
 	for j < len(text) && strings.IndexByte("~<>≈", text[j]) >= 0 {
 		j++
 	}
@@ -375,16 +413,17 @@ func valueAfterColon(text string, i int) bool {
 		return false
 	}
 	// "Pt: 49M", "Age: 67 years old": the demographic is a finding of
-	// its own, so the colon still cuts.
+	// its own.
 	if demographicRE(nil).MatchString(text[j:]) || compactDemographic.MatchString(text[j:]) {
 		return false
 	}
 	// Only a bare value (a number and at most a unit) joins its label:
 	// "ECG: 2 mm ST depression" is a finding of its own after a label.
-	// The value ends where the next finding starts, at a spaced dash or
-	// arrow too: "PTL: ~22% - moderate" is the value, then its band.
+	// The value ends where the next finding starts, at a spaced dash,
+	// an arrow or a field gap too: "PTL: ~22% - moderate" is the value,
+	// then its band.
 	k := j
-	for k < len(text) && strings.IndexByte(",;|\n", text[k]) < 0 && !(text[k] == '.' && (k+1 >= len(text) || text[k+1] == ' ')) && !arrowAt(text, k) {
+	for k < len(text) && strings.IndexByte(",;|\n", text[k]) < 0 && !(text[k] == '.' && (k+1 >= len(text) || text[k+1] == ' ')) && !arrowAt(text, k) && fieldGap(text, k) == k {
 		k++
 	}
 	return len(strings.Fields(text[j:k])) <= 2
@@ -491,3 +530,5 @@ func hasLetterOrDigit(s string) bool {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }

@@ -123,7 +123,7 @@ type Problem struct {
 func (p Problem) Error() string { return fmt.Sprintf("%s: %s: %s", p.DocID, p.Field, p.Msg) }
 
 // Validate checks documents against a pack's row ids: unique ids, a known
-// style, an ISO date, 5–40 lines of text, row ids that exist, and must and
+// style, an ISO date, 5–80 lines of text (real letters and summaries run long), row ids that exist, and must and
 // must_not disjoint.
 func Validate(docs []Document, rowExists func(string) bool) []Problem {
 	var out []Problem
@@ -159,8 +159,8 @@ func Validate(docs []Document, rowExists func(string) bool) []Problem {
 			if d.Text != "" {
 				add("text", "a fhir record is coded data only; put no text beside its bundle")
 			}
-		} else if n := strings.Count(strings.TrimRight(d.Text, "\n"), "\n") + 1; n < 5 || n > 40 {
-			add("text", "%d lines; documents have 5–40", n)
+		} else if n := strings.Count(strings.TrimRight(d.Text, "\n"), "\n") + 1; n < 5 || n > 80 {
+			add("text", "%d lines; documents have 5–80", n)
 		}
 		must := map[string]bool{}
 		for _, r := range d.Must {
