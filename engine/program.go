@@ -163,7 +163,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		return nil, fmt.Errorf("engine: top-k must be at least 1, got %d", cfg.topK)
 	}
 	if cfg.extractor == nil {
-		cfg.extractor = extract.Clauses{Sections: pack.Sections, Demographic: demographicWords(pack.Reading)}
+		cfg.extractor = extract.Clauses{Sections: pack.Sections, Demographic: demographicWords(pack.Reading), Reading: extract.NewReading(pack.Sections)}
 	}
 	if cfg.formatter == nil {
 		cfg.formatter = evidence.Deterministic{}
