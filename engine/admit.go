@@ -136,7 +136,7 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	// A doubt cue that is a word of the stated synonym itself ("CABG vs
 	// PCI" for a revascularisation candidate) is the concept's wording.
 	if v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the case is uncertain") {
-		if syn := doubtInSynonym(a.clause[e.ID], a.p.synonyms[c.ConceptKey], v.Context.Cues); syn != "" {
+		if syn := doubtInSynonym(a.clause[e.ID], a.p.synonyms[c.ConceptKey], a.p.synPadded[c.ConceptKey], v.Context.Cues); syn != "" {
 			v.Pass, v.Check, v.Reason = true, "", "certainty: the doubt cue is a word of the stated synonym '"+syn+"' of '"+c.Concept+"'"
 			return v
 		}

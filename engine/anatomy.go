@@ -597,6 +597,9 @@ func (r *anatomyReader) located(text string, lo, hi int, rep *anatomyReports) bo
 		return false
 	}
 	f := strings.TrimSpace(text[lo:hi])
+	if !r.names.mayName(f) {
+		return false // most findings name no vessel (nameTokens)
+	}
 	m := r.vesselRE.FindStringSubmatchIndex(f)
 	if m == nil || m[0] != 0 || m[1] != len(f) {
 		return false

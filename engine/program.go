@@ -48,6 +48,7 @@ type Program struct {
 	compiled  compiledConds                // conditions compiled for step (v), admit.go
 	doubtful  sync.Map                     // concept name → its name states a doubt (model.go)
 	synonyms  map[string][]string          // lexicon synonyms alone, for step (v)
+	synPadded map[string][]string          // synonyms as spacedNorm writes them
 	hierarchy *rules.Hierarchy
 	// anatomy reads per-vessel stenosis reports with the pack's words.
 	anatomy *anatomyReader
@@ -162,7 +163,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		return nil, fmt.Errorf("engine: top-k must be at least 1, got %d", cfg.topK)
 	}
 	if cfg.extractor == nil {
-		cfg.extractor = extract.Clauses{Sections: pack.Sections, Demographic: demographicWords(pack.Reading)}
+		cfg.extractor = extract.Clauses{Sections: pack.Sections, Demographic: demographicWords(pack.Reading), Reading: extract.NewReading(pack.Sections)}
 	}
 	if cfg.formatter == nil {
 		cfg.formatter = evidence.Deterministic{}
@@ -216,8 +217,10 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		p.covering[k] = evidence.NewPhrases(phs)
 	}
 	p.synCover = make(map[string]*evidence.Phrases, len(p.synonyms))
+	p.synPadded = make(map[string][]string, len(p.synonyms))
 	for k, syns := range p.synonyms {
 		p.synCover[k] = evidence.NewPhrases(syns)
+		p.synPadded[k] = spacedNorm(syns)
 	}
 	// A concept is named by its name, its lexicon synonyms and a row's
 	// wording that abbreviates its name ("ICA"); other row wordings

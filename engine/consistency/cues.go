@@ -801,31 +801,36 @@ func qualifierAt(ts []token, i int, described bool) (string, int) {
 	if !ts[i].word || !qualifierStarts[ts[i].low] {
 		return "", 0
 	}
+	// The phrase is spelled into a stack buffer: the map lookups by
+	// string(key) copy nothing.
+	var buf [64]byte
 	for n := maxQualifierWords; n >= 1; n-- {
 		if i+n > len(ts) {
 			continue
 		}
-		words := make([]string, 0, n)
+		key := buf[:0]
 		ok := true
 		for j := i; j < i+n; j++ {
 			if !ts[j].word || ts[j].boundary && j > i {
 				ok = false
 				break
 			}
-			words = append(words, ts[j].low)
+			if j > i {
+				key = append(key, ' ')
+			}
+			key = append(key, ts[j].low...)
 		}
 		if !ok {
 			continue
 		}
-		w := strings.Join(words, " ")
-		if q, found := qualifierSpellings[w]; found {
+		if q, found := qualifierSpellings[string(key)]; found {
 			return q, n
 		}
-		if q, found := qualifierDescriptions[w]; found && described {
+		if q, found := qualifierDescriptions[string(key)]; found && described {
 			return q, n
 		}
-		if _, found := qualifiers[w]; found && n == 1 {
-			return w, 1
+		if _, found := qualifiers[string(key)]; found && n == 1 {
+			return ts[i].low, 1
 		}
 	}
 	return "", 0

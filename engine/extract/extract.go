@@ -53,6 +53,9 @@ type Clauses struct {
 	// Demographic words a pack names after an age ("78-year-old woman"),
 	// split off as findings of their own (the pack's meta/reading.json).
 	Demographic []string
+	// Reading, when set, is NewReading(Sections) built once by the
+	// caller; nil: Extract compiles Sections on every call.
+	Reading *Reading
 }
 
 // Name identifies the extractor in caches and traces.
@@ -165,7 +168,10 @@ func (c Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 		}
 		out = append(out, Finding{Text: text[s:e], Start: s, End: e})
 	}
-	r := NewReading(c.Sections)
+	r := c.Reading
+	if r == nil {
+		r = NewReading(c.Sections)
+	}
 	kept := out[:0]
 	for _, f := range out {
 		skip, drop := r.Frame(f.Text)
