@@ -682,9 +682,19 @@ func (p *Program) anatomyEvidence(r read.Reader, text string, findings []extract
 		return extract.Finding{}, false
 	}
 	stated := map[string][]bool{} // normalised concept name → polarities stated
+	byID := map[string]extract.Finding{}
+	for _, f := range findings {
+		byID[f.ID] = f
+	}
 	for _, e := range ev {
 		if e.Value == nil {
 			n := rules.NormalizeName(p.names[e.ConceptKey])
+			if e.Present && isCount(a.Counts, n) && doubtedIn(text, byID[e.ID]) {
+				// "CABG vs multivessel PCI": an option weighed or a
+				// suspicion states no vessel count to stand against the
+				// report's numbers.
+				continue
+			}
 			stated[n] = append(stated[n], e.Present)
 		}
 	}
@@ -781,4 +791,25 @@ func (p *Program) anatomyEvidence(r read.Reader, text string, findings []extract
 		break
 	}
 	return out
+}
+
+// isCount reports whether a normalised concept name is one of the pack's
+// vessel-count concepts.
+func isCount(counts []rules.VesselCount, name string) bool {
+	for _, c := range counts {
+		if rules.NormalizeName(c.Concept) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// doubtedIn reports whether a finding located in text is stated in doubt
+// (suspected, an alternative weighed, a probable negation).
+func doubtedIn(text string, f extract.Finding) bool {
+	if f.Text == "" {
+		return false
+	}
+	fc := consistency.Analyze(text, f.Text)
+	return fc.Uncertain || fc.Unlikely
 }
