@@ -658,7 +658,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		}
 		if e.When == nil {
 			// "PCI to the LAD (2019)": the date may sit in the clause.
-			e.When = p.whenOf(clause[it.FindingID], date)
+			e.When = p.whenOf(arrowSide(clause[it.FindingID], it.Text), date)
 		}
 		if f, ok := byID[it.FindingID]; ok && e.When == nil {
 			// "Operation 09/09/2025: CABG x2": the line's label dates it.
