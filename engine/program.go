@@ -487,6 +487,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				} else if !ok && p.keptInPlan(f, a) && !seen[a.ConceptKey] {
 					seen[a.ConceptKey] = true
 					kept = append(kept, a)
+				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && p.stopOrder(text, f, clause[f.ID], date) {
+					// "STOP ISMN": the plan's order stops the drug now.
+					seen[a.ConceptKey] = true
+					kept = append(kept, a)
 				}
 			}
 			if len(kept) < len(anchors) {
@@ -598,6 +602,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	notTaken := map[[2]string]bool{} // (finding, drug key) stated in a sentence that does not take it
 	var notTolerated []eval.Evidence // drugs the text states not tolerated: facts that bar, not evidence
 	cut := p.cutWhen(text, findings, date)
+	stops := map[string]string{} // drug key → the words ordering it stopped
 	byID := map[string]extract.Finding{}
 	for _, f := range findings {
 		byID[f.ID] = f
@@ -615,6 +620,18 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if it.Present && p.medications[it.ConceptKey] {
 				notTolerated = append(notTolerated, eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text, Present: true, Via: by + " states it not tolerated"})
 			}
+			continue
+		}
+		if f, ok := byID[it.FindingID]; ok && it.Rejected == "" && it.Present && p.medications[it.ConceptKey] && p.stopOrder(text, f, clause[f.ID], date) {
+			// The document orders the drug stopped: a stated absence now,
+			// which supersedes the list's reading (stopSupersede).
+			e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text}
+			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
+				Reason: it.ConceptKey + ": '" + it.Text + "' orders the drug stopped, so it is read as not taken now"})
+			stops[it.ConceptKey] = it.Text
+			ev = append(ev, e)
+			e.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
+			res.Evidence = append(res.Evidence, e)
 			continue
 		}
 		if f, ok := byID[it.FindingID]; ok && it.Rejected == "" && it.Present && p.medications[it.ConceptKey] && p.doc.IntolerantOf(it.Concept) == "" {
@@ -682,6 +699,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		ei.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
 		res.Evidence = append(res.Evidence, ei)
 	}
+	ev, res.Evidence = stopSupersede(ev, res.Evidence, stops, tr, &dropped)
 	for _, a := range append(antonyms, listedIntolerant...) {
 		keys[a.ConceptKey] = true
 		ev = append(ev, a)

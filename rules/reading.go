@@ -33,6 +33,10 @@ type Reading struct {
 	// Stopped: cues of a medication finding whose own words say the drug
 	// was stopped.
 	Stopped *CueList `json:"stopped,omitempty"`
+	// StopOrders: words opening a finding that order a drug stopped now
+	// ("STOP ISMN" under "Recommend:"): the drug is stopped as of the
+	// document, not a plan that states nothing.
+	StopOrders *CueList `json:"stop_orders,omitempty"`
 	// Switched: a done change of drug ("switched from clopidogrel to
 	// ticagrelor"): see SwitchCues.
 	Switched *SwitchCues `json:"switched,omitempty"`
@@ -299,7 +303,7 @@ func (r *Reading) check(name string) error {
 	for _, c := range []struct {
 		field string
 		l     *CueList
-	}{{"not_taken", r.NotTaken}, {"stopped", r.Stopped}, {"now", r.Now.List()}} {
+	}{{"not_taken", r.NotTaken}, {"stopped", r.Stopped}, {"stop_orders", r.StopOrders}, {"now", r.Now.List()}} {
 		if c.l == nil {
 			continue
 		}
@@ -510,7 +514,7 @@ func (r *Reading) Words() []string {
 		add(u.Qualifiers...)
 		add(u.Words...)
 	}
-	for _, l := range []*CueList{r.NotTaken, r.Stopped, r.Now.List()} {
+	for _, l := range []*CueList{r.NotTaken, r.Stopped, r.StopOrders, r.Now.List()} {
 		if l != nil {
 			add(l.Cues...) // NegatedBy are plain English negations, no pack vocabulary
 		}
