@@ -700,6 +700,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		res.Evidence = append(res.Evidence, ei)
 	}
 	ev, res.Evidence = stopSupersede(ev, res.Evidence, stops, tr, &dropped)
+	ev, res.Evidence = p.plannedByName(ev, res.Evidence, byID, clause, tr, &dropped)
 	for _, a := range append(antonyms, listedIntolerant...) {
 		keys[a.ConceptKey] = true
 		ev = append(ev, a)
