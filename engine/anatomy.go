@@ -73,8 +73,11 @@ type anatomyReader struct {
 	res           []anatomyPattern
 	vesselRE      *regexp.Regexp // one vessel name, with a segment before it
 	notNative     *regexp.Regexp
-	names         *nameTokens // nil: every text is read with the patterns
-	memo          stenosisMemo
+	// notStenosis, stenosisWord: a vessel finding that is no stenosis
+	// (anatomy not_stenosis), and the words that state one.
+	notStenosis, stenosisWord *regexp.Regexp
+	names                     *nameTokens // nil: every text is read with the patterns
+	memo                      stenosisMemo
 }
 
 // stenosisMemo keeps the reports of the last few texts read: grounding
@@ -282,6 +285,16 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 	r.names = newNameTokens(names, segWords)
 	if len(a.NotNative) > 0 {
 		r.notNative = regexp.MustCompile(`(?i)\b(?:` + alternation(a.NotNative) + `)\b`)
+	}
+	if len(a.NotStenosis) > 0 {
+		r.notStenosis = regexp.MustCompile(`(?i)\b(?:` + alternation(a.NotStenosis) + `)\b`)
+		var st []string
+		for _, ws := range [][]string{a.Nouns, a.NounsBefore, a.OccludedBefore, a.OccludedAfter} {
+			st = append(st, ws...)
+		}
+		if len(st) > 0 {
+			r.stenosisWord = regexp.MustCompile(`(?i)\b(?:` + alternation(st) + `)\b|\d\s*%`)
+		}
 	}
 	return r, nil
 }
@@ -602,6 +615,28 @@ func (r *anatomyReader) withoutRead(lo, hi int, rep *anatomyReports, anchors []g
 			}
 		}
 		if !drop {
+			kept = append(kept, a)
+		}
+	}
+	return kept
+}
+
+// withoutNonStenosis drops the grounder's per-vessel stenosis facts from a
+// mention that names a vessel finding which is no stenosis (the pack's
+// not_stenosis words: calcium is a plaque burden, not a narrowing) and
+// states no stenosis word or percentage.
+func (r *anatomyReader) withoutNonStenosis(mention string, anchors []grounding.Anchor) []grounding.Anchor {
+	if r == nil || r.notStenosis == nil || len(anchors) == 0 || !r.notStenosis.MatchString(mention) ||
+		r.stenosisWord != nil && r.stenosisWord.MatchString(mention) {
+		return anchors
+	}
+	var kept []grounding.Anchor
+	for _, a := range anchors {
+		fact := false
+		for _, ft := range r.a.Facts {
+			fact = fact || !ft.Value && rules.NormalizeName(ft.Concept) == rules.NormalizeName(a.Concept)
+		}
+		if !fact {
 			kept = append(kept, a)
 		}
 	}

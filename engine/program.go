@@ -467,6 +467,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		// A stenosis report's per-vessel facts are the anatomy reader's,
 		// read from its numbers and segment, not the grounder's guess.
 		anchors = p.anatomy.withoutRead(f.Start, f.End, reports, anchors)
+		anchors = p.anatomy.withoutNonStenosis(f.Text, anchors)
 		if c.checks.Certainty && f.Intended {
 			// Under a "Plan:" heading a finding is intended, not present:
 			// only concepts that are themselves intentions may use it.
