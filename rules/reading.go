@@ -71,6 +71,9 @@ type UngroundedValue struct {
 	Qualifiers []string `json:"qualifiers,omitempty"` // words before it, with a space ("serum")
 	Glued      []string `json:"glued,omitempty"`      // prefixes written onto it ("s-")
 	Words      []string `json:"words"`
+	// Values: value words that stand where a number would ("N", the
+	// non-diagnostic grade of a scale), besides numbers.
+	Values []string `json:"values,omitempty"`
 }
 
 // Plausible is the range [Min, Max], in Unit, that a value of a measured
@@ -294,7 +297,7 @@ func (r *Reading) check(name string) error {
 			field string
 			ws    []string
 			need  bool
-		}{{"qualifiers", u.Qualifiers, false}, {"glued", u.Glued, false}, {"words", u.Words, true}} {
+		}{{"qualifiers", u.Qualifiers, false}, {"glued", u.Glued, false}, {"words", u.Words, true}, {"values", u.Values, false}} {
 			if err := checkWords(f+"."+l.field, l.ws, l.need); err != nil {
 				return err
 			}
@@ -513,6 +516,7 @@ func (r *Reading) Words() []string {
 		add(u.Name)
 		add(u.Qualifiers...)
 		add(u.Words...)
+		add(u.Values...)
 	}
 	for _, l := range []*CueList{r.NotTaken, r.Stopped, r.StopOrders, r.Now.List()} {
 		if l != nil {
