@@ -435,6 +435,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	var dropped []patient.Dropped
 	var reports *anatomyReports     // the case's stenosis reports, read once
 	procedural := map[string]bool{} // findings that name a procedure first (labelWhen)
+	prevF, prevAnchors := extract.Finding{Start: -1}, []grounding.Anchor(nil)
 	for _, f := range findings {
 		if err := ctx.Err(); err != nil {
 			return nil, deadlineError(caseID, "step (ii) grounding", err)
@@ -468,6 +469,12 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		// read from its numbers and segment, not the grounder's guess.
 		anchors = p.anatomy.withoutRead(f.Start, f.End, reports, anchors)
 		anchors = p.anatomy.withoutNonStenosis(f.Text, anchors)
+		if a, ok := p.continuedMeasure(text, prevF, prevAnchors, f, anchors); ok {
+			// "BMI 41, now 29": the value continues the measure before it.
+			anchors = withFirst(a, anchors)
+			clause[f.ID] = text[prevF.Start:f.End]
+		}
+		prevF, prevAnchors = f, anchors
 		if c.checks.Certainty && f.Intended {
 			// Under a "Plan:" heading a finding is intended, not present:
 			// only concepts that are themselves intentions may use it.

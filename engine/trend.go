@@ -1,6 +1,11 @@
 package engine
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/executablekg/execkg/engine/extract"
+	"github.com/executablekg/execkg/grounding"
+)
 
 // trendArrows mark a change over time in shorthand: each side of one is a
 // different time ("LVEF 42% (2022) -> 30% this admission", "ramipril ->
@@ -34,4 +39,46 @@ func hasArrow(s string) bool {
 		}
 	}
 	return false
+}
+
+// continuedMeasure: a finding that is only a value opened by an arrow or a
+// now word ("BMI 41, now 29", "LVEF 35%, now 50%", "LVEF 42% (2022) -> 30%
+// this admission") states a later value of the measure the finding right
+// before it names; the splitter cut the measure's name off. It returns
+// that measure's anchor. The later value then supersedes the earlier one
+// (supersede: a now word, or a date).
+func (p *Program) continuedMeasure(text string, prev extract.Finding, prevAnchors []grounding.Anchor, f extract.Finding, anchors []grounding.Anchor) (grounding.Anchor, bool) {
+	if prev.Start < 0 || f.Start < prev.End || f.Start > len(text) || len(prevAnchors) == 0 {
+		return grounding.Anchor{}, false
+	}
+	a := prevAnchors[0]
+	if len(p.units[a.ConceptKey]) == 0 || strings.Trim(text[prev.End:f.Start], " \t,;()0123456789") != "" && !hasArrow(text[prev.End:f.Start]) {
+		return grounding.Anchor{}, false
+	}
+	for _, b := range anchors {
+		if len(p.units[b.ConceptKey]) > 0 {
+			return grounding.Anchor{}, false // it names a measure of its own
+		}
+	}
+	rest := strings.TrimSpace(f.Text)
+	arrow := false
+	for _, ar := range trendArrows {
+		if strings.HasPrefix(rest, ar) {
+			rest, arrow = strings.TrimSpace(rest[len(ar):]), true
+			break
+		}
+	}
+	d := strings.IndexAny(rest, "0123456789")
+	if d < 0 {
+		return grounding.Anchor{}, false
+	}
+	lead := strings.TrimSpace(rest[:d])
+	arrow = arrow || hasArrow(text[prev.End:f.Start])
+	switch {
+	case lead == "" && arrow:
+	case lead != "" && len(strings.Fields(lead)) <= 2 && p.reading.now != nil && p.reading.now.MatchString(lead):
+	default:
+		return grounding.Anchor{}, false
+	}
+	return a, true
 }
