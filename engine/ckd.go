@@ -40,7 +40,9 @@ func compileUngrounded(us []rules.UngroundedValue) []*regexp.Regexp {
 		}
 		value := `\d`
 		if len(u.Values) > 0 {
-			value = `(?:\d|(?:` + rules.WordsPattern(u.Values) + `)\b)`
+			// Only these values ground to nothing ("CAD-RADS N", "0"); the
+			// scale's other grades state what they grade.
+			value = `(?:` + rules.WordsPattern(u.Values) + `)\b`
 		}
 		src += `(?:` + rules.WordsPattern(u.Words) + `)\b[\s:=]*(?:of\s+)?` + value
 		out = append(out, regexp.MustCompile(src)) // literal words only: always compiles

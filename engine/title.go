@@ -77,7 +77,9 @@ func (p *Program) labelWhen(text string, f extract.Finding, findings []extract.F
 		return nil
 	}
 	ls := strings.LastIndexByte(text[:f.Start], '\n') + 1
-	colon := strings.IndexByte(text[ls:f.Start], ':')
+	// The nearest colon before the finding: "Echo 2018: LVEF 30%. Echo
+	// 2025: LVEF 60%" dates the 60% by the second label, not the first.
+	colon := strings.LastIndexByte(text[ls:f.Start], ':')
 	if colon < 0 {
 		return nil
 	}

@@ -71,8 +71,9 @@ type UngroundedValue struct {
 	Qualifiers []string `json:"qualifiers,omitempty"` // words before it, with a space ("serum")
 	Glued      []string `json:"glued,omitempty"`      // prefixes written onto it ("s-")
 	Words      []string `json:"words"`
-	// Values: value words that stand where a number would ("N", the
-	// non-diagnostic grade of a scale), besides numbers.
+	// Values: when given, only these values make the shape ground to
+	// nothing ("N", the non-diagnostic grade of a scale, or "0"); a
+	// number otherwise.
 	Values []string `json:"values,omitempty"`
 }
 
