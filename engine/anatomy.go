@@ -77,8 +77,11 @@ type anatomyReader struct {
 	// notStent: the not-native words other than the stent's own, which
 	// set such a report aside (nil: none does).
 	restenosis, notStent *regexp.Regexp
-	names                *nameTokens // nil: every text is read with the patterns
-	memo                 stenosisMemo
+	// notStenosis, stenosisWord: a vessel finding that is no stenosis
+	// (anatomy not_stenosis), and the words that state one.
+	notStenosis, stenosisWord *regexp.Regexp
+	names                     *nameTokens // nil: every text is read with the patterns
+	memo                      stenosisMemo
 }
 
 // stenosisMemo keeps the reports of the last few texts read: grounding
@@ -301,6 +304,16 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		}
 		if len(other) > 0 {
 			r.notStent = regexp.MustCompile(`(?i)\b(?:` + alternation(other) + `)\b`)
+		}
+	}
+	if len(a.NotStenosis) > 0 {
+		r.notStenosis = regexp.MustCompile(`(?i)\b(?:` + alternation(a.NotStenosis) + `)\b`)
+		var st []string
+		for _, ws := range [][]string{a.Nouns, a.NounsBefore, a.OccludedBefore, a.OccludedAfter} {
+			st = append(st, ws...)
+		}
+		if len(st) > 0 {
+			r.stenosisWord = regexp.MustCompile(`(?i)\b(?:` + alternation(st) + `)\b|\d\s*%`)
 		}
 	}
 	return r, nil
@@ -649,6 +662,28 @@ func (r *anatomyReader) withoutRead(lo, hi int, rep *anatomyReports, anchors []g
 	return kept
 }
 
+// withoutNonStenosis drops the grounder's per-vessel stenosis facts from a
+// mention that names a vessel finding which is no stenosis (the pack's
+// not_stenosis words: calcium is a plaque burden, not a narrowing) and
+// states no stenosis word or percentage.
+func (r *anatomyReader) withoutNonStenosis(mention string, anchors []grounding.Anchor) []grounding.Anchor {
+	if r == nil || r.notStenosis == nil || len(anchors) == 0 || !r.notStenosis.MatchString(mention) ||
+		r.stenosisWord != nil && r.stenosisWord.MatchString(mention) {
+		return anchors
+	}
+	var kept []grounding.Anchor
+	for _, a := range anchors {
+		fact := false
+		for _, ft := range r.a.Facts {
+			fact = fact || !ft.Value && rules.NormalizeName(ft.Concept) == rules.NormalizeName(a.Concept)
+		}
+		if !fact {
+			kept = append(kept, a)
+		}
+	}
+	return kept
+}
+
 // applies reports whether a pack fact is about the report's vessel and
 // segment.
 func applies(f rules.AnatomyFact, s stenosis) bool {
@@ -723,9 +758,19 @@ func (p *Program) anatomyEvidence(r read.Reader, text string, findings []extract
 		return extract.Finding{}, false
 	}
 	stated := map[string][]bool{} // normalised concept name → polarities stated
+	byID := map[string]extract.Finding{}
+	for _, f := range findings {
+		byID[f.ID] = f
+	}
 	for _, e := range ev {
 		if e.Value == nil {
 			n := rules.NormalizeName(p.names[e.ConceptKey])
+			if e.Present && isCount(a.Counts, n) && doubtedIn(text, byID[e.ID]) {
+				// "CABG vs multivessel PCI": an option weighed or a
+				// suspicion states no vessel count to stand against the
+				// report's numbers.
+				continue
+			}
 			stated[n] = append(stated[n], e.Present)
 		}
 	}
@@ -822,4 +867,25 @@ func (p *Program) anatomyEvidence(r read.Reader, text string, findings []extract
 		break
 	}
 	return out
+}
+
+// isCount reports whether a normalised concept name is one of the pack's
+// vessel-count concepts.
+func isCount(counts []rules.VesselCount, name string) bool {
+	for _, c := range counts {
+		if rules.NormalizeName(c.Concept) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// doubtedIn reports whether a finding located in text is stated in doubt
+// (suspected, an alternative weighed, a probable negation).
+func doubtedIn(text string, f extract.Finding) bool {
+	if f.Text == "" {
+		return false
+	}
+	fc := consistency.Analyze(text, f.Text)
+	return fc.Uncertain || fc.Unlikely
 }

@@ -45,7 +45,13 @@ func compileUngrounded(us []rules.UngroundedValue) []*regexp.Regexp {
 		if len(u.Glued) > 0 {
 			src += `(?:` + rules.WordsPattern(u.Glued) + `)?`
 		}
-		src += `(?:` + rules.WordsPattern(u.Words) + `)\b[\s:=]*(?:of\s+)?\d`
+		value := `\d`
+		if len(u.Values) > 0 {
+			// Only these values ground to nothing ("CAD-RADS N", "0"); the
+			// scale's other grades state what they grade.
+			value = `(?:` + rules.WordsPattern(u.Values) + `)\b`
+		}
+		src += `(?:` + rules.WordsPattern(u.Words) + `)\b[\s:=]*(?:of\s+)?` + value
 		out = append(out, regexp.MustCompile(src)) // literal words only: always compiles
 	}
 	return out

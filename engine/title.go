@@ -158,10 +158,12 @@ func (p *Program) labelWhen(text string, f extract.Finding, findings []extract.F
 }
 
 // lineLabelWhen reads the label of the line starting at ls (the text
-// before its first colon before upto): the date it holds, or the case
+// before its last colon before upto): the date it holds, or the case
 // date in a procedure report, when it names a procedure (named).
 func (p *Program) lineLabelWhen(text string, f extract.Finding, ls, upto int, findings []extract.Finding, procedural map[string]bool, now time.Time) (w *eval.When, named bool) {
-	colon := strings.IndexByte(text[ls:upto], ':')
+	// The nearest colon before the finding: "Echo 2018: LVEF 30%. Echo
+	// 2025: LVEF 60%" dates the 60% by the second label, not the first.
+	colon := strings.LastIndexByte(text[ls:upto], ':')
 	if colon < 0 {
 		return nil, false
 	}

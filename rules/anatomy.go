@@ -49,6 +49,12 @@ type Anatomy struct {
 	// significant stenosis ("LMS normal", "LAD: minor irregularities"); such
 	// a report is below every cut-off and states the vessel's facts absent.
 	NormalAfter []string `json:"normal_after,omitempty"`
+	// NotStenosis: words of a vessel finding that is no stenosis ("LMS
+	// calcification", "calcified plaque in the LAD", "LAD bridging"): a
+	// mention with one of them and no stenosis word (nouns, occlusion
+	// words) or percentage grounds to none of the per-vessel stenosis
+	// facts below.
+	NotStenosis []string `json:"not_stenosis,omitempty"`
 	// Facts are the per-vessel items a report gives.
 	Facts []AnatomyFact `json:"facts"`
 	// Counts are the populations by number of significantly diseased
@@ -177,7 +183,7 @@ func (a *Anatomy) check(where string) error {
 	}
 	for field, ws := range map[string][]string{"nouns_after_vessel": a.Nouns, "nouns_before_vessel": a.NounsBefore, "lesion_words": a.LesionWords,
 		"occluded_before": a.OccludedBefore, "occluded_after": a.OccludedAfter, "not_native": a.NotNative, "normal_after": a.NormalAfter,
-		"restenosis": a.Restenosis, "stent_words": a.StentWords} {
+		"restenosis": a.Restenosis, "stent_words": a.StentWords, "not_stenosis": a.NotStenosis} {
 		for j, w := range ws {
 			if strings.TrimSpace(w) == "" {
 				return fmt.Errorf("%s.%s[%d]: a word must not be empty", where, field, j)

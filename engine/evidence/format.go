@@ -145,8 +145,9 @@ func asideMeasures(text string, ms []Measure, a Anchor) map[int]bool {
 // from 55% (2022) to 38%", "55% -> 38%"): A is the patient's past value,
 // B the current one.
 var (
-	trendFrom = regexp.MustCompile(`(?i)\bfrom\s*$`)
-	trendTo   = regexp.MustCompile(`(?i)^\s*(?:\([^()]*\)\s*)?(?:to|→|->|=>)\s*$`)
+	trendFrom  = regexp.MustCompile(`(?i)\bfrom\s*$`)
+	trendTo    = regexp.MustCompile(`(?i)^\s*(?:\([^()]*\)\s*)?(?:to|→|->|=>)\s*$`)
+	trendArrow = regexp.MustCompile(`^\s*(?:\([^()]*\)\s*)?(?:→|-+>)\s*$`)
 	// A bare number followed by a time word is a duration or a date
 	// ("over 12 months", "2 weeks ago"), not a value of the concept.
 	timeWord = regexp.MustCompile(`(?i)^\s*(?:days?|weeks?|wks?|months?|mos?|years?|yrs?|hours?|h|hrs?)\b`)
@@ -154,14 +155,20 @@ var (
 
 // superseded reports whether measure i is the earlier value of a trend.
 func superseded(text string, ms []Measure, i int) bool {
-	if !trendFrom.MatchString(text[:ms[i].Start]) {
-		return false
-	}
 	j := i + 1
 	for j < len(ms) && calendarYear(ms[j]) {
 		j++
 	}
-	return j < len(ms) && trendTo.MatchString(text[ms[i].End:ms[j].Start])
+	if j >= len(ms) {
+		return false
+	}
+	between := text[ms[i].End:ms[j].Start]
+	if trendFrom.MatchString(text[:ms[i].Start]) {
+		return trendTo.MatchString(between)
+	}
+	// "EF 30% → 45%", "LDL 3.2 -> 1.6": an arrow alone states the change
+	// (not "=>", which may be written for "at least").
+	return trendArrow.MatchString(between)
 }
 
 // inDate reports whether a unitless number is part of a written date
