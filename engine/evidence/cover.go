@@ -133,7 +133,7 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 	if n == len(pw) {
 		return true
 	}
-	if !all && len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing {
+	if !all && len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing && !substituted(m, pw, covered) {
 		if names != nil {
 			var stated, missing []string
 			for i, c := range covered {
@@ -150,6 +150,92 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 		return true
 	}
 	return false
+}
+
+// substituted reports whether the mention puts a word of its own where
+// the phrase has a word the mention leaves out: right after the stated
+// phrase word before it, up to the stated word after it or at the
+// phrase's end.
+// "left inframammary pain" names another site than "left arm pain",
+// "type 1 MI" another disease than "type 1 diabetes": the two-thirds
+// allowance is for a phrase said with fewer words, not for a different
+// word in its place. A number is a value, no substitute.
+func substituted(m, pw []string, covered []bool) bool {
+	at := func(w string) int {
+		for k, x := range m {
+			if sameWord(x, w) {
+				return k
+			}
+		}
+		return -1
+	}
+	// own: mention word k is a word of its own in the place of missing
+	// phrase word i: no phrase word, no spelling variant of the missing
+	// one (same first four letters: "revascularisation"), not its
+	// abbreviation ("CT" for "computed tomography"), and no verb form.
+	own := func(k, i int) bool {
+		if k < 0 || k >= len(m) || isNum(m[k]) || hasWord(pw, m[k]) {
+			return false
+		}
+		w := m[k]
+		if len(w) >= 4 && len(pw[i]) >= 4 && w[:4] == pw[i][:4] {
+			return false
+		}
+		if participle(w) || participle(pw[i]) {
+			return false // a verb said otherwise ("settling" for "relieved") is a paraphrase
+		}
+		for st := i - len(w) + 1; len(w) >= 2 && st <= i; st++ {
+			if st < 0 || st+len(w) > len(pw) {
+				continue
+			}
+			ini := true
+			for j := 0; j < len(w); j++ {
+				if pw[st+j] == "" || pw[st+j][0] != w[j] {
+					ini = false
+					break
+				}
+			}
+			if ini {
+				return false
+			}
+		}
+		return true
+	}
+	for i, c := range covered {
+		if c {
+			continue
+		}
+		if i == 0 || !covered[i-1] {
+			continue // words before a phrase's first vary freely ("the same discomfort walking")
+		}
+		k := at(pw[i-1])
+		if k < 0 || !own(k+1, i) {
+			continue
+		}
+		if i == len(pw)-1 {
+			return true // "type 1 MI" for "type 1 diabetes"
+		}
+		// Inside the phrase: the mention's own words run up to the next
+		// phrase word ("left inframammary pain" for "left arm pain").
+		if covered[i+1] {
+			if n := at(pw[i+1]); n > k+1 {
+				sub := true
+				for j := k + 1; j < n; j++ {
+					sub = sub && own(j, i)
+				}
+				if sub {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// participle: an English verb form ending in -ing or -ed ("settling",
+// "relieved", "provoked").
+func participle(w string) bool {
+	return len(w) >= 5 && (strings.HasSuffix(w, "ing") || strings.HasSuffix(w, "ed"))
 }
 
 // acronyms are the phrase's upper-case words ("CCTA", "PCI"): each names
@@ -179,8 +265,8 @@ var acronymRe = regexp.MustCompile(`\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b`)
 // suggesting ACS").
 func coverAcronyms(m, pw []string, gap []int, acr []bool, covered []bool) {
 	for _, w := range m {
-		if len(w) < 3 || len(w) > 6 || isNum(w) {
-			continue
+		if len(w) < 3 || len(w) > 6 || isNum(w) || textnorm.Pronouns[w] {
+			continue // a pronoun is no abbreviation ("her" is no "high event risk")
 		}
 		for i := 0; i+len(w) <= len(pw); i++ {
 			match := true
