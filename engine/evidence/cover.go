@@ -121,6 +121,15 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 	for _, w := range pw {
 		covered = append(covered, hasWord(m, w))
 	}
+	for i, j := range pi.joined {
+		// A hyphenated compound is one word: "high-risk patient" is not
+		// stated by "high cardiovascular risk".
+		// Acronyms joined ("CACS-CL") name a method, said either way
+		// ("CACS-weighted CL").
+		if j && !pi.acr[i] && !pi.acr[i+1] && covered[i] && covered[i+1] && !adjacent(m, pw[i], pw[i+1]) {
+			covered[i], covered[i+1] = false, false
+		}
+	}
 	coverAcronyms(m, pw, pi.gap, pi.acr, covered)
 	n, modifierMissing := 0, false
 	for i, c := range covered {
@@ -133,7 +142,7 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 	if n == len(pw) {
 		return true
 	}
-	if !all && len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing && !substituted(m, pw, covered) {
+	if !all && len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing && !substituted(m, pw, covered, mention) {
 		if names != nil {
 			var stated, missing []string
 			for i, c := range covered {
@@ -154,13 +163,13 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 
 // substituted reports whether the mention puts a word of its own where
 // the phrase has a word the mention leaves out: right after the stated
-// phrase word before it, up to the stated word after it or at the
-// phrase's end.
+// phrase word before it, up to the stated word after it, or at the
+// phrase's end an abbreviation.
 // "left inframammary pain" names another site than "left arm pain",
 // "type 1 MI" another disease than "type 1 diabetes": the two-thirds
 // allowance is for a phrase said with fewer words, not for a different
 // word in its place. A number is a value, no substitute.
-func substituted(m, pw []string, covered []bool) bool {
+func substituted(m, pw []string, covered []bool, mention string) bool {
 	at := func(w string) int {
 		for k, x := range m {
 			if sameWord(x, w) {
@@ -172,7 +181,8 @@ func substituted(m, pw []string, covered []bool) bool {
 	// own: mention word k is a word of its own in the place of missing
 	// phrase word i: no phrase word, no spelling variant of the missing
 	// one (same first four letters: "revascularisation"), not its
-	// abbreviation ("CT" for "computed tomography"), and no verb form.
+	// abbreviation ("CT" for "computed tomography"), no verb form and no
+	// generic word.
 	own := func(k, i int) bool {
 		if k < 0 || k >= len(m) || isNum(m[k]) || hasWord(pw, m[k]) {
 			return false
@@ -183,6 +193,9 @@ func substituted(m, pw []string, covered []bool) bool {
 		}
 		if participle(w) || participle(pw[i]) {
 			return false // a verb said otherwise ("settling" for "relieved") is a paraphrase
+		}
+		if textnorm.GenericWords[w] || textnorm.GenericWords[pw[i]] {
+			return false // "therapy" for "drugs" names nothing else
 		}
 		for st := i - len(w) + 1; len(w) >= 2 && st <= i; st++ {
 			if st < 0 || st+len(w) > len(pw) {
@@ -213,7 +226,14 @@ func substituted(m, pw []string, covered []bool) bool {
 			continue
 		}
 		if i == len(pw)-1 {
-			return true // "type 1 MI" for "type 1 diabetes"
+			// At the phrase's end a noun said otherwise is often the
+			// same thing ("polymorphism" for "allele"); an abbreviation
+			// names a thing of its own ("type 1 MI" for "type 1
+			// diabetes", "good LSV" for "good surgical targets").
+			if acronyms(mention)[m[k+1]] {
+				return true
+			}
+			continue
 		}
 		// Inside the phrase: the mention's own words run up to the next
 		// phrase word ("left inframammary pain" for "left arm pain").
@@ -227,6 +247,16 @@ func substituted(m, pw []string, covered []bool) bool {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// adjacent: the mention states a, then b right after it.
+func adjacent(m []string, a, b string) bool {
+	for k := 0; k+1 < len(m); k++ {
+		if sameWord(m[k], a) && sameWord(m[k+1], b) {
+			return true
 		}
 	}
 	return false
@@ -358,8 +388,8 @@ func hasWord(ws []string, w string) bool {
 }
 
 // sameWord: equal up to a plural "s" or a shared stem of five or more
-// letters covering three quarters of the shorter word (ischemia/ischemic,
-// vasospasm/vasospastic). Numbers must be equal.
+// letters covering three quarters of the shorter word and half the longer
+// (ischemia/ischemic, vasospasm/vasospastic). Numbers must be equal.
 func sameWord(a, b string) bool {
 	if a == b {
 		return true
@@ -382,7 +412,9 @@ func sameWord(a, b string) bool {
 		n++
 	}
 	short := min(len(a), len(b))
-	return n >= 5 && 4*n >= 3*short
+	// The stem is half the longer word too: "artery" is no stem of
+	// "arteriosclerosis", nor "calcium" of "calcification".
+	return n >= 5 && 4*n >= 3*short && 2*n >= max(len(a), len(b))
 }
 
 func isNum(s string) bool {
