@@ -142,7 +142,7 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 	if n == len(pw) {
 		return true
 	}
-	if !all && len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing && !substituted(m, pw, covered, mention) {
+	if !all && len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing && !substituted(m, pw, covered) {
 		if names != nil {
 			var stated, missing []string
 			for i, c := range covered {
@@ -163,13 +163,12 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 
 // substituted reports whether the mention puts a word of its own where
 // the phrase has a word the mention leaves out: right after the stated
-// phrase word before it, up to the stated word after it, or at the
-// phrase's end an abbreviation.
+// phrase word before it, up to the stated word after it.
 // "left inframammary pain" names another site than "left arm pain",
 // "type 1 MI" another disease than "type 1 diabetes": the two-thirds
 // allowance is for a phrase said with fewer words, not for a different
 // word in its place. A number is a value, no substitute.
-func substituted(m, pw []string, covered []bool, mention string) bool {
+func substituted(m, pw []string, covered []bool) bool {
 	at := func(w string) int {
 		for k, x := range m {
 			if sameWord(x, w) {
@@ -225,19 +224,11 @@ func substituted(m, pw []string, covered []bool, mention string) bool {
 		if k < 0 || !own(k+1, i) {
 			continue
 		}
-		if i == len(pw)-1 {
-			// At the phrase's end a noun said otherwise is often the
-			// same thing ("polymorphism" for "allele"); an abbreviation
-			// names a thing of its own ("type 1 MI" for "type 1
-			// diabetes", "good LSV" for "good surgical targets").
-			if acronyms(mention)[m[k+1]] {
-				return true
-			}
-			continue
-		}
-		// Inside the phrase: the mention's own words run up to the next
-		// phrase word ("left inframammary pain" for "left arm pain").
-		if covered[i+1] {
+		// Inside the phrase only, the mention's own words running up to
+		// the next phrase word ("left inframammary pain" for "left arm
+		// pain"). At the phrase's end a noun said otherwise is often the
+		// same thing ("polymorphism" for "allele").
+		if i+1 < len(pw) && covered[i+1] {
 			if n := at(pw[i+1]); n > k+1 {
 				sub := true
 				for j := k + 1; j < n; j++ {
