@@ -242,6 +242,28 @@ func namedAll(lower, words, name string) [][2]int {
 	return out
 }
 
+// lineLabel is the label a value at start follows right after its colon
+// ("Previous echo 03/2024: "), with the colon, when the label opens its
+// line or sentence and runs to six words at most; else "".
+func lineLabel(text string, start int) string {
+	k := start
+	for k > 0 && text[k-1] == ' ' {
+		k--
+	}
+	if k == 0 || text[k-1] != ':' {
+		return ""
+	}
+	b := k - 1
+	for b > 0 && text[b-1] != '\n' && !(b >= 2 && text[b-1] == ' ' && text[b-2] == '.') {
+		b--
+	}
+	label := text[b:k]
+	if n := len(strings.Fields(label)); n == 0 || n > 6 || strings.ContainsAny(label[:len(label)-1], ".;:") {
+		return ""
+	}
+	return label + " "
+}
+
 // supersede keeps, per measured concept, the latest of its values, as
 // the FHIR reader keeps the latest result; the text orders them thus:
 //   - a value dated by its words (When) is of that date;
@@ -261,7 +283,10 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 		if len(f.Spans) == 0 || m.Text == "" {
 			return ""
 		}
-		return m.Text[f.Spans[0].Start:f.Spans[0].End]
+		sp := f.Spans[0]
+		// A value right after a label of its line dates by the label
+		// too: "Previous echo 03/2024: LVEF 50%" is a past LVEF.
+		return lineLabel(m.Text, sp.Start) + m.Text[sp.Start:sp.End]
 	}
 	const (
 		past   = iota // undated, stated of the past

@@ -1081,6 +1081,19 @@ func commaClause(text string, start, end int) string {
 		}
 		s--
 	}
+	// A list inside parentheses ("(female, 58, atypical symptoms, 2
+	// risk factors) her pre-test likelihood ... is 9%") ends there too:
+	// the parenthesis may open before the clause's comma.
+	for k, d := s, depth; !inside && k > 0 && text[k-1] != '\n'; k-- {
+		if text[k-1] == ')' {
+			d++
+		} else if text[k-1] == '(' {
+			if d == 0 {
+				inside = true
+			}
+			d--
+		}
+	}
 	e := end
 	for e < len(text) && !(isStop(text[e]) && (text[e] != '.' || e+1 >= len(text) || text[e+1] == ' ')) && !(inside && text[e] == ')') {
 		e++

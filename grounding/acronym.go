@@ -129,7 +129,7 @@ func (a *acronyms) variants(raw, query string, hidden map[int]bool) []string {
 	all := append([]string(nil), words...)
 	changed := false
 	for i, w := range words {
-		if len(w) < minAcronym || len(w) > maxAcronym || textnorm.StopWords[w] || !isAlpha(w) {
+		if len(w) < minAcronym || len(w) > maxAcronym || textnorm.StopWords[w] || !isAlpha(w) || textnorm.Pronouns[w] && !upper[w] {
 			continue
 		}
 		if id, ok := a.whole[w]; ok && !hidden[id] && len(words) == 1 {

@@ -262,6 +262,16 @@ func TestAbbreviationFromIndex(t *testing.T) {
 	if v := b.variants("ICA", "ica", map[int]bool{0: true}); len(v) != 3 {
 		t.Errorf("hidden abbreviation not expanded to both long forms: %v", v)
 	}
+	// A pronoun is no abbreviation, though its letters are a phrase's
+	// initials ("her teenage son" is no high event risk); written in
+	// capitals it may be one.
+	h := newAcronyms([]element{{norm: "high event risk"}})
+	if v := h.variants("her teenage son", "her teenage son", nil); len(v) != 1 {
+		t.Errorf("pronoun expanded as an abbreviation: %v", v)
+	}
+	if v := h.variants("HER", "her", nil); len(v) != 2 {
+		t.Errorf("capitals not expanded: %v", v)
+	}
 }
 
 func TestConcurrentGround(t *testing.T) {

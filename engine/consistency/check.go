@@ -282,6 +282,13 @@ func (t *Text) checkCompiled(mention string, cc *Compiled, checks Checks, shared
 		return block(CheckAbsence, fmt.Sprintf("the case does not state that %s is absent (%s); an ABSENT condition needs a stated absence",
 			name(cond), clause))
 	}
+	if checks.Certainty && ctx.Unlikely && !ctx.Negated {
+		// A probable negation reaching the condition's words from outside
+		// the mention ("ACS (type 1 MI) felt unlikely"): as where the cue
+		// is the mention's own, neither present nor stated absent.
+		return block(CheckCertainty, fmt.Sprintf("%s in %s speaks of it as probably absent, which is neither present nor stated absent, so it cannot support %s %s",
+			quote(strings.Join(ctx.Cues, ", ")), clause, name(cond), op))
+	}
 	if checks.Certainty {
 		cu, ce, where := certaintyOf(cc, r, shared)
 		if !ctx.Either && !ce && ctx.Uncertain != cu {

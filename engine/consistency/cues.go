@@ -372,6 +372,31 @@ func glossEnd(ts []token, hits []cueHit, end int) int {
 	return end
 }
 
+// glossBeforeNamed is where a parenthesis of words closing right before token
+// i opens, when it glosses a word before it ("ACS (type 1 MI) felt
+// unlikely"), or -1. A number in it must name, not measure: followed by
+// a word ("type 1 MI"), not by a unit sign or the closing parenthesis
+// ("CCS (PTP 45%) unlikely" doubts no likelihood).
+func glossBeforeNamed(ts []token, hits []cueHit, i int) int {
+	if i < 3 || ts[i-1].low != ")" {
+		return -1
+	}
+	for j := i - 2; j > 0 && i-1-j <= scopeRules.Window; j-- {
+		switch {
+		case ts[j].low == "(":
+			if j == i-2 || !ts[j-1].word {
+				return -1
+			}
+			return j
+		case !ts[j].word || startsAnyCue(hits, j):
+			return -1
+		case (ts[j].isNum || hasDigit(ts[j].low)) && !ts[j+1].word:
+			return -1
+		}
+	}
+	return -1
+}
+
 // glossBefore is the token of the "(" of a parenthesis of words only that
 // closes right before token i (glossEnd's gloss, seen from after it), or
 // -1.
@@ -483,6 +508,10 @@ func backwardStart(ts []token, hits []cueHit, k int) int {
 		if o := glossBefore(ts, hits, lo); o > 0 && !ts[o-1].boundary {
 			c, lo = ts[o-1].clause, o
 		}
+	} else if o := glossBeforeNamed(ts, hits, lo); o > 0 {
+		// "ACS (type 1 MI) felt unlikely": the parenthesis glosses the
+		// words before it, and the cue looks back over both.
+		c, lo = ts[o-1].clause, o
 	}
 	start := lo
 	for start > 0 && ts[start-1].clause == c && h.first-start < scopeRules.Window && !terminatesBefore(hits, start-1) {

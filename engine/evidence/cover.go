@@ -121,6 +121,15 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 	for _, w := range pw {
 		covered = append(covered, hasWord(m, w))
 	}
+	for i, j := range pi.joined {
+		// A hyphenated compound is one word: "high-risk patient" is not
+		// stated by "high cardiovascular risk".
+		// Acronyms joined ("CACS-CL") name a method, said either way
+		// ("CACS-weighted CL").
+		if j && !pi.acr[i] && !pi.acr[i+1] && covered[i] && covered[i+1] && !adjacent(m, pw[i], pw[i+1]) {
+			covered[i], covered[i+1] = false, false
+		}
+	}
 	coverAcronyms(m, pw, pi.gap, pi.acr, covered)
 	n, words, modifierMissing := 0, 0, false
 	for i, c := range covered {
@@ -139,7 +148,7 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 	// A number qualifies what a phrase names (a type, grade or dose): the
 	// stated two thirds must hold two words besides it, so "Type 2
 	// respiratory failure" does not state "type 2 diabetes".
-	if !all && len(pw) >= 3 && 3*n >= 2*len(pw) && words >= 2 && !modifierMissing {
+	if !all && len(pw) >= 3 && 3*n >= 2*len(pw) && words >= 2 && !modifierMissing && !substituted(m, pw, covered) {
 		if names != nil {
 			var stated, missing []string
 			for i, c := range covered {
@@ -156,6 +165,104 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 		return true
 	}
 	return false
+}
+
+// substituted reports whether the mention puts a word of its own where
+// the phrase has a word the mention leaves out: right after the stated
+// phrase word before it, up to the stated word after it.
+// "left inframammary pain" names another site than "left arm pain",
+// "type 1 MI" another disease than "type 1 diabetes": the two-thirds
+// allowance is for a phrase said with fewer words, not for a different
+// word in its place. A number is a value, no substitute.
+func substituted(m, pw []string, covered []bool) bool {
+	at := func(w string) int {
+		for k, x := range m {
+			if sameWord(x, w) {
+				return k
+			}
+		}
+		return -1
+	}
+	// own: mention word k is a word of its own in the place of missing
+	// phrase word i: no phrase word, no spelling variant of the missing
+	// one (same first four letters: "revascularisation"), not its
+	// abbreviation ("CT" for "computed tomography"), no verb form and no
+	// generic word.
+	own := func(k, i int) bool {
+		if k < 0 || k >= len(m) || isNum(m[k]) || hasWord(pw, m[k]) {
+			return false
+		}
+		w := m[k]
+		if len(w) >= 4 && len(pw[i]) >= 4 && w[:4] == pw[i][:4] {
+			return false
+		}
+		if participle(w) || participle(pw[i]) {
+			return false // a verb said otherwise ("settling" for "relieved") is a paraphrase
+		}
+		if textnorm.GenericWords[w] || textnorm.GenericWords[pw[i]] {
+			return false // "therapy" for "drugs" names nothing else
+		}
+		for st := i - len(w) + 1; len(w) >= 2 && st <= i; st++ {
+			if st < 0 || st+len(w) > len(pw) {
+				continue
+			}
+			ini := true
+			for j := 0; j < len(w); j++ {
+				if pw[st+j] == "" || pw[st+j][0] != w[j] {
+					ini = false
+					break
+				}
+			}
+			if ini {
+				return false
+			}
+		}
+		return true
+	}
+	for i, c := range covered {
+		if c {
+			continue
+		}
+		if i == 0 || !covered[i-1] {
+			continue // words before a phrase's first vary freely ("the same discomfort walking")
+		}
+		k := at(pw[i-1])
+		if k < 0 || !own(k+1, i) {
+			continue
+		}
+		// Inside the phrase only, the mention's own words running up to
+		// the next phrase word ("left inframammary pain" for "left arm
+		// pain"). At the phrase's end a noun said otherwise is often the
+		// same thing ("polymorphism" for "allele").
+		if i+1 < len(pw) && covered[i+1] {
+			if n := at(pw[i+1]); n > k+1 {
+				sub := true
+				for j := k + 1; j < n; j++ {
+					sub = sub && own(j, i)
+				}
+				if sub {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// adjacent: the mention states a, then b right after it.
+func adjacent(m []string, a, b string) bool {
+	for k := 0; k+1 < len(m); k++ {
+		if sameWord(m[k], a) && sameWord(m[k+1], b) {
+			return true
+		}
+	}
+	return false
+}
+
+// participle: an English verb form ending in -ing or -ed ("settling",
+// "relieved", "provoked").
+func participle(w string) bool {
+	return len(w) >= 5 && (strings.HasSuffix(w, "ing") || strings.HasSuffix(w, "ed"))
 }
 
 // acronyms are the phrase's upper-case words ("CCTA", "PCI"): each names
@@ -185,8 +292,8 @@ var acronymRe = regexp.MustCompile(`\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b`)
 // suggesting ACS").
 func coverAcronyms(m, pw []string, gap []int, acr []bool, covered []bool) {
 	for _, w := range m {
-		if len(w) < 3 || len(w) > 6 || isNum(w) {
-			continue
+		if len(w) < 3 || len(w) > 6 || isNum(w) || textnorm.Pronouns[w] {
+			continue // a pronoun is no abbreviation ("her" is no "high event risk")
 		}
 		for i := 0; i+len(w) <= len(pw); i++ {
 			match := true
@@ -278,8 +385,8 @@ func hasWord(ws []string, w string) bool {
 }
 
 // sameWord: equal up to a plural "s" or a shared stem of five or more
-// letters covering three quarters of the shorter word (ischemia/ischemic,
-// vasospasm/vasospastic). Numbers must be equal.
+// letters covering three quarters of the shorter word and half the longer
+// (ischemia/ischemic, vasospasm/vasospastic). Numbers must be equal.
 func sameWord(a, b string) bool {
 	if a == b {
 		return true
@@ -302,7 +409,9 @@ func sameWord(a, b string) bool {
 		n++
 	}
 	short := min(len(a), len(b))
-	return n >= 5 && 4*n >= 3*short
+	// The stem is half the longer word too: "artery" is no stem of
+	// "arteriosclerosis", nor "calcium" of "calcification".
+	return n >= 5 && 4*n >= 3*short && 2*n >= max(len(a), len(b))
 }
 
 func isNum(s string) bool {

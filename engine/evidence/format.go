@@ -73,7 +73,7 @@ func format(findingID, text string, a Anchor, negated bool, parse func(string) [
 	lastEnd := -1
 	aside := asideMeasures(text, ms, a)
 	for i, m := range ms {
-		if superseded(text, ms, i) || duration(text, m, a) || inDate(text, m) || aside[i] {
+		if superseded(text, ms, i) || duration(text, m, a) || inDate(text, m) || aside[i] || identifier(text, m) {
 			continue
 		}
 		// A bare number after the value and another word belongs to that
@@ -145,9 +145,10 @@ func asideMeasures(text string, ms []Measure, a Anchor) map[int]bool {
 // from 55% (2022) to 38%", "55% -> 38%"): A is the patient's past value,
 // B the current one.
 var (
-	trendFrom  = regexp.MustCompile(`(?i)\bfrom\s*$`)
-	trendTo    = regexp.MustCompile(`(?i)^\s*(?:\([^()]*\)\s*)?(?:to|→|->|=>)\s*$`)
-	trendArrow = regexp.MustCompile(`^\s*(?:\([^()]*\)\s*)?(?:→|-+>)\s*$`)
+	trendFrom = regexp.MustCompile(`(?i)\bfrom\s*$`)
+	trendTo   = regexp.MustCompile(`(?i)^\s*(?:\([^()]*\)\s*)?(?:to|→|->|=>)\s*$`)
+	// trendArrow: an arrow alone between two values.
+	trendArrow = regexp.MustCompile(`^\s*(?:\([^()]*\)\s*)?(?:→|->|-->|=>)\s*$`)
 	// A bare number followed by a time word is a duration or a date
 	// ("over 12 months", "2 weeks ago"), not a value of the concept.
 	timeWord = regexp.MustCompile(`(?i)^\s*(?:days?|weeks?|wks?|months?|mos?|years?|yrs?|hours?|h|hrs?)\b`)
@@ -163,12 +164,10 @@ func superseded(text string, ms []Measure, i int) bool {
 		return false
 	}
 	between := text[ms[i].End:ms[j].Start]
-	if trendFrom.MatchString(text[:ms[i].Start]) {
-		return trendTo.MatchString(between)
+	if trendArrow.MatchString(between) {
+		return true // "LVEF 50% -> 34%": an arrow says from A to B by itself
 	}
-	// "EF 30% → 45%", "LDL 3.2 -> 1.6": an arrow alone states the change
-	// (not "=>", which may be written for "at least").
-	return trendArrow.MatchString(between)
+	return trendFrom.MatchString(text[:ms[i].Start]) && trendTo.MatchString(between)
 }
 
 // inDate reports whether a unitless number is part of a written date
@@ -189,6 +188,32 @@ var (
 	dateBefore = regexp.MustCompile(`\b(?:\d{1,2}[/.-]|(?:19|20)\d{2}-(?:\d{1,2}-)?)$`)
 	isoBefore  = regexp.MustCompile(`\b(?:19|20)\d{2}(?:-\d{1,2})?$`)
 )
+
+// identifier reports whether a unitless number is part of a record or
+// telephone number ("NHS 612 448 7720", "MRN 40018827"): a run of three
+// or more digit groups set apart by single spaces, nine digits or more in
+// all, or one group of seven digits or more. No measured value is
+// written so.
+func identifier(text string, m Measure) bool {
+	if m.Canon != "" || m.Unit != "" || m.Comparator != "" {
+		return false
+	}
+	s, e := m.Start, m.End
+	for s > 0 && (isDigit(text[s-1]) || text[s-1] == ' ' && s > 1 && isDigit(text[s-2])) {
+		s--
+	}
+	for e < len(text) && (isDigit(text[e]) || text[e] == ' ' && e+1 < len(text) && isDigit(text[e+1])) {
+		e++
+	}
+	groups := strings.Fields(text[s:e])
+	digits := 0
+	for _, g := range groups {
+		digits += len(g)
+	}
+	return len(groups) >= 3 && digits >= 9 || len(groups) == 1 && digits >= 7
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // calendarYear: a bare whole number 1900–2100 is a year ("(2022)", "in 2019").
 func calendarYear(m Measure) bool {

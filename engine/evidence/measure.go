@@ -50,6 +50,10 @@ var (
 	rangeSep = regexp.MustCompile(`^\s*(?:-|–|to)\s*$`)
 )
 
+// arrowAfterValue: "=>" right after a number (and its unit) is a trend
+// arrow, not "at least".
+var arrowAfterValue = regexp.MustCompile(`\d\s*[^\s\d=]{0,6}\s*=>$`)
+
 // comparator words, checked right before the number (longest first).
 var cmpWords = []struct {
 	re *regexp.Regexp
@@ -151,8 +155,9 @@ func canonUnit(u string) string {
 
 func comparatorBefore(prefix string) string {
 	p := strings.TrimRight(prefix, " ")
-	if strings.HasSuffix(p, "->") || strings.HasSuffix(p, "→") {
-		return "" // a trend arrow ("35% -> 50%"), not "more than"
+	// An arrow is a trend ("LVEF 50% -> 34%", "EF 55 => 38"), no comparator.
+	if strings.HasSuffix(p, "->") || arrowAfterValue.MatchString(p) {
+		return ""
 	}
 	// Allow "of" between the word and the number: "at least of"? no; but
 	// "an EF of less than 35%" puts the comparator right before.

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/executablekg/execkg/internal/memo"
@@ -21,6 +22,9 @@ type phraseInfo struct {
 	gap []int
 	// acr[i]: words[i] is written as an acronym in the phrase ("ACS").
 	acr []bool
+	// joined[i]: words[i] and words[i+1] are one hyphenated compound of
+	// the phrase ("high-risk"), nil when it has none.
+	joined []bool
 }
 
 // phraseWords returns contentWords(p) and which of them are critical.
@@ -42,8 +46,37 @@ func phraseOf(p string) phraseInfo {
 		pi.critical[i] = modifiers[w] || isNum(w) || acr[w]
 		pi.acr[i] = acr[w]
 	}
+	pi.joined = hyphenJoins(p, pi.words)
 	phraseCache.Store(p, pi)
 	return pi
+}
+
+// hyphenJoins marks the content words of p that a hyphen joins to the
+// next ("high-risk patient": high, risk), or nil.
+func hyphenJoins(p string, words []string) []bool {
+	if !strings.Contains(p, "-") || len(words) < 2 {
+		return nil
+	}
+	var seq []string
+	var joined []bool
+	for _, field := range strings.Fields(p) {
+		cw := contentWords(field)
+		for k, w := range cw {
+			if len(seq) > 0 {
+				joined = append(joined, k > 0 && strings.Contains(field, "-"))
+			}
+			seq = append(seq, w)
+		}
+	}
+	if len(seq) != len(words) {
+		return nil // the words read across fields; no compound to tell
+	}
+	for i := range seq {
+		if seq[i] != words[i] {
+			return nil
+		}
+	}
+	return joined
 }
 
 // mentionWords memoises contentWords of mentions: a finding's clause is

@@ -146,6 +146,18 @@ var StopWords = map[string]bool{
 	"have": true, "its": true, "who": true, "which": true, "into": true,
 }
 
+// Pronouns are the personal and possessive pronouns: a closed class of
+// English words, so never an abbreviation even where their letters spell
+// the initials of an indexed phrase ("her" is no "high event risk", "his"
+// no "history of ..."). StopWords keeps its own short list for the
+// full-text analyzer.
+var Pronouns = map[string]bool{
+	"i": true, "me": true, "my": true, "mine": true, "we": true, "us": true, "our": true, "ours": true,
+	"you": true, "your": true, "yours": true, "he": true, "him": true, "his": true, "she": true,
+	"her": true, "hers": true, "it": true, "its": true, "they": true, "them": true, "their": true,
+	"theirs": true, "himself": true, "herself": true, "themselves": true, "myself": true, "yourself": true,
+}
+
 // StopWordList returns StopWords as a slice, in no particular order (for
 // analyzers that take a list).
 func StopWordList() []string {
