@@ -72,9 +72,12 @@ type anatomyReader struct {
 	segments      map[string]string // lower-case segment word → segment
 	res           []anatomyPattern
 	vesselRE      *regexp.Regexp // one vessel name, with a segment before it
-	notNative     *regexp.Regexp
-	names         *nameTokens // nil: every text is read with the patterns
-	memo          stenosisMemo
+	// site: the same without capture groups, for other readers' patterns
+	// (a value measured in a vessel: "FFR LAD 0.85").
+	site      string
+	notNative *regexp.Regexp
+	names     *nameTokens // nil: every text is read with the patterns
+	memo      stenosisMemo
 }
 
 // stenosisMemo keeps the reports of the last few texts read: grounding
@@ -279,6 +282,7 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		r.res = append(r.res, ap)
 	}
 	r.vesselRE = regexp.MustCompile(`(?i)\b` + vessel + `\b`)
+	r.site = item
 	r.names = newNameTokens(names, segWords)
 	if len(a.NotNative) > 0 {
 		r.notNative = regexp.MustCompile(`(?i)\b(?:` + alternation(a.NotNative) + `)\b`)

@@ -27,8 +27,15 @@ func (ungroundedStage) Emits() []patient.Kind { return nil }
 func (ungroundedStage) Satisfies(eval.Cond) consistency.Checks { return consistency.Checks{} }
 
 // compileUngrounded: "[qualifier ]<glued><word>" then a number, at the
-// start of the finding ("serum creatinine 150", "s-Cr: 180").
-func compileUngrounded(us []rules.UngroundedValue) []*regexp.Regexp {
+// start of the finding ("serum creatinine 150", "s-Cr: 180"). A vessel
+// (site, the anatomy reader's vessel names) may stand between the name and
+// the number: where a value was measured does not change what it is
+// ("Fractional flow reserve LAD: 0.91", "FFR in the mid LAD 0.80").
+func compileUngrounded(us []rules.UngroundedValue, site string) []*regexp.Regexp {
+	at := ""
+	if site != "" {
+		at = `(?:[\s:,(-]*(?:(?:in|of|at)\s+)?(?:the\s+)?(?:` + site + `)\b\)?)?`
+	}
 	var out []*regexp.Regexp
 	for _, u := range us {
 		src := `(?i)^`
@@ -38,7 +45,7 @@ func compileUngrounded(us []rules.UngroundedValue) []*regexp.Regexp {
 		if len(u.Glued) > 0 {
 			src += `(?:` + rules.WordsPattern(u.Glued) + `)?`
 		}
-		src += `(?:` + rules.WordsPattern(u.Words) + `)\b[\s:=]*(?:of\s+)?\d`
+		src += `(?:` + rules.WordsPattern(u.Words) + `)\b` + at + `[\s:=]*(?:of\s+)?\d`
 		out = append(out, regexp.MustCompile(src)) // literal words only: always compiles
 	}
 	return out

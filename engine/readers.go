@@ -61,12 +61,13 @@ func locatedf(format string, args ...any) error {
 	return fmt.Errorf("%s: %s", rules.ReadingFile, fmt.Sprintf(format, args...))
 }
 
-func compileReading(r *rules.Reading) (*reading, error) {
+// site: a vessel pattern (the anatomy reader's), "" for none.
+func compileReading(r *rules.Reading, site string) (*reading, error) {
 	out := &reading{}
 	if r == nil {
 		return out, nil
 	}
-	out.ungrounded = compileUngrounded(r.Ungrounded)
+	out.ungrounded = compileUngrounded(r.Ungrounded, site)
 	cues := func(l *rules.CueList) *regexp.Regexp {
 		if l == nil {
 			return nil
@@ -175,7 +176,11 @@ var derivations = []derivation{
 // readers of one round read the evidence the rounds before made).
 func (p *Program) initReaders() error {
 	var err error
-	if p.reading, err = compileReading(p.pack.Reading); err != nil {
+	site := ""
+	if p.anatomy != nil {
+		site = p.anatomy.site
+	}
+	if p.reading, err = compileReading(p.pack.Reading, site); err != nil {
 		return err
 	}
 	p.rounds = [][]read.CaseReader{
