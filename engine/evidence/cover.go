@@ -272,8 +272,8 @@ func hasWord(ws []string, w string) bool {
 }
 
 // sameWord: equal up to a plural "s" or a shared stem of five or more
-// letters covering three quarters of the shorter word (ischemia/ischemic,
-// vasospasm/vasospastic). Numbers must be equal.
+// letters covering three quarters of the shorter word and at least half of
+// the longer one (ischemia/ischemic, vasospasm/vasospastic). Numbers must be equal.
 func sameWord(a, b string) bool {
 	if a == b {
 		return true
@@ -295,8 +295,11 @@ func sameWord(a, b string) bool {
 	for n < len(a) && n < len(b) && a[n] == b[n] {
 		n++
 	}
-	short := min(len(a), len(b))
-	return n >= 5 && 4*n >= 3*short
+	short, long := min(len(a), len(b)), max(len(a), len(b))
+	// The longer word may add no more letters than the stem has: beyond
+	// that it is a compound of the stem with another word ("artery" is no
+	// "arteriosclerosis", whose stem is only "arter").
+	return n >= 5 && 4*n >= 3*short && long-n <= n
 }
 
 func isNum(s string) bool {
