@@ -459,6 +459,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// ungrounded) grounds to nothing.
 			anchors = nil
 		}
+		anchors = p.withoutGradedSense(f.Text, anchors)
 		if reports == nil {
 			reports = p.anatomy.reports(text)
 		}

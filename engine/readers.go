@@ -17,6 +17,7 @@ import (
 // without it has readers that read nothing.
 type reading struct {
 	ungrounded        []*regexp.Regexp
+	senses            []sense
 	notTaken, stopped *regexp.Regexp
 	// switched, switchedTo: a done change of drug and the word before
 	// the drug now taken (reading.json switched).
@@ -68,6 +69,7 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 		return out, nil
 	}
 	out.ungrounded = compileUngrounded(r.Ungrounded, site)
+	out.senses = compileSenses(r.Senses)
 	cues := func(l *rules.CueList) *regexp.Regexp {
 		if l == nil {
 			return nil

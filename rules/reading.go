@@ -55,6 +55,21 @@ type Reading struct {
 	Demographics []Demographic `json:"demographics,omitempty"`
 	// AnatomyChecks: which step (v) checks a stenosis report satisfies.
 	AnatomyChecks *AnatomyChecks `json:"anatomy_checks,omitempty"`
+	// Senses: abbreviations whose other sense a grade beside them chooses.
+	Senses []Sense `json:"senses,omitempty"`
+}
+
+// Sense is an abbreviation that names Not in most text but, with a grade
+// beside it (one of Grades right after it, past any of Between, or after
+// one of Between right before it: "CCS class III", "CCS angina class
+// II", "class II (CCS)"), names a grading scale instead: there the
+// abbreviation states none of Not.
+type Sense struct {
+	Why          string   `json:"why"`
+	Abbreviation []string `json:"abbreviation"`
+	Not          []string `json:"not"`
+	Between      []string `json:"between,omitempty"`
+	Grades       []string `json:"grades"`
 }
 
 // UngroundedValue is a measurement the pack has no concept for and must
@@ -291,6 +306,21 @@ func (r *Reading) check(name string) error {
 			ws    []string
 			need  bool
 		}{{"qualifiers", u.Qualifiers, false}, {"glued", u.Glued, false}, {"words", u.Words, true}} {
+			if err := checkWords(f+"."+l.field, l.ws, l.need); err != nil {
+				return err
+			}
+		}
+	}
+	for i, sn := range r.Senses {
+		f := fmt.Sprintf("%s: senses[%d]", name, i)
+		if strings.TrimSpace(sn.Why) == "" {
+			return fmt.Errorf("%s: give why (which sense the grade chooses)", f)
+		}
+		for _, l := range []struct {
+			field string
+			ws    []string
+			need  bool
+		}{{"abbreviation", sn.Abbreviation, true}, {"not", sn.Not, true}, {"between", sn.Between, false}, {"grades", sn.Grades, true}} {
 			if err := checkWords(f+"."+l.field, l.ws, l.need); err != nil {
 				return err
 			}
@@ -549,6 +579,11 @@ func (r *Reading) Words() []string {
 	if a := r.AnatomyChecks; a != nil {
 		add(a.KeptFor...)
 	}
+	for _, sn := range r.Senses {
+		add(sn.Abbreviation...)
+		add(sn.Not...)
+		add(sn.Between...)
+	}
 	return out
 }
 
@@ -588,6 +623,11 @@ func (r *Reading) Check(p *Pack) []string {
 	}
 	for i, pl := range r.Plausible {
 		bad(fmt.Sprintf("plausible[%d].concept", i), pl.Concept)
+	}
+	for i, sn := range r.Senses {
+		for j, c := range sn.Not {
+			bad(fmt.Sprintf("senses[%d].not[%d]", i, j), c)
+		}
 	}
 	return out
 }
