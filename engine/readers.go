@@ -185,6 +185,7 @@ func (p *Program) initReaders() error {
 	if p.reading, err = compileReading(p.pack.Reading, site); err != nil {
 		return err
 	}
+	p.riskScores = p.riskScoreKeys()
 	p.rounds = [][]read.CaseReader{
 		{anatomyStage{p}, refractoryStage{p}},
 		{recencyStage{p}},

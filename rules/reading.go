@@ -57,6 +57,16 @@ type Reading struct {
 	AnatomyChecks *AnatomyChecks `json:"anatomy_checks,omitempty"`
 	// Senses: abbreviations whose other sense a grade beside them chooses.
 	Senses []Sense `json:"senses,omitempty"`
+	// RiskScores: scores that predict the risk of a procedure.
+	RiskScores *RiskScores `json:"risk_scores,omitempty"`
+}
+
+// RiskScores are measured concepts that state the predicted risk of a
+// procedure ("STS PROM (CABG): 1.1 %"): a procedure named in the same
+// finding is what the score is computed for, neither done nor planned.
+type RiskScores struct {
+	Why    string   `json:"why"`
+	Scores []string `json:"scores"`
 }
 
 // Sense is an abbreviation that names Not in most text but, with a grade
@@ -309,6 +319,14 @@ func (r *Reading) check(name string) error {
 			if err := checkWords(f+"."+l.field, l.ws, l.need); err != nil {
 				return err
 			}
+		}
+	}
+	if rs := r.RiskScores; rs != nil {
+		if strings.TrimSpace(rs.Why) == "" {
+			return fmt.Errorf("%s: risk_scores: give why (what the score says of the procedure)", name)
+		}
+		if err := checkWords(name+": risk_scores.scores", rs.Scores, true); err != nil {
+			return err
 		}
 	}
 	for i, sn := range r.Senses {
@@ -579,6 +597,9 @@ func (r *Reading) Words() []string {
 	if a := r.AnatomyChecks; a != nil {
 		add(a.KeptFor...)
 	}
+	if rs := r.RiskScores; rs != nil {
+		add(rs.Scores...)
+	}
 	for _, sn := range r.Senses {
 		add(sn.Abbreviation...)
 		add(sn.Not...)
@@ -623,6 +644,11 @@ func (r *Reading) Check(p *Pack) []string {
 	}
 	for i, pl := range r.Plausible {
 		bad(fmt.Sprintf("plausible[%d].concept", i), pl.Concept)
+	}
+	if rs := r.RiskScores; rs != nil {
+		for j, c := range rs.Scores {
+			bad(fmt.Sprintf("risk_scores.scores[%d]", j), c)
+		}
 	}
 	for i, sn := range r.Senses {
 		for j, c := range sn.Not {
