@@ -73,7 +73,7 @@ type anatomyReader struct {
 	res           []anatomyPattern
 	vesselRE      *regexp.Regexp // one vessel name, with a segment before it
 	// site: the same without capture groups, for other readers' patterns
-	// (a value measured in a vessel: "FFR LAD 0.85").
+	// (a value measured in a vessel, between its name and its number).
 	site      string
 	notNative *regexp.Regexp
 	names     *nameTokens // nil: every text is read with the patterns

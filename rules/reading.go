@@ -602,8 +602,7 @@ func (r *Reading) Words() []string {
 	}
 	for _, sn := range r.Senses {
 		add(sn.Abbreviation...)
-		add(sn.Not...)
-		add(sn.Between...)
+		add(sn.Not...) // Between and Grades are plain English ("class", "II")
 	}
 	return out
 }
