@@ -122,8 +122,11 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	// "palpitations" is a suspected arrhythmia without saying "suspected".
 	// The synonym must be stated in full, and a doubtful case mention is
 	// never let through.
+	// A definition's member worded as a doubt of a concept whose name is
+	// none ("suspected angina pectoris") asks for the case's doubt: the
+	// concept's synonyms ("ischaemic cardiomyopathy") state it undoubted.
 	if v.Check == consistency.CheckQualifier ||
-		v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") {
+		v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") && !a.doubtWorded(c) {
 		cl := a.clause[e.ID]
 		if ok, syn := a.p.synCover[c.ConceptKey].CoversAll(cl); ok && !doubtfulSynonym(cl, syn, cond, a.checks) {
 			v.Pass, v.Check, v.Reason = true, "", "qualifier: the clause states the synonym '"+syn+"' of '"+c.Concept+"'"
@@ -133,7 +136,7 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	// A doubt cue that is a word of the stated synonym itself ("CABG vs
 	// PCI" for a revascularisation candidate) is the concept's wording.
 	if v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the case is uncertain") {
-		if syn := doubtInSynonym(a.clause[e.ID], a.p.synonyms[c.ConceptKey], v.Context.Cues); syn != "" {
+		if syn := doubtInSynonym(a.clause[e.ID], a.p.synonyms[c.ConceptKey], a.p.synPadded[c.ConceptKey], v.Context.Cues); syn != "" {
 			v.Pass, v.Check, v.Reason = true, "", "certainty: the doubt cue is a word of the stated synonym '"+syn+"' of '"+c.Concept+"'"
 			return v
 		}
@@ -172,6 +175,17 @@ func (a *admitter) derivedPass(c eval.Cond, e eval.Evidence, v consistency.Verdi
 		v.Pass, v.Check, v.Reason = true, "", "certainty: the definition of '"+e.Concept+"' states the doubt"
 		return v
 	}
+	// A definition whose member asks for the doubt in its own wording
+	// ("angina pectoris" worded "suspected angina pectoris" makes symptoms
+	// suggestive of ischaemia) has read the case's doubt as what the
+	// defined concept says: the doubt was the member's.
+	if v.Check == consistency.CheckCertainty && e.DerivedBy == eval.ReaderDefinition &&
+		strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the case is uncertain") {
+		if w := a.doubtingMember(e); w != "" {
+			v.Pass, v.Check, v.Reason = true, "", "certainty: the definition of '"+e.Concept+"' reads the doubt as its member '"+w+"'"
+			return v
+		}
+	}
 	// Derived evidence whose reader declares that its derivation makes
 	// the point of the failed check in the patient's own words
 	// (read.Reader.Satisfies) is let through; Via says how, for the trace.
@@ -179,4 +193,38 @@ func (a *admitter) derivedPass(c eval.Cond, e eval.Evidence, v consistency.Verdi
 		v.Pass, v.Reason, v.Check = true, v.Check+": "+e.Via, ""
 	}
 	return v
+}
+
+// doubtingMember returns the wording of a member of the definition that
+// derived e, worded apart from its concept's name, that the mention of e
+// states by step (v) (a doubted "?angina" states "suspected angina
+// pectoris"), or "". Coded facts have no words to judge.
+func (a *admitter) doubtingMember(e eval.Evidence) string {
+	if _, coded := a.coded[e.ID]; coded || a.p.hierarchy == nil || !strings.HasPrefix(e.Via, eval.ViaDefinition+e.Concept+" ") {
+		return ""
+	}
+	for _, c := range a.p.hierarchy.Composites {
+		if rules.NormalizeName(c.Concept) != rules.NormalizeName(e.Concept) {
+			continue
+		}
+		for _, l := range c.Expr.Leaves() {
+			if l.Wording == "" || l.Concept == "" {
+				continue
+			}
+			cond := consistency.Condition{Concept: l.Concept, Wording: l.Wording, Operator: rules.OpPresent}
+			if a.text.CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.checks).Pass {
+				return l.Wording
+			}
+		}
+	}
+	return ""
+}
+
+// doubtWorded: c is a definition's member whose own wording is a doubt of
+// a concept whose name is not ("suspected heart failure of ischaemic
+// aetiology"; see rules.Expr.Wording).
+func (a *admitter) doubtWorded(c eval.Cond) bool {
+	return strings.HasPrefix(c.DecisionID, "definition::") && c.Wording != "" &&
+		rules.NormalizeName(c.Wording) != rules.NormalizeName(c.Concept) &&
+		a.p.doubtfulName(c.Wording) && !a.p.doubtfulName(c.Concept)
 }

@@ -76,8 +76,15 @@ type anatomyReader struct {
 	// (a value measured in a vessel, between its name and its number).
 	site      string
 	notNative *regexp.Regexp
-	names     *nameTokens // nil: every text is read with the patterns
-	memo      stenosisMemo
+	// restenosis: a report of a restenosis in a native vessel's stent;
+	// notStent: the not-native words other than the stent's own, which
+	// set such a report aside (nil: none does).
+	restenosis, notStent *regexp.Regexp
+	// notStenosis, stenosisWord: a vessel finding that is no stenosis
+	// (anatomy not_stenosis), and the words that state one.
+	notStenosis, stenosisWord *regexp.Regexp
+	names                     *nameTokens // nil: every text is read with the patterns
+	memo                      stenosisMemo
 }
 
 // stenosisMemo keeps the reports of the last few texts read: grounding
@@ -287,7 +294,46 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 	if len(a.NotNative) > 0 {
 		r.notNative = regexp.MustCompile(`(?i)\b(?:` + alternation(a.NotNative) + `)\b`)
 	}
+	if len(a.Restenosis) > 0 {
+		r.restenosis = regexp.MustCompile(`(?i)\b(?:` + alternation(a.Restenosis) + `)\b`)
+		stent := map[string]bool{}
+		for _, w := range append(append([]string{}, a.StentWords...), a.Restenosis...) {
+			stent[strings.ToLower(w)] = true
+		}
+		var other []string
+		for _, w := range a.NotNative {
+			if !stent[strings.ToLower(w)] {
+				other = append(other, w)
+			}
+		}
+		if len(other) > 0 {
+			r.notStent = regexp.MustCompile(`(?i)\b(?:` + alternation(other) + `)\b`)
+		}
+	}
+	if len(a.NotStenosis) > 0 {
+		r.notStenosis = regexp.MustCompile(`(?i)\b(?:` + alternation(a.NotStenosis) + `)\b`)
+		var st []string
+		for _, ws := range [][]string{a.Nouns, a.NounsBefore, a.OccludedBefore, a.OccludedAfter} {
+			st = append(st, ws...)
+		}
+		if len(st) > 0 {
+			r.stenosisWord = regexp.MustCompile(`(?i)\b(?:` + alternation(st) + `)\b|\d\s*%`)
+		}
+	}
 	return r, nil
+}
+
+// setAside reports whether a report segment is no native stenosis: it
+// holds a not-native word, and, when it reports a restenosis in the
+// vessel's stent, one other than the stent's own words.
+func (r *anatomyReader) setAside(seg string) bool {
+	if r.notNative == nil || !r.notNative.MatchString(seg) {
+		return false
+	}
+	if r.restenosis != nil && r.restenosis.MatchString(seg) {
+		return r.notStent != nil && r.notStent.MatchString(seg)
+	}
+	return true
 }
 
 // vesselOf maps a written name to its vessel, and whether it is a branch.
@@ -317,16 +363,21 @@ func segmentOf(text string, lo, hi int) (int, int) {
 	return a, b
 }
 
-// stops reports whether text[i] separates reports: , ; ( ) a newline, or
-// a full stop that is no decimal point (a decimal point has a digit on
-// both sides: "FFR 0.71. <vessel> ..." ends at the second stop).
+// stops reports whether text[i] separates reports: , ; ( ) a newline, a
+// full stop that is no decimal point (a decimal point has a digit on
+// both sides: "FFR 0.71. <vessel> ..." ends at the second stop), or a
+// hyphen set off by spaces that joins no two numbers ("<vessel> 60% - FFR
+// not yet done" is two statements; "70 - 90%" is a range).
 func stops(text string, i int) bool {
 	c := text[i]
-	if c != '.' {
-		return strings.IndexByte(",;()\n", c) >= 0
-	}
 	digit := func(j int) bool { return j >= 0 && j < len(text) && text[j] >= '0' && text[j] <= '9' }
-	return !(digit(i-1) && digit(i+1))
+	switch c {
+	case '.':
+		return !(digit(i-1) && digit(i+1))
+	case '-':
+		return i > 0 && i+1 < len(text) && text[i-1] == ' ' && text[i+1] == ' ' && !(digit(i-2) && digit(i+2))
+	}
+	return strings.IndexByte(",;()\n", c) >= 0
 }
 
 // sentenceStart returns where the sentence holding offset at begins (after
@@ -375,7 +426,7 @@ func (r *anatomyReader) anchorOf(text string, at int) (named, bool) {
 	if !found || glued(text, last.at) {
 		return named{}, false
 	}
-	if a, b := segmentOf(text, last.at, last.end); r.notNative != nil && r.notNative.MatchString(text[a:b]) {
+	if a, b := segmentOf(text, last.at, last.end); r.setAside(text[a:b]) {
 		return named{}, false
 	}
 	return last, true
@@ -485,7 +536,7 @@ func (r *anatomyReader) read(text string) []stenosis {
 				vessels = append(vessels, n)
 			}
 			a, b := segmentOf(text, m[0], m[1])
-			if r.notNative != nil && r.notNative.MatchString(text[a:b]) {
+			if r.setAside(text[a:b]) {
 				continue
 			}
 			// A segment written after the name or the percentage places
@@ -563,6 +614,9 @@ func (r *anatomyReader) located(text string, lo, hi int, rep *anatomyReports) bo
 		return false
 	}
 	f := strings.TrimSpace(text[lo:hi])
+	if !r.names.mayName(f) {
+		return false // most findings name no vessel (nameTokens)
+	}
 	m := r.vesselRE.FindStringSubmatchIndex(f)
 	if m == nil || m[0] != 0 || m[1] != len(f) {
 		return false
@@ -606,6 +660,28 @@ func (r *anatomyReader) withoutRead(lo, hi int, rep *anatomyReports, anchors []g
 			}
 		}
 		if !drop {
+			kept = append(kept, a)
+		}
+	}
+	return kept
+}
+
+// withoutNonStenosis drops the grounder's per-vessel stenosis facts from a
+// mention that names a vessel finding which is no stenosis (the pack's
+// not_stenosis words: calcium is a plaque burden, not a narrowing) and
+// states no stenosis word or percentage.
+func (r *anatomyReader) withoutNonStenosis(mention string, anchors []grounding.Anchor) []grounding.Anchor {
+	if r == nil || r.notStenosis == nil || len(anchors) == 0 || !r.notStenosis.MatchString(mention) ||
+		r.stenosisWord != nil && r.stenosisWord.MatchString(mention) {
+		return anchors
+	}
+	var kept []grounding.Anchor
+	for _, a := range anchors {
+		fact := false
+		for _, ft := range r.a.Facts {
+			fact = fact || !ft.Value && rules.NormalizeName(ft.Concept) == rules.NormalizeName(a.Concept)
+		}
+		if !fact {
 			kept = append(kept, a)
 		}
 	}
@@ -686,9 +762,19 @@ func (p *Program) anatomyEvidence(r read.Reader, text string, findings []extract
 		return extract.Finding{}, false
 	}
 	stated := map[string][]bool{} // normalised concept name → polarities stated
+	byID := map[string]extract.Finding{}
+	for _, f := range findings {
+		byID[f.ID] = f
+	}
 	for _, e := range ev {
 		if e.Value == nil {
 			n := rules.NormalizeName(p.names[e.ConceptKey])
+			if e.Present && isCount(a.Counts, n) && doubtedIn(text, byID[e.ID]) {
+				// "CABG vs multivessel PCI": an option weighed or a
+				// suspicion states no vessel count to stand against the
+				// report's numbers.
+				continue
+			}
 			stated[n] = append(stated[n], e.Present)
 		}
 	}
@@ -785,4 +871,25 @@ func (p *Program) anatomyEvidence(r read.Reader, text string, findings []extract
 		break
 	}
 	return out
+}
+
+// isCount reports whether a normalised concept name is one of the pack's
+// vessel-count concepts.
+func isCount(counts []rules.VesselCount, name string) bool {
+	for _, c := range counts {
+		if rules.NormalizeName(c.Concept) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// doubtedIn reports whether a finding located in text is stated in doubt
+// (suspected, an alternative weighed, a probable negation).
+func doubtedIn(text string, f extract.Finding) bool {
+	if f.Text == "" {
+		return false
+	}
+	fc := consistency.Analyze(text, f.Text)
+	return fc.Uncertain || fc.Unlikely
 }

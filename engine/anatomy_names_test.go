@@ -103,6 +103,7 @@ func composed(a *rules.Anatomy, n int) []string {
 	words = append(words, a.OccludedBefore...)
 	words = append(words, a.NormalAfter...)
 	words = append(words, a.NotNative...)
+	words = append(words, a.NotStenosis...)
 	words = append(words, "70%", "<50%", "95 %", "from", "the", "in", "and", "x", "12", "d12", "ℹ")
 	seps := []string{" ", "", "-", "/", ", ", ". ", ": ", "\n", " and ", "; ", "(", ")"}
 	rng := rand.New(rand.NewSource(1))

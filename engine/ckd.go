@@ -27,7 +27,8 @@ func (ungroundedStage) Emits() []patient.Kind { return nil }
 func (ungroundedStage) Satisfies(eval.Cond) consistency.Checks { return consistency.Checks{} }
 
 // compileUngrounded: "[qualifier ]<glued><word>" then a number, at the
-// start of the finding ("serum creatinine 150", "s-Cr: 180"). A vessel
+// start of the finding ("serum creatinine 150", "s-Cr: 180"); a term
+// needs its glued prefix and no number ("low-MI imaging"). A vessel
 // (site, the anatomy reader's vessel names) may stand between the name and
 // the number: where a value was measured does not change what it is
 // ("Fractional flow reserve LAD: 0.91", "FFR in the mid LAD 0.80").
@@ -42,10 +43,22 @@ func compileUngrounded(us []rules.UngroundedValue, site string) []*regexp.Regexp
 		if len(u.Qualifiers) > 0 {
 			src += `(?:(?:` + rules.WordsPattern(u.Qualifiers) + `)\s+)?`
 		}
+		if u.Term {
+			// A term: its glued prefix is what makes it one, no value.
+			src += `(?:` + rules.WordsPattern(u.Glued) + `)(?:` + rules.WordsPattern(u.Words) + `)\b`
+			out = append(out, regexp.MustCompile(src))
+			continue
+		}
 		if len(u.Glued) > 0 {
 			src += `(?:` + rules.WordsPattern(u.Glued) + `)?`
 		}
-		src += `(?:` + rules.WordsPattern(u.Words) + `)\b` + at + `[\s:=]*(?:of\s+)?\d`
+		value := `\d`
+		if len(u.Values) > 0 {
+			// Only these values ground to nothing ("CAD-RADS N", "0"); the
+			// scale's other grades state what they grade.
+			value = `(?:` + rules.WordsPattern(u.Values) + `)\b`
+		}
+		src += `(?:` + rules.WordsPattern(u.Words) + `)\b` + at + `[\s:=]*(?:of\s+)?` + value
 		out = append(out, regexp.MustCompile(src)) // literal words only: always compiles
 	}
 	return out

@@ -150,8 +150,16 @@ func (p *Program) pastFor(words, rest string, names []string, drug bool) bool {
 		}
 		return false
 	}
-	lasts := !drug && (lastsFor(words) || lastsFor(rest) ||
-		(r.pastPresent != nil && (r.pastPresent.MatchString(words) || r.pastPresent.MatchString(rest))))
+	// lasts is read only once a cue is found (most words hold none).
+	lastsRead, lastsVal := false, false
+	lasts := func() bool {
+		if !lastsRead {
+			lastsRead = true
+			lastsVal = !drug && (lastsFor(words) || lastsFor(rest) ||
+				(r.pastPresent != nil && (r.pastPresent.MatchString(words) || r.pastPresent.MatchString(rest))))
+		}
+		return lastsVal
+	}
 	cues := r.past
 	if drug {
 		cues = r.pastDrug
@@ -162,7 +170,7 @@ func (p *Program) pastFor(words, rest string, names []string, drug bool) bool {
 			if r.pastLead > 0 && len(strings.Fields(head)) >= r.pastLead {
 				break
 			}
-			if !drug && (lasts || (r.pastNegated != nil && r.pastNegated.MatchString(head)) || durationBefore.MatchString(head)) {
+			if !drug && (lasts() || (r.pastNegated != nil && r.pastNegated.MatchString(head)) || durationBefore.MatchString(head)) {
 				continue
 			}
 			if reaches(m) {
@@ -191,8 +199,15 @@ func (p *Program) pastFor(words, rest string, names []string, drug bool) bool {
 // stage reads a duration ("for 3 months", "over the past 6 weeks", "x
 // 2/52", "since 2019").
 func lastsFor(words string) bool {
-	if whenFor.MatchString(words) || whenSinceYr.MatchString(words) {
+	// Each pattern runs only when the words hold what it needs (mayHold):
+	// a duration word, a year, a slash.
+	digits := strings.ContainsAny(words, "0123456789")
+	if mayHold(words, whenForWords) && mayHold(words, whenUnitWords) && whenFor.MatchString(words) ||
+		digits && hasYear(words) && whenSinceYr.MatchString(words) {
 		return true
+	}
+	if !digits || !strings.Contains(words, "/") {
+		return false
 	}
 	for _, m := range whenSlash.FindAllStringSubmatch(words, -1) {
 		if m[1] != "" || m[2] != "" {

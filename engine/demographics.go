@@ -20,6 +20,7 @@ type demographicShape struct {
 	re      *regexp.Regexp
 	concept string // concept name as the pack data writes it
 	norm    string // normalised, to look its key up
+	only    bool   // the finding grounds to this concept alone
 }
 
 // compileDemographics compiles the pack's shapes: a pattern as written, a
@@ -35,7 +36,7 @@ func compileDemographics(ds []rules.Demographic) ([]demographicShape, error) {
 		if err != nil {
 			return nil, locatedf("demographics[%d] (%s): not a valid pattern: %v", i, d.Concept, err)
 		}
-		out = append(out, demographicShape{re, d.Concept, rules.NormalizeName(d.Concept)})
+		out = append(out, demographicShape{re, d.Concept, rules.NormalizeName(d.Concept), d.Only})
 	}
 	return out, nil
 }
@@ -52,14 +53,27 @@ func (demographicStage) Emits() []patient.Kind { return []patient.Kind{patient.K
 func (demographicStage) Satisfies(eval.Cond) consistency.Checks { return consistency.Checks{} }
 
 // demographicAnchor returns the anchor a demographic finding must have
-// first, if any.
-func (p *Program) demographicAnchor(finding string) (grounding.Anchor, bool) {
+// first, if any, and whether it must be its only one.
+func (p *Program) demographicAnchor(finding string) (a grounding.Anchor, only, ok bool) {
 	for _, d := range p.reading.demographics {
 		if key, ok := p.keys[d.norm]; ok && d.re.MatchString(finding) {
-			return grounding.Anchor{Rank: 1, ConceptKey: key, Concept: d.concept, Score: 1, Channels: []string{"pattern"}}, true
+			return grounding.Anchor{Rank: 1, ConceptKey: key, Concept: d.concept, Score: 1, Channels: []string{"pattern"}}, d.only, true
 		}
 	}
-	return grounding.Anchor{}, false
+	return grounding.Anchor{}, false, false
+}
+
+// withDemographic puts a finding's demographic anchor first (alone when
+// its shape says so).
+func (p *Program) withDemographic(finding string, anchors []grounding.Anchor) []grounding.Anchor {
+	a, only, ok := p.demographicAnchor(finding)
+	switch {
+	case !ok:
+		return anchors
+	case only:
+		return []grounding.Anchor{a}
+	}
+	return withFirst(a, anchors)
 }
 
 // withFirst puts a first in the anchor list, dropping its duplicate.

@@ -55,7 +55,7 @@ func NewMulti(ctx context.Context, members []Member, shared ...Option) (*Multi, 
 		for _, mb := range members {
 			words = append(words, demographicWords(mb.Pack.Reading)...)
 		}
-		inner = extract.Clauses{Sections: members[0].Pack.Sections, Demographic: words}
+		inner = extract.Clauses{Sections: members[0].Pack.Sections, Demographic: words, Reading: extract.NewReading(members[0].Pack.Sections)}
 	}
 	memo := onceExtractor{inner: inner}
 	m := &Multi{}

@@ -38,7 +38,9 @@ func (p *Program) cueInConcept(anchors []grounding.Anchor, cues []string) bool {
 // worded as an open choice ("<one option> vs <another>") is the patient's
 // fact, so the cue that makes the choice does not make the finding
 // doubtful. "" when there is none.
-func doubtInSynonym(clause string, synonyms, cues []string) string {
+// padded holds each synonym as spacedNorm writes it, read once per build
+// (Program.synPadded).
+func doubtInSynonym(clause string, synonyms, padded, cues []string) string {
 	if len(cues) == 0 {
 		return ""
 	}
@@ -53,8 +55,8 @@ func doubtInSynonym(clause string, synonyms, cues []string) string {
 		}
 		norm[i] = cue
 	}
-	for _, syn := range synonyms {
-		sn := " " + textnorm.Normalize(syn) + " "
+	for i, syn := range synonyms {
+		sn := padded[i]
 		if strings.TrimSpace(sn) == "" {
 			continue
 		}
@@ -133,4 +135,14 @@ func (p *Program) statesPastNegation(ctext *consistency.Text, finding string) bo
 		}
 	}
 	return false
+}
+
+// spacedNorm is each text normalised (textnorm.Normalize) between
+// spaces, for whole-word containment tests.
+func spacedNorm(texts []string) []string {
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		out[i] = " " + textnorm.Normalize(t) + " "
+	}
+	return out
 }

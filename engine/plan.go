@@ -170,12 +170,34 @@ func (p *Program) read(rd readings, ctext *consistency.Text, id, mention string,
 // on maximally tolerated statin" states both) or, for a measured concept,
 // states its value ("LVEF 30% on GDMT"); named only inside a longer phrase
 // that narrows it ("chest discomfort" in "exertional chest discomfort"),
-// it is a co-reading: a fact, but no premise of an inference.
+// it is a co-reading: a fact, but no premise of an inference. A concept
+// the best reading's measure is of ("obstructive CAD" in "very low
+// likelihood of obstructive CAD", the best reading the pre-test
+// likelihood of obstructive CAD) is what the value is about, not a
+// finding: an alternative reading even when named word for word.
 func (p *Program) flag(rd readings, e *eval.Evidence) {
 	k := [2]string{e.ID, e.ConceptKey}
-	if e.ConceptKey == rd.primary[e.ID] || rd.named[k] || e.Value != nil && len(p.units[e.ConceptKey]) > 0 {
+	if e.ConceptKey == rd.primary[e.ID] || e.Value != nil && len(p.units[e.ConceptKey]) > 0 {
+		return
+	}
+	if p.measureOf(rd.primary[e.ID], e.ConceptKey) {
+		e.Secondary = true
+		return
+	}
+	if rd.named[k] {
 		return
 	}
 	e.CoReading = rd.narrowed[k]
 	e.Secondary = !e.CoReading
+}
+
+// measureOf reports whether the measured concept m is a measure of the
+// unmeasured concept c: m's name holds c's name ("pre-test likelihood of
+// obstructive coronary artery disease" is of "obstructive coronary artery
+// disease").
+func (p *Program) measureOf(m, c string) bool {
+	if m == "" || len(p.units[m]) == 0 || len(p.units[c]) > 0 || p.names[c] == "" {
+		return false
+	}
+	return containsWords(rules.NormalizeName(p.names[m]), rules.NormalizeName(p.names[c]))
 }

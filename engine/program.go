@@ -50,6 +50,7 @@ type Program struct {
 	compiled  compiledConds                // conditions compiled for step (v), admit.go
 	doubtful  sync.Map                     // concept name → its name states a doubt (model.go)
 	synonyms  map[string][]string          // lexicon synonyms alone, for step (v)
+	synPadded map[string][]string          // synonyms as spacedNorm writes them
 	hierarchy *rules.Hierarchy
 	// anatomy reads per-vessel stenosis reports with the pack's words.
 	anatomy *anatomyReader
@@ -164,7 +165,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		return nil, fmt.Errorf("engine: top-k must be at least 1, got %d", cfg.topK)
 	}
 	if cfg.extractor == nil {
-		cfg.extractor = extract.Clauses{Sections: pack.Sections, Demographic: demographicWords(pack.Reading)}
+		cfg.extractor = extract.Clauses{Sections: pack.Sections, Demographic: demographicWords(pack.Reading), Reading: extract.NewReading(pack.Sections)}
 	}
 	if cfg.formatter == nil {
 		cfg.formatter = evidence.Deterministic{}
@@ -218,8 +219,10 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		p.covering[k] = evidence.NewPhrases(phs)
 	}
 	p.synCover = make(map[string]*evidence.Phrases, len(p.synonyms))
+	p.synPadded = make(map[string][]string, len(p.synonyms))
 	for k, syns := range p.synonyms {
 		p.synCover[k] = evidence.NewPhrases(syns)
+		p.synPadded[k] = spacedNorm(syns)
 	}
 	// A concept is named by its name, its lexicon synonyms and a row's
 	// wording that abbreviates its name ("ICA"); other row wordings
@@ -438,6 +441,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	var dropped []patient.Dropped
 	var reports *anatomyReports     // the case's stenosis reports, read once
 	procedural := map[string]bool{} // findings that name a procedure first (labelWhen)
+	prevF, prevAnchors := extract.Finding{Start: -1}, []grounding.Anchor(nil)
 	for _, f := range findings {
 		if err := ctx.Err(); err != nil {
 			return nil, deadlineError(caseID, "step (ii) grounding", err)
@@ -452,9 +456,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if err != nil {
 			return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
 		}
-		if a, ok := p.demographicAnchor(f.Text); ok {
-			anchors = withFirst(a, anchors)
-		}
+		anchors = p.withDemographic(f.Text, anchors)
 		anchors = p.withVerbatim(f.Text, covering, anchors, p.cfg.topK)
 		if p.ungrounded(f.Text) {
 			// A measurement the pack has no concept for (meta/reading.json
@@ -474,6 +476,13 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		// A stenosis report's per-vessel facts are the anatomy reader's,
 		// read from its numbers and segment, not the grounder's guess.
 		anchors = p.anatomy.withoutRead(f.Start, f.End, reports, anchors)
+		anchors = p.anatomy.withoutNonStenosis(f.Text, anchors)
+		if a, ok := p.continuedMeasure(text, prevF, prevAnchors, f, anchors); ok {
+			// "BMI 41, now 29": the value continues the measure before it.
+			anchors = withFirst(a, anchors)
+			clause[f.ID] = text[prevF.Start:f.End]
+		}
+		prevF, prevAnchors = f, anchors
 		if c.checks.Certainty && f.Intended {
 			// Under a "Plan:" heading a finding is intended, not present:
 			// only concepts that are themselves intentions may use it.
@@ -492,6 +501,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 					planned[[2]string{f.ID, pa.ConceptKey}] = a
 					kept = append(kept, pa)
 				} else if !ok && p.keptInPlan(f, a) && !seen[a.ConceptKey] {
+					seen[a.ConceptKey] = true
+					kept = append(kept, a)
+				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && p.stopOrder(text, f, clause[f.ID], date) {
+					// "STOP ISMN": the plan's order stops the drug now.
 					seen[a.ConceptKey] = true
 					kept = append(kept, a)
 				}
@@ -605,6 +618,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	notTaken := map[[2]string]bool{} // (finding, drug key) stated in a sentence that does not take it
 	var notTolerated []eval.Evidence // drugs the text states not tolerated: facts that bar, not evidence
 	cut := p.cutWhen(text, findings, date)
+	stops := map[string]string{} // drug key → the words ordering it stopped
 	byID := map[string]extract.Finding{}
 	for _, f := range findings {
 		byID[f.ID] = f
@@ -622,6 +636,18 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if it.Present && p.medications[it.ConceptKey] {
 				notTolerated = append(notTolerated, eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text, Present: true, Via: by + " states it not tolerated"})
 			}
+			continue
+		}
+		if f, ok := byID[it.FindingID]; ok && it.Rejected == "" && it.Present && p.medications[it.ConceptKey] && p.stopOrder(text, f, clause[f.ID], date) {
+			// The document orders the drug stopped: a stated absence now,
+			// which supersedes the list's reading (stopSupersede).
+			e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text}
+			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
+				Reason: it.ConceptKey + ": '" + it.Text + "' orders the drug stopped, so it is read as not taken now"})
+			stops[it.ConceptKey] = it.Text
+			ev = append(ev, e)
+			e.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
+			res.Evidence = append(res.Evidence, e)
 			continue
 		}
 		if f, ok := byID[it.FindingID]; ok && it.Rejected == "" && it.Present && p.medications[it.ConceptKey] && p.doc.IntolerantOf(it.Concept) == "" {
@@ -665,7 +691,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		}
 		if e.When == nil {
 			// "PCI to the LAD (2019)": the date may sit in the clause.
-			e.When = p.whenOf(clause[it.FindingID], date)
+			e.When = p.whenOf(arrowSide(clause[it.FindingID], it.Text), date)
 		}
 		if f, ok := byID[it.FindingID]; ok && e.When == nil {
 			// "Operation 09/09/2025: CABG x2": the line's label dates it.
@@ -689,6 +715,8 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		ei.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
 		res.Evidence = append(res.Evidence, ei)
 	}
+	ev, res.Evidence = stopSupersede(ev, res.Evidence, stops, tr, &dropped)
+	ev, res.Evidence = p.plannedByName(ev, res.Evidence, byID, clause, tr, &dropped)
 	for _, a := range append(antonyms, listedIntolerant...) {
 		keys[a.ConceptKey] = true
 		ev = append(ev, a)

@@ -19,6 +19,10 @@ type reading struct {
 	ungrounded        []*regexp.Regexp
 	senses            []sense
 	notTaken, stopped *regexp.Regexp
+	// stopOrder: a finding opening with an order to stop its drug
+	// (reading.json stop_orders); stopOrderNegated: the words before it
+	// that turn it round ("do not stop").
+	stopOrder, stopOrderNegated *regexp.Regexp
 	// switched, switchedTo: a done change of drug and the word before
 	// the drug now taken (reading.json switched).
 	switched, switchedTo *regexp.Regexp
@@ -77,6 +81,12 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 		return regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(l.Cues) + `)\b`) // literal words: always compiles
 	}
 	out.notTaken, out.stopped, out.now = cues(r.NotTaken), cues(r.Stopped), cues(r.Now.List())
+	if so := r.StopOrders; so != nil && len(so.Cues) > 0 {
+		out.stopOrder = regexp.MustCompile(`(?i)^[\s\-–•*:]*(?:` + rules.WordsPattern(so.Cues) + `)\b`)
+		if len(so.NegatedBy) > 0 {
+			out.stopOrderNegated = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(so.NegatedBy) + `)\W*$`)
+		}
+	}
 	if r.NotTaken != nil && len(r.NotTaken.NegatedBy) > 0 {
 		out.notTakenNegated = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(r.NotTaken.NegatedBy) + `)\s+$`)
 	}

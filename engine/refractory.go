@@ -36,9 +36,10 @@ type refractoryVocab struct {
 	// afterGives' concepts at the therapy's finding.
 	after      *regexp.Regexp
 	afterGives []string
-	// links and nearLinks are the link words of re and near as mayHold
-	// reads them: a text holding none cannot match (nil: always run).
-	links, nearLinks []string
+	// links, nearLinks and outcomes are the link words of re and near
+	// and the outcome words of after as mayHold reads them: a text
+	// holding none cannot match (nil: always run).
+	links, nearLinks, outcomes []string
 }
 
 // literalWords are words of a WordsPattern for mayHold (lower case, a
@@ -113,6 +114,9 @@ func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
 			return nil, fmt.Errorf("%s: refractory.after: the words make no valid pattern: %w", rules.ReadingFile, err)
 		}
 		v.afterGives = a.Concepts
+		if len(a.Outcomes) > 0 { // none: the pattern's empty group matches anywhere
+			v.outcomes = literalWords(a.Outcomes)
+		}
 	}
 	return v, nil
 }
@@ -171,7 +175,7 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 			ms = append(ms, match{m: m, near: true})
 		}
 	}
-	if v.after != nil {
+	if v.after != nil && mayMatch(text, v.outcomes) {
 		for _, m := range v.after.FindAllStringSubmatchIndex(text, -1) {
 			ms = append(ms, match{m: m, after: true})
 		}

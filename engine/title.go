@@ -25,22 +25,67 @@ func (p *Program) titleWhen(text string, f extract.Finding, conceptKey string, n
 	if !p.titleRole(conceptKey) {
 		return nil
 	}
-	nl := strings.IndexByte(text, '\n')
-	if nl < 0 || f.End > nl || strings.TrimSpace(text[nl:]) == "" {
+	nl, ok := p.titleLine(text)
+	if !ok || f.End > nl {
 		return nil
+	}
+	return reportDay(now, "the document's title")
+}
+
+// titleLine is the end of the document's title line when it can name
+// what the report reports (titleWhen): the first line, when more lines
+// follow, with no colon, no digit and no word of the pack's title_not_done.
+func (p *Program) titleLine(text string) (int, bool) {
+	nl := strings.IndexByte(text, '\n')
+	if nl < 0 || strings.TrimSpace(text[nl:]) == "" {
+		return 0, false
 	}
 	line := text[:nl]
 	if strings.TrimSpace(line) == "" || strings.ContainsAny(line, ":0123456789") {
-		return nil
+		return 0, false
 	}
 	// "Cardiology Clinic - post-PCI review" is about the procedure, later.
-	for _, w := range strings.FieldsFunc(strings.ToLower(line), func(r rune) bool { return !unicode.IsLetter(r) }) {
+	if p.notDoneWords(line) {
+		return 0, false
+	}
+	return nl, true
+}
+
+// notDoneWords reports whether s holds a word of the pack's title_not_done
+// (a later encounter: "post", "review", "planning").
+func (p *Program) notDoneWords(s string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) }) {
 		if containsFold(p.pack.Sections.Frame.TitleNotDone, w) {
-			return nil
+			return true
 		}
 	}
+	return false
+}
+
+// reportDay is the case date as a one-day When.
+func reportDay(now time.Time, why string) *eval.When {
 	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	return &eval.When{From: day, To: day.Add(24*time.Hour - time.Second), Text: "the document's title"}
+	return &eval.When{From: day, To: day.Add(24*time.Hour - time.Second), Text: why}
+}
+
+// procedureReport reports whether the document's title line names a
+// procedure (a finding on it is first anchored to a concept of a title
+// role: "CARDIAC CATHETERISATION LABORATORY REPORT"), so the report is of
+// a procedure done on its date.
+func (p *Program) procedureReport(text string, findings []extract.Finding, procedural map[string]bool) bool {
+	if p.pack.Sections == nil {
+		return false
+	}
+	nl, ok := p.titleLine(text)
+	if !ok {
+		return false
+	}
+	for _, g := range findings {
+		if g.Start >= 0 && g.End <= nl && procedural[g.ID] && !g.Intended {
+			return true
+		}
+	}
+	return false
 }
 
 // containsFold reports whether list holds s, ignoring case.
@@ -70,16 +115,57 @@ func (p *Program) titleRole(conceptKey string) bool {
 // finding of it is first anchored to a concept of a title role
 // (procedural). A label that names a meeting or a
 // discussion ("Heart Team 06/01/2026: PCI or CABG considered") dates
-// nothing: what it lists was weighed, not done, then. nil when no such
+// nothing: what it lists was weighed, not done, then. A list item whose
+// own line names no procedure takes the label of the heading line its
+// list hangs from when a done word heads it ("Procedure 17/06/2025
+// (right radial):" then "- RCA: ... DES"). In a procedure report (doneReport) an undated label naming a
+// procedure ("PCI: ...") was done on the report's date. nil when no such
 // label dates the finding.
 func (p *Program) labelWhen(text string, f extract.Finding, findings []extract.Finding, procedural map[string]bool, now time.Time) *eval.When {
 	if f.Start < 0 || f.Start > len(text) {
 		return nil
 	}
 	ls := strings.LastIndexByte(text[:f.Start], '\n') + 1
-	colon := strings.IndexByte(text[ls:f.Start], ':')
-	if colon < 0 {
+	if w, named := p.lineLabelWhen(text, f, ls, f.Start, findings, procedural, now); named {
+		return w
+	}
+	if !listItemLine(text[ls:f.Start]) {
 		return nil
+	}
+	// Up past the list's other items to the line it hangs from.
+	for h := ls; h > 0; {
+		ps := strings.LastIndexByte(text[:h-1], '\n') + 1
+		line := text[ps : h-1]
+		switch {
+		case strings.TrimSpace(line) == "":
+			return nil
+		case listItemLine(line):
+			h = ps
+			continue
+		case !strings.HasSuffix(strings.TrimSpace(line), ":"):
+			return nil
+		}
+		// Only a done word heads a list of what was done ("Procedure
+		// 17/06/2025:"); a procedure's name there ("ICA (12/25):") heads
+		// what it found ("- RCA stent patent"), not what it did.
+		if c := strings.IndexByte(line, ':'); c < 0 || !p.doneLabel(line[:c]) {
+			return nil
+		}
+		w, _ := p.lineLabelWhen(text, f, ps, h-1, findings, procedural, now)
+		return w
+	}
+	return nil
+}
+
+// lineLabelWhen reads the label of the line starting at ls (the text
+// before its last colon before upto): the date it holds, or the case
+// date in a procedure report, when it names a procedure (named).
+func (p *Program) lineLabelWhen(text string, f extract.Finding, ls, upto int, findings []extract.Finding, procedural map[string]bool, now time.Time) (w *eval.When, named bool) {
+	// The nearest colon before the finding: "Echo 2018: LVEF 30%. Echo
+	// 2025: LVEF 60%" dates the 60% by the second label, not the first.
+	colon := strings.LastIndexByte(text[ls:upto], ':')
+	if colon < 0 {
+		return nil, false
 	}
 	label := text[ls : ls+colon]
 	if i := strings.LastIndexAny(label, ".;"); i >= 0 && i+1 < len(label) && label[i+1] == ' ' {
@@ -87,7 +173,7 @@ func (p *Program) labelWhen(text string, f extract.Finding, findings []extract.F
 		// sentence's words; an earlier sentence's date is not its date.
 		label = label[i+1:]
 	}
-	named := p.doneLabel(label)
+	named = p.doneLabel(label)
 	for _, g := range findings {
 		if named {
 			break
@@ -98,9 +184,110 @@ func (p *Program) labelWhen(text string, f extract.Finding, findings []extract.F
 		}
 	}
 	if !named {
+		return nil, false
+	}
+	if w = p.whenOf(label, now); w != nil || p.datedLabel(label) {
+		return w, true
+	}
+	// "Operation: CABG x3" under a header line "Operation 03/10/2025":
+	// the document dates the label's done word elsewhere.
+	if w = p.doneWordDate(text, label, now); w != nil {
+		return w, true
+	}
+	// "Procedure: ICA +/- PCI", "PCI: pLAD ... DES x1" in a procedure
+	// report: an undated label of what was done is the report's own
+	// procedure, done on its date; a past ("Previous procedures:") or
+	// later ("Post-PCI plan:") label, or a planned finding, is not.
+	if f.Intended || p.doc.PlannedConcept(f.Text) || p.notDoneWords(label) ||
+		(p.reading.past != nil && p.reading.past.MatchString(label)) {
+		return nil, true
+	}
+	if p.doneReport(text) || p.procedureReport(text, findings, procedural) {
+		w = reportDay(now, "the procedure report's label '"+strings.TrimSpace(label)+"'")
+	}
+	return w, true
+}
+
+// doneWordDate returns the date the document writes right after the
+// label's done word elsewhere ("Operation 03/10/2025", "Procedure date:
+// 17/06/2025"), when it writes exactly one; nil otherwise.
+func (p *Program) doneWordDate(text, label string, now time.Time) *eval.When {
+	if p.pack.Sections == nil {
 		return nil
 	}
-	return p.whenOf(label, now)
+	lower := strings.ToLower(text)
+	var found *eval.When
+	for _, w := range strings.FieldsFunc(strings.ToLower(label), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if !containsFold(p.pack.Sections.Frame.DoneLabels, w) {
+			continue
+		}
+		for from := 0; ; {
+			k := strings.Index(lower[from:], w)
+			if k < 0 {
+				break
+			}
+			k += from
+			from = k + len(w)
+			if k > 0 && unicode.IsLetter(rune(lower[k-1])) || from < len(lower) && unicode.IsLetter(rune(lower[from])) {
+				continue // inside another word
+			}
+			// The date follows at once, after at most "date" and a colon.
+			rest := text[from:]
+			if nl := strings.IndexAny(rest, "\n;,"); nl >= 0 {
+				rest = rest[:nl]
+			}
+			if gap := strings.Index(rest, "   "); gap >= 0 {
+				rest = rest[:gap]
+			}
+			if len(rest) > 24 {
+				rest = rest[:24]
+			}
+			t := strings.TrimLeft(strings.TrimPrefix(strings.TrimLeft(strings.ToLower(rest), " :"), "date"), " :")
+			if t == "" || t[0] < '0' || t[0] > '9' {
+				continue
+			}
+			d := p.whenOf(rest, now)
+			if d == nil {
+				continue
+			}
+			if found != nil && (!found.From.Equal(d.From) || !found.To.Equal(d.To)) {
+				return nil // two dates: which one is the label's the words do not say
+			}
+			found = d
+		}
+	}
+	return found
+}
+
+// datedLabel: the label holds a digit (a date the reader could not read
+// is no licence to take the report's).
+func (p *Program) datedLabel(label string) bool { return strings.ContainsAny(label, "0123456789") }
+
+// listItemLine: the line opens with a list marker ("- ", "• ", "2. ").
+func listItemLine(line string) bool {
+	t := strings.TrimLeft(line, " \t")
+	for _, b := range []string{"- ", "* ", "• ", "– ", "· "} {
+		if strings.HasPrefix(t, b) {
+			return true
+		}
+	}
+	i := 0
+	for i < len(t) && i < 2 && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
+}
+
+// doneReport: the document's title line (as titleWhen reads it: the first
+// line, more following, no colon, no digit, no title_not_done word)
+// holds a done word ("PROCEDURE REPORT", "OPERATION NOTE"): the document
+// reports what was done on its date.
+func (p *Program) doneReport(text string) bool {
+	if p.pack.Sections == nil {
+		return false
+	}
+	nl, ok := p.titleLine(text)
+	return ok && p.doneLabel(text[:nl])
 }
 
 // doneLabel reports whether a line label holds one of the pack's done

@@ -225,6 +225,9 @@ var (
 	whenWords         = append(append(append(append([]string{}, whenAgoWords...), whenForWords...), whenRelativeWords...), whenWithinWords...)
 )
 
+// whenUnitWords: one of them is in every unit whenFor reads.
+var whenUnitWords = []string{"day", "week", "wk", "mo", "year", "yr"}
+
 // mayHold reports whether text may hold one of the words as the
 // case-insensitive patterns read them: always for non-ASCII text (the
 // patterns' case folding reaches beyond ASCII: the Kelvin sign is k).

@@ -106,3 +106,27 @@ func BenchmarkGroundFresh(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVectorSearch: the vector channel alone (sparse posting-list
+// search of the built-in embedder's vectors) over the findings corpus,
+// queries embedded beforehand.
+func BenchmarkVectorSearch(b *testing.B) {
+	g, err := New(packRecords(b), WithCacheSize(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	qs, err := g.cfg.embedder.Embed(context.Background(), corpusFindings(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := processCPU()
+	for i := 0; i < b.N; i++ {
+		if _, err := g.vec.Search(qs[i%len(qs)], g.cfg.k, g.cfg.threshold, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(processCPU()-cpu0)/1e3/float64(b.N), "cpu-µs/search")
+}

@@ -89,13 +89,22 @@ func Compute(p *rules.Pack, vs []vignettes.Vignette, merge map[string]string) []
 		ev := Evidence(v, merge)
 		// A stated finding implies its broader concepts (the pack's is-a
 		// relations), exactly as in the pipeline.
-		for _, d := range eval.Derive(ev, p.Hierarchy, names, keys) {
+		for _, d := range eval.DeriveOpt(ev, p.Hierarchy, names, keys, eval.Options{Admit: OwnName}) {
 			d.ConceptKey = mapKey(d.ConceptKey, merge)
 			ev = append(ev, d)
 		}
 		out[i] = Case{CaseID: v.CaseID, RowIDs: RowsFor(rs, ev)}
 	}
 	return out
+}
+
+// OwnName is the step (v) the reference derives with: a definition's
+// member with a wording of its own ("angina pectoris" worded "suspected
+// angina pectoris") is met by a mention step (v) judges in those words,
+// and a vignette states each concept under its own name, so no intended
+// node meets it; every other member is met as stated.
+func OwnName(c eval.Cond, _ eval.Evidence) bool {
+	return c.Wording == "" || rules.NormalizeName(c.Wording) == rules.NormalizeName(c.Concept)
 }
 
 // RowsFor lists the rows (pack order, once each) of the rules that hold.

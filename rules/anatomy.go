@@ -38,10 +38,23 @@ type Anatomy struct {
 	// other than a native stenosis (a graft, a stent, a spasm, a flow
 	// reserve), which is not read.
 	NotNative []string `json:"not_native,omitempty"`
+	// Restenosis: words that report a restenosis inside a stent of the
+	// native vessel ("<vessel> in-stent restenosis 80%"); in a report
+	// holding one, the not-native words that name the stent itself
+	// (StentWords) do not set it aside, so it reads as the vessel's
+	// stenosis, while any other not-native word (a graft) still does.
+	Restenosis []string `json:"restenosis,omitempty"`
+	StentWords []string `json:"stent_words,omitempty"`
 	// NormalAfter: words after a vessel name that report it free of a
 	// significant stenosis ("LMS normal", "LAD: minor irregularities"); such
 	// a report is below every cut-off and states the vessel's facts absent.
 	NormalAfter []string `json:"normal_after,omitempty"`
+	// NotStenosis: words of a vessel finding that is no stenosis ("LMS
+	// calcification", "calcified plaque in the LAD", "LAD bridging"): a
+	// mention with one of them and no stenosis word (nouns, occlusion
+	// words) or percentage grounds to none of the per-vessel stenosis
+	// facts below.
+	NotStenosis []string `json:"not_stenosis,omitempty"`
 	// Facts are the per-vessel items a report gives.
 	Facts []AnatomyFact `json:"facts"`
 	// Counts are the populations by number of significantly diseased
@@ -169,7 +182,8 @@ func (a *Anatomy) check(where string) error {
 		}
 	}
 	for field, ws := range map[string][]string{"nouns_after_vessel": a.Nouns, "nouns_before_vessel": a.NounsBefore, "lesion_words": a.LesionWords,
-		"occluded_before": a.OccludedBefore, "occluded_after": a.OccludedAfter, "not_native": a.NotNative, "normal_after": a.NormalAfter} {
+		"occluded_before": a.OccludedBefore, "occluded_after": a.OccludedAfter, "not_native": a.NotNative, "normal_after": a.NormalAfter,
+		"restenosis": a.Restenosis, "stent_words": a.StentWords, "not_stenosis": a.NotStenosis} {
 		for j, w := range ws {
 			if strings.TrimSpace(w) == "" {
 				return fmt.Errorf("%s.%s[%d]: a word must not be empty", where, field, j)

@@ -438,11 +438,13 @@ type Composite struct {
 // stated or derived present), a numeric leaf (Measure Op Value Unit), or a
 // group: AnyOf, AllOf, or AtLeast N Of.
 type Expr struct {
-	Concept string   `json:"concept,omitempty"`
-	Measure string   `json:"measure,omitempty"`
-	Op      string   `json:"op,omitempty"`
-	Value   *float64 `json:"value,omitempty"`
-	Unit    string   `json:"unit,omitempty"`
+	Concept string `json:"concept,omitempty"`
+	Measure string `json:"measure,omitempty"`
+	// Op is a numeric member's comparison, or ABSENT for a concept leaf
+	// met by a stated absence ("acute coronary syndrome" ruled out).
+	Op    string   `json:"op,omitempty"`
+	Value *float64 `json:"value,omitempty"`
+	Unit  string   `json:"unit,omitempty"`
 	// Window dates a concept leaf's event relative to the case date
 	// ("myocardial infarction" within 40 days).
 	Window  *Window `json:"window,omitempty"`
@@ -452,6 +454,16 @@ type Expr struct {
 	Of      []Expr  `json:"of,omitempty"`
 	// Label names a group in traces ("ARC-HBR major criterion").
 	Label string `json:"label,omitempty"`
+	// Wording, on a concept leaf, is the words step (v) judges a mention
+	// against when they are not the concept's name, as a rule condition's
+	// wording is: "suspected angina pectoris" is met by a doubted angina
+	// ("?angina"), not by a stated one.
+	Wording string `json:"wording,omitempty"`
+	// Except lists exceptions of this node: it is false when one of them
+	// is known to hold ("decompensated heart failure" excepts the work-up
+	// of suspected CCS, except where the failure's ischaemic cause is what
+	// is suspected).
+	Except []Expr `json:"except,omitempty"`
 }
 
 // IsLeaf reports whether e is a concept or numeric leaf.
@@ -471,6 +483,17 @@ func (e Expr) check(where string) error {
 	if e.Measure != "" {
 		if !IsNumeric(NormalizeOperator(e.Op)) || e.Value == nil || strings.TrimSpace(e.Unit) == "" {
 			return fmt.Errorf("%s (%s): a numeric member needs op (<, <=, >, >=, =, !=), value and unit", where, e.Measure)
+		}
+	}
+	if e.Wording != "" && e.Concept == "" {
+		return fmt.Errorf("%s: a wording belongs on a concept leaf", where)
+	}
+	if op := NormalizeOperator(e.Op); e.Concept != "" && op != "" && op != OpPresent && op != OpAbsent {
+		return fmt.Errorf("%s (%s): a concept member's op is PRESENT (the default) or ABSENT, got %q", where, e.Concept, e.Op)
+	}
+	for i, x := range e.Except {
+		if err := x.check(fmt.Sprintf("%s/except/%d", where, i)); err != nil {
+			return err
 		}
 	}
 	if w := e.Window; w != nil && (e.Concept == "" || WindowUnits[w.Unit] == 0 || w.Min == nil && w.Max == nil) {
@@ -500,13 +523,13 @@ func (e Expr) check(where string) error {
 	return nil
 }
 
-// Leaves returns every leaf of e, depth first.
+// Leaves returns every leaf of e, depth first, its exceptions' included.
 func (e Expr) Leaves() []Expr {
-	if e.IsLeaf() {
-		return []Expr{e}
-	}
 	var out []Expr
-	for _, list := range [][]Expr{e.AnyOf, e.AllOf, e.Of} {
+	if e.IsLeaf() {
+		out = []Expr{e}
+	}
+	for _, list := range [][]Expr{e.AnyOf, e.AllOf, e.Of, e.Except} {
 		for _, c := range list {
 			out = append(out, c.Leaves()...)
 		}

@@ -94,5 +94,22 @@ func ConceptKey(e Entity) string {
 
 // NormalizeName lower-cases and collapses white space, for matching names.
 func NormalizeName(s string) string {
+	if normalASCII(s) {
+		return s // most calls pass a name already normal: no copy
+	}
 	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
+
+// normalASCII: s is ASCII without upper case, its words single-spaced
+// with no space at either end, so NormalizeName would return it as is.
+func normalASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 0x80 || 'A' <= c && c <= 'Z' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			return false
+		case c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' '):
+			return false
+		}
+	}
+	return true
 }

@@ -33,6 +33,10 @@ type Reading struct {
 	// Stopped: cues of a medication finding whose own words say the drug
 	// was stopped.
 	Stopped *CueList `json:"stopped,omitempty"`
+	// StopOrders: words opening a finding that order a drug stopped now
+	// ("STOP ISMN" under "Recommend:"): the drug is stopped as of the
+	// document, not a plan that states nothing.
+	StopOrders *CueList `json:"stop_orders,omitempty"`
 	// Switched: a done change of drug ("switched from clopidogrel to
 	// ticagrelor"): see SwitchCues.
 	Switched *SwitchCues `json:"switched,omitempty"`
@@ -92,6 +96,14 @@ type UngroundedValue struct {
 	Qualifiers []string `json:"qualifiers,omitempty"` // words before it, with a space ("serum")
 	Glued      []string `json:"glued,omitempty"`      // prefixes written onto it ("s-")
 	Words      []string `json:"words"`
+	// Term: no number follows; the glued prefix makes the word another
+	// term ("low-MI imaging" is the ultrasound mechanical index, not an
+	// infarction), so it is required.
+	Term bool `json:"term,omitempty"`
+	// Values: when given, only these values make the shape ground to
+	// nothing ("N", the non-diagnostic grade of a scale, or "0"); a
+	// number otherwise.
+	Values []string `json:"values,omitempty"`
 }
 
 // Plausible is the range [Min, Max], in Unit, that a value of a measured
@@ -266,6 +278,10 @@ type Demographic struct {
 	Concept string   `json:"concept"`
 	Pattern string   `json:"pattern,omitempty"`
 	Words   []string `json:"words,omitempty"`
+	// Only: the shape is all the finding states, so it grounds to this
+	// concept alone (a title kept from a patient's name says the sex and
+	// nothing a search on its letters would find).
+	Only bool `json:"only,omitempty"`
 }
 
 // AnatomyChecks: a stenosis report states anatomical significance in its
@@ -315,8 +331,8 @@ func (r *Reading) check(name string) error {
 			field string
 			ws    []string
 			need  bool
-		}{{"qualifiers", u.Qualifiers, false}, {"glued", u.Glued, false}, {"words", u.Words, true}} {
-			if err := checkWords(f+"."+l.field, l.ws, l.need); err != nil {
+		}{{"qualifiers", u.Qualifiers, false}, {"glued", u.Glued, false}, {"words", u.Words, true}, {"values", u.Values, false}} {
+			if err := checkWords(f+"."+l.field, l.ws, l.need || l.field == "glued" && u.Term); err != nil {
 				return err
 			}
 		}
@@ -347,7 +363,7 @@ func (r *Reading) check(name string) error {
 	for _, c := range []struct {
 		field string
 		l     *CueList
-	}{{"not_taken", r.NotTaken}, {"stopped", r.Stopped}, {"now", r.Now.List()}} {
+	}{{"not_taken", r.NotTaken}, {"stopped", r.Stopped}, {"stop_orders", r.StopOrders}, {"now", r.Now.List()}} {
 		if c.l == nil {
 			continue
 		}
@@ -557,8 +573,9 @@ func (r *Reading) Words() []string {
 		add(u.Name)
 		add(u.Qualifiers...)
 		add(u.Words...)
+		add(u.Values...)
 	}
-	for _, l := range []*CueList{r.NotTaken, r.Stopped, r.Now.List()} {
+	for _, l := range []*CueList{r.NotTaken, r.Stopped, r.StopOrders, r.Now.List()} {
 		if l != nil {
 			add(l.Cues...) // NegatedBy are plain English negations, no pack vocabulary
 		}

@@ -67,6 +67,15 @@ type Frame struct {
 	// that date ("Operation 09/09/2025: ..."), as a label naming a concept
 	// of a title role does ("ICA 14/01/2026: ...").
 	DoneLabels []string `json:"done_labels,omitempty"`
+	// SexTitles: titles that say the patient's sex ("Mrs"), written as
+	// the title is (matched case-sensitively, so an abbreviation in
+	// capitals is no title). On the patient's own line (opened by one of
+	// PatientLabels, "Re:", or holding one of PatientIdentifiers, "DOB")
+	// the title stays a finding where the name after it is dropped; the
+	// reading data's demographics say what it states.
+	SexTitles          []string `json:"sex_titles,omitempty"`
+	PatientLabels      []string `json:"patient_labels,omitempty"`
+	PatientIdentifiers []string `json:"patient_identifiers,omitempty"`
 }
 
 // SectionKind is one kind of document section.
@@ -203,11 +212,17 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 			return nil, fmt.Errorf("%s: frame: %q (entry %d) has no word", name, w, j)
 		}
 	}
-	for field, ws := range map[string][]string{"title_roles": s.Frame.TitleRoles, "title_not_done": s.Frame.TitleNotDone, "done_labels": s.Frame.DoneLabels} {
+	for field, ws := range map[string][]string{"title_roles": s.Frame.TitleRoles, "title_not_done": s.Frame.TitleNotDone, "done_labels": s.Frame.DoneLabels,
+		"sex_titles": s.Frame.SexTitles, "patient_labels": s.Frame.PatientLabels, "patient_identifiers": s.Frame.PatientIdentifiers} {
 		for j, w := range ws {
 			if len(CueWords(w)) == 0 {
 				return nil, fmt.Errorf("%s: frame.%s[%d] %q has no word", name, field, j, w)
 			}
+		}
+	}
+	for j, w := range s.Frame.SexTitles {
+		if !containsFold(s.Frame.NameTitles, w) {
+			return nil, fmt.Errorf("%s: frame.sex_titles[%d] %q is not one of frame.name_titles; add it there too", name, j, w)
 		}
 	}
 	for j, f := range s.IntoleranceForms {
@@ -239,4 +254,13 @@ func CueWords(s string) []string {
 		}
 	}
 	return out
+}
+
+func containsFold(xs []string, s string) bool {
+	for _, x := range xs {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -431,7 +431,15 @@ func (k *Knowledge) violation(d documents.Document, res *engine.Result, row stri
 		}
 		for _, it := range fc.Evidence {
 			f := mention(res, it.ID)
+			op := rules.NormalizeOperator(fc.Operator)
 			switch {
+			case !it.Present && (op == rules.OpUnless || op == rules.OpAbsent) && it.Via == "":
+				// "no OAC indication" holding an exception off, or a stated
+				// absence meeting ABSENT, is the row's own reading of a
+				// negated mention: not what made the row wrong, so another
+				// condition explains the violation (or, failing all, the
+				// encoding). Its words never state the concept present.
+				continue
 			case it.Via != "":
 				set(StageDerivation, fmt.Sprintf("%s derived from %q (%s)", fc.Concept, f, it.Via))
 			case k.statedIn(f, fc.Concept, "") == "" && k.statedIn(it.Text, fc.Concept, "") == "":

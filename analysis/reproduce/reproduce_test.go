@@ -56,7 +56,7 @@ func (o *oracle) Predict(_ context.Context, vs []vignettes.Vignette) ([]engine.R
 			keys[n.ConceptKey] = true
 		}
 		// The pack's is-a relations, as the pipeline and the reference apply them.
-		for _, d := range eval.Derive(ev, o.ix.Pack.Hierarchy, o.ix.NameOfKey, o.ix.KeyOfName) {
+		for _, d := range eval.DeriveOpt(ev, o.ix.Pack.Hierarchy, o.ix.NameOfKey, o.ix.KeyOfName, eval.Options{Admit: reference.OwnName}) {
 			ev = append(ev, d)
 			keys[d.ConceptKey] = true
 			res.Evidence = append(res.Evidence, engine.EvidenceItem{ID: d.ID, Text: d.Text, Concept: d.Concept,

@@ -82,8 +82,28 @@ func ChecksFromEnv() (Checks, error) {
 }
 
 // String lists the selected checks ("none" when empty); ParseChecks reads
-// it back.
-func (c Checks) String() string {
+// it back. Every verdict's reason names them, so the 16 lists are spelled
+// once.
+func (c Checks) String() string { return checksNames[c.bits()] }
+
+func (c Checks) bits() int {
+	b := 0
+	for i, on := range [...]bool{c.Certainty, c.Negation, c.Qualifier, c.Absence} {
+		if on {
+			b |= 1 << i
+		}
+	}
+	return b
+}
+
+var checksNames = func() (out [16]string) {
+	for b := range out {
+		out[b] = Checks{Certainty: b&1 != 0, Negation: b&2 != 0, Qualifier: b&4 != 0, Absence: b&8 != 0}.spell()
+	}
+	return out
+}()
+
+func (c Checks) spell() string {
 	var out []string
 	if c.Certainty {
 		out = append(out, CheckCertainty)

@@ -372,6 +372,27 @@ func glossEnd(ts []token, hits []cueHit, end int) int {
 	return end
 }
 
+// glossBefore is the token of the "(" of a parenthesis of words only that
+// closes right before token i (glossEnd's gloss, seen from after it), or
+// -1.
+func glossBefore(ts []token, hits []cueHit, i int) int {
+	if i < 1 || ts[i-1].low != ")" {
+		return -1
+	}
+	for j := i - 2; j >= 0 && i-1-j <= scopeRules.Window; j-- {
+		switch {
+		case ts[j].low == "(":
+			if j == i-2 {
+				return -1
+			}
+			return j
+		case ts[j].low == ")" || ts[j].isNum || hasDigit(ts[j].low) || startsAnyCue(hits, j):
+			return -1
+		}
+	}
+	return -1
+}
+
 // startsAnyCue reports whether a cue of any kind starts at token i.
 func startsAnyCue(hits []cueHit, i int) bool {
 	for _, h := range hits {
@@ -455,6 +476,13 @@ func backwardStart(ts []token, hits []cueHit, k int) int {
 		// "Allergies: none", "CXR: negative", "Trop I <5, negative",
 		// "HIV  Negative": a value alone looks back over its heading.
 		c, lo = ts[lo-2].clause, lo-1
+	}
+	if h.def.bidi && cueRules.glosses[h.def.kind] {
+		// "CABG (LIMA-LAD + graft) vs multivessel PCI": the gloss is
+		// part of the first alternative, which the cue weighs too.
+		if o := glossBefore(ts, hits, lo); o > 0 && !ts[o-1].boundary {
+			c, lo = ts[o-1].clause, o
+		}
 	}
 	start := lo
 	for start > 0 && ts[start-1].clause == c && h.first-start < scopeRules.Window && !terminatesBefore(hits, start-1) {
@@ -801,31 +829,36 @@ func qualifierAt(ts []token, i int, described bool) (string, int) {
 	if !ts[i].word || !qualifierStarts[ts[i].low] {
 		return "", 0
 	}
+	// The phrase is spelled into a stack buffer: the map lookups by
+	// string(key) copy nothing.
+	var buf [64]byte
 	for n := maxQualifierWords; n >= 1; n-- {
 		if i+n > len(ts) {
 			continue
 		}
-		words := make([]string, 0, n)
+		key := buf[:0]
 		ok := true
 		for j := i; j < i+n; j++ {
 			if !ts[j].word || ts[j].boundary && j > i {
 				ok = false
 				break
 			}
-			words = append(words, ts[j].low)
+			if j > i {
+				key = append(key, ' ')
+			}
+			key = append(key, ts[j].low...)
 		}
 		if !ok {
 			continue
 		}
-		w := strings.Join(words, " ")
-		if q, found := qualifierSpellings[w]; found {
+		if q, found := qualifierSpellings[string(key)]; found {
 			return q, n
 		}
-		if q, found := qualifierDescriptions[w]; found && described {
+		if q, found := qualifierDescriptions[string(key)]; found && described {
 			return q, n
 		}
-		if _, found := qualifiers[w]; found && n == 1 {
-			return w, 1
+		if _, found := qualifiers[string(key)]; found && n == 1 {
+			return ts[i].low, 1
 		}
 	}
 	return "", 0

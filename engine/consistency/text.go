@@ -180,8 +180,10 @@ func newToken(s string, start, end int, word bool) token {
 	low := strings.ToLower(s)
 	t := token{raw: s, low: low, norm: normalize(low), start: start, end: end, word: word}
 	t.ini = tokenInitials(t)
-	f, err := strconv.ParseFloat(low, 64)
-	t.num, t.isNum = f, err == nil
+	if mayBeNumber(low) {
+		f, err := strconv.ParseFloat(low, 64)
+		t.num, t.isNum = f, err == nil
+	}
 	t.isContent = word && !stopwords[low]
 	t.acronym = acronymShape(t)
 	return t
@@ -191,8 +193,25 @@ func newToken(s string, start, end int, word bool) token {
 // "ischaemia" meets "ischemia" and "stenoses" is close to "stenosis".
 var spelling = strings.NewReplacer("ae", "e", "oe", "e", "’", "'")
 
+// mayBeNumber: strconv.ParseFloat can read s only when it starts with a
+// digit, a point or a sign, or spells infinity or NaN; other words skip
+// it (and the error it allocates).
+func mayBeNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	switch c := s[0]; {
+	case '0' <= c && c <= '9', c == '.', c == '+', c == '-', c == 'i', c == 'I', c == 'n', c == 'N':
+		return true
+	}
+	return false
+}
+
 func normalize(low string) string {
-	s := spelling.Replace(low)
+	s := low
+	if strings.Contains(low, "ae") || strings.Contains(low, "oe") || strings.Contains(low, "’") {
+		s = spelling.Replace(low) // Replace copies even a string it leaves as is
+	}
 	s = strings.TrimSuffix(s, "'s")
 	if len(s) > 4 && strings.HasSuffix(s, "s") && !strings.HasSuffix(s, "ss") && !strings.HasSuffix(s, "us") && !strings.HasSuffix(s, "is") {
 		s = s[:len(s)-1]

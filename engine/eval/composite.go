@@ -118,19 +118,45 @@ func keyOf(name string, keyOfName map[string]string) string {
 }
 
 // evalExpr returns the truth of one node and the evidence that decided it
-// (the true members of a true group, the false members of a false one).
+// (the true members of a true group, the false members of a false one):
+// false, with the exception's evidence, when one of the node's own
+// exceptions (Except) is known to hold.
 func evalExpr(e rules.Expr, pool []Evidence, keyOfName map[string]string, opt Options) (Truth, []Evidence) {
+	t, why := evalNode(e, pool, keyOfName, opt)
+	if t == False {
+		return t, why
+	}
+	for _, x := range e.Except {
+		if xt, xwhy := evalExpr(x, pool, keyOfName, opt); xt == True && len(xwhy) > 0 {
+			return False, xwhy
+		}
+	}
+	return t, why
+}
+
+func evalNode(e rules.Expr, pool []Evidence, keyOfName map[string]string, opt Options) (Truth, []Evidence) {
 	switch {
 	case e.Concept != "" || e.Measure != "":
 		c := Cond{Concept: e.Concept, Wording: e.Concept, Operator: rules.OpPresent, Window: e.Window}
+		if rules.NormalizeOperator(e.Op) == rules.OpAbsent {
+			c.Operator = rules.OpAbsent
+		}
 		if e.Measure != "" {
 			c = Cond{Concept: e.Measure, Wording: e.Measure, Operator: rules.NormalizeOperator(e.Op),
 				Threshold: strconv.FormatFloat(*e.Value, 'f', -1, 64), Unit: e.Unit}
 		}
 		c.ConceptKey = keyOf(c.Concept, keyOfName)
 		// Step (v) records its refusals under this id, so a re-score
-		// from the trace refuses the same members.
+		// from the trace refuses the same members; a leaf with a wording
+		// of its own ("suspected angina pectoris") is judged apart.
 		c.DecisionID = "definition::" + normalizedPackName(c.Concept) // DefinitionDecisionID
+		if e.Wording != "" && e.Concept != "" {
+			c.Wording = e.Wording
+			c.DecisionID = "definition::" + normalizedPackName(e.Wording)
+		}
+		if c.Operator == rules.OpAbsent {
+			c.DecisionID += "::absent"
+		}
 		r := EvaluateCond(c, pool, Options{Admit: opt.Admit, CaseDate: opt.CaseDate})
 		if r.Truth == Unknown {
 			return Unknown, nil

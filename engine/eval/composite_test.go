@@ -129,3 +129,59 @@ func TestCompositeWithdrawnWhenItsExceptionHoldsLater(t *testing.T) {
 		t.Errorf("drug a and b: single drug should be withdrawn and traced; got %v %v", p, why)
 	}
 }
+
+// An exception's own exception (except) lifts it only when known to hold,
+// and a leaf with a wording of its own is judged by step (v) on that
+// wording: here the hook admits a doubted mention only for a wording
+// that asks for doubt.
+func TestCompositeExceptAndLeafWording(t *testing.T) {
+	const hj = `{"version": 1, "composites": [
+	  {"concept": "work-up", "source": "test", "any_of": [{"concept": "symptom"}, {"concept": "finding x", "wording": "suspected finding x"}],
+	   "unless": [{"concept": "acute state", "except": [{"concept": "finding x", "wording": "suspected finding x"}]}]}
+	 ]}`
+	h, err := rules.ParseHierarchy("hierarchy.json", []byte(hj))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, keys := map[string]string{}, map[string]string{}
+	for _, n := range []string{"symptom", "finding x", "acute state", "work-up"} {
+		k := "name:" + rules.NormalizeName(n)
+		names[k], keys[rules.NormalizeName(n)] = n, k
+	}
+	// Doubted items carry "?" in their text; the hook admits them only
+	// for a condition worded "suspected ...", and a certain one only for
+	// a condition that is not.
+	admit := func(c Cond, e Evidence) bool {
+		return strings.HasPrefix(e.Text, "?") == strings.HasPrefix(c.Wording, "suspected ")
+	}
+	run := func(ev ...Evidence) Truth {
+		for i := range ev {
+			ev[i].ID = "f" + string(rune('1'+i))
+		}
+		for _, d := range DeriveOpt(ev, h, names, keys, Options{Admit: admit}) {
+			if d.Concept == "work-up" && strings.HasPrefix(d.Via, ViaDefinition) {
+				return Of(d.Present)
+			}
+		}
+		return Unknown
+	}
+	cases := []struct {
+		name string
+		ev   []Evidence
+		want Truth
+	}{
+		{"a doubted finding x meets the suspected wording", []Evidence{has("finding x", "?x")}, True},
+		{"a stated finding x does not", []Evidence{has("finding x", "x")}, Unknown},
+		{"the acute state excepts the symptom", []Evidence{has("symptom", "s"), has("acute state", "a")}, False},
+		{"a doubted finding x lifts that exception", []Evidence{has("symptom", "s"), has("acute state", "a"), has("finding x", "?x")}, True},
+		{"a stated finding x does not lift it", []Evidence{has("symptom", "s"), has("acute state", "a"), has("finding x", "x")}, False},
+	}
+	for _, tc := range cases {
+		if got := run(tc.ev...); got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if _, err := rules.ParseHierarchy("h.json", []byte(`{"version": 1, "composites": [{"concept": "c", "source": "t", "any_of": [{"any_of": [{"concept": "a"}], "wording": "w"}]}]}`)); err == nil || !strings.Contains(err.Error(), "wording belongs on a concept leaf") {
+		t.Errorf("a wording on a group: want an error naming it, got %v", err)
+	}
+}

@@ -294,6 +294,7 @@ type RuleBuffer struct {
 	conds  []ConditionResult
 	groups []GroupResult
 	gidx   []int
+	evs    []Evidence // the conditions' matched evidence, one after another
 }
 
 // Evaluate is EvaluateRule; the result's Conditions and Groups are the
@@ -310,8 +311,9 @@ func (b *RuleBuffer) Evaluate(rule Rule, ev []Evidence, opt Options) RuleResult 
 		b.gidx = make([]int, n)
 	}
 	res.Conditions = b.conds[:n:n]
+	b.evs = b.evs[:0]
 	for i, c := range rule.Conds {
-		res.Conditions[i] = evaluate(c, ev, keys, opt)
+		res.Conditions[i] = evaluate(c, ev, keys, opt, &b.evs)
 	}
 
 	// Groups in order of first appearance; a handful per rule, so a
@@ -430,7 +432,7 @@ func Need(c Cond) string {
 
 // EvaluateCond evaluates one condition against all evidence.
 func EvaluateCond(c Cond, ev []Evidence, opt Options) ConditionResult {
-	return evaluate(c, ev, evidenceKeys(ev), opt)
+	return evaluate(c, ev, evidenceKeys(ev), opt, nil)
 }
 
 // evaluate combines the verdicts of all matching evidence: any true wins,
@@ -462,8 +464,10 @@ func evidenceKeys(ev []Evidence) []string {
 }
 
 // evaluate judges one condition; keys are the evidence's keys, nil when
-// each is its ConceptKey (evidenceKeys).
-func evaluate(c Cond, ev []Evidence, keys []string, opt Options) ConditionResult {
+// each is its ConceptKey (evidenceKeys). With arena, the matched evidence
+// is appended there and the result's Evidence is its part of it (capacity
+// capped, so a later append copies); nil: a slice of its own.
+func evaluate(c Cond, ev []Evidence, keys []string, opt Options, arena *[]Evidence) ConditionResult {
 	op := rules.NormalizeOperator(c.Operator)
 	r := ConditionResult{DecisionID: c.DecisionID, GroupKey: c.GroupKey, ConceptKey: c.ConceptKey, Concept: c.Concept,
 		Wording: c.Wording, Operator: op, Threshold: c.Threshold, Unit: c.Unit}
@@ -480,6 +484,10 @@ func evaluate(c Cond, ev []Evidence, keys []string, opt Options) ConditionResult
 	var loseWhy string
 	var unknowns []string
 	decided, hasLose := false, false
+	start := 0
+	if arena != nil {
+		start = len(*arena)
+	}
 	for i := range ev {
 		if k := ev[i].ConceptKey; keys != nil {
 			if keys[i] != ck {
@@ -491,7 +499,11 @@ func evaluate(c Cond, ev []Evidence, keys []string, opt Options) ConditionResult
 		if opt.Admit != nil && !opt.Admit(c, ev[i]) {
 			continue
 		}
-		r.Evidence = append(r.Evidence, ev[i])
+		if arena != nil {
+			*arena = append(*arena, ev[i])
+		} else {
+			r.Evidence = append(r.Evidence, ev[i])
+		}
 		if decided {
 			continue // keep collecting matched evidence for the trace
 		}
@@ -508,7 +520,7 @@ func evaluate(c Cond, ev []Evidence, keys []string, opt Options) ConditionResult
 		}
 	}
 	if decided {
-		return r
+		return fromArena(r, arena, start)
 	}
 	switch {
 	case hasLose:
@@ -517,6 +529,17 @@ func evaluate(c Cond, ev []Evidence, keys []string, opt Options) ConditionResult
 		r.Truth, r.Reason = Unknown, strings.Join(unknowns, "; ")
 	default:
 		r.Truth, r.Reason = notMentioned(op, opt)
+	}
+	return fromArena(r, arena, start)
+}
+
+// fromArena sets r's Evidence to what evaluate appended to the arena from
+// start (none: nil), its capacity capped.
+func fromArena(r ConditionResult, arena *[]Evidence, start int) ConditionResult {
+	if arena != nil {
+		if a := *arena; len(a) > start {
+			r.Evidence = a[start:len(a):len(a)]
+		}
 	}
 	return r
 }

@@ -122,10 +122,13 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 		covered = append(covered, hasWord(m, w))
 	}
 	coverAcronyms(m, pw, pi.gap, pi.acr, covered)
-	n, modifierMissing := 0, false
+	n, words, modifierMissing := 0, 0, false
 	for i, c := range covered {
 		if c {
 			n++
+			if !hasDigit(pw[i]) {
+				words++
+			}
 		} else if critical[i] {
 			modifierMissing = true
 		}
@@ -133,7 +136,10 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 	if n == len(pw) {
 		return true
 	}
-	if !all && len(pw) >= 3 && 3*n >= 2*len(pw) && !modifierMissing {
+	// A number qualifies what a phrase names (a type, grade or dose): the
+	// stated two thirds must hold two words besides it, so "Type 2
+	// respiratory failure" does not state "type 2 diabetes".
+	if !all && len(pw) >= 3 && 3*n >= 2*len(pw) && words >= 2 && !modifierMissing {
 		if names != nil {
 			var stated, missing []string
 			for i, c := range covered {
@@ -310,3 +316,6 @@ func isNum(s string) bool {
 	}
 	return s != ""
 }
+
+// hasDigit reports whether a word holds a digit ("2", "II" does not).
+func hasDigit(w string) bool { return strings.ContainsAny(w, "0123456789") }

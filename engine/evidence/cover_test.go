@@ -24,6 +24,10 @@ func TestCovers(t *testing.T) {
 		{"one-vessel disease", []string{"1-vessel coronary disease"}, true},
 		{"1-vessel coronary disease", []string{"one vessel coronary disease"}, true},
 		{"type 2 diabetes", []string{"type 1 diabetes"}, false},
+		// A number is no content word of its own for the two-thirds allowance.
+		{"Type 2 respiratory failure", []string{"type 2 diabetes", "diabetes type 2"}, false},
+		{"Type 2 MI", []string{"type 2 diabetes"}, false},
+		{"type 2 diabetic", []string{"type 2 diabetes"}, true},
 		// Acronyms: adjacent initials, one function word skipped at most.
 		{"INOCA on invasive testing", []string{"ischaemia with non-obstructive coronary arteries"}, true},
 		{"GTN spray prn", []string{"pain radiating to the neck"}, false},

@@ -71,8 +71,9 @@ func format(findingID, text string, a Anchor, negated bool, parse func(string) [
 	ms := parse(text)
 	var picked []Item
 	lastEnd := -1
+	aside := asideMeasures(text, ms, a)
 	for i, m := range ms {
-		if superseded(text, ms, i) || duration(text, m, a) || inDate(text, m) {
+		if superseded(text, ms, i) || duration(text, m, a) || inDate(text, m) || aside[i] {
 			continue
 		}
 		// A bare number after the value and another word belongs to that
@@ -107,12 +108,46 @@ func format(findingID, text string, a Anchor, negated bool, parse func(string) [
 	return []Item{base}
 }
 
+// asideMeasures marks the numbers inside a parenthesis when a number the
+// anchor can take stands outside every parenthesis: in "RF-CL (male, 61,
+// 4 RF) ~24%" the value is 24, and 61 is the age the aside lists.
+func asideMeasures(text string, ms []Measure, a Anchor) map[int]bool {
+	if len(ms) < 2 || !strings.Contains(text, "(") {
+		return nil
+	}
+	depth := make([]int, len(text)+1)
+	d := 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == ')' && d > 0 {
+			d--
+		}
+		depth[i] = d
+		if text[i] == '(' {
+			d++
+		}
+	}
+	inside := map[int]bool{}
+	outside := false
+	for i, m := range ms {
+		if depth[m.Start] > 0 {
+			inside[i] = true
+		} else if _, ok := compatible(m, a); ok && !inDate(text, m) && !calendarYear(m) {
+			outside = true
+		}
+	}
+	if !outside {
+		return nil
+	}
+	return inside
+}
+
 // trendFrom and trendTo find a change stated as "from A to B" ("LVEF fell
 // from 55% (2022) to 38%", "55% -> 38%"): A is the patient's past value,
 // B the current one.
 var (
-	trendFrom = regexp.MustCompile(`(?i)\bfrom\s*$`)
-	trendTo   = regexp.MustCompile(`(?i)^\s*(?:\([^()]*\)\s*)?(?:to|→|->|=>)\s*$`)
+	trendFrom  = regexp.MustCompile(`(?i)\bfrom\s*$`)
+	trendTo    = regexp.MustCompile(`(?i)^\s*(?:\([^()]*\)\s*)?(?:to|→|->|=>)\s*$`)
+	trendArrow = regexp.MustCompile(`^\s*(?:\([^()]*\)\s*)?(?:→|-+>)\s*$`)
 	// A bare number followed by a time word is a duration or a date
 	// ("over 12 months", "2 weeks ago"), not a value of the concept.
 	timeWord = regexp.MustCompile(`(?i)^\s*(?:days?|weeks?|wks?|months?|mos?|years?|yrs?|hours?|h|hrs?)\b`)
@@ -120,14 +155,20 @@ var (
 
 // superseded reports whether measure i is the earlier value of a trend.
 func superseded(text string, ms []Measure, i int) bool {
-	if !trendFrom.MatchString(text[:ms[i].Start]) {
-		return false
-	}
 	j := i + 1
 	for j < len(ms) && calendarYear(ms[j]) {
 		j++
 	}
-	return j < len(ms) && trendTo.MatchString(text[ms[i].End:ms[j].Start])
+	if j >= len(ms) {
+		return false
+	}
+	between := text[ms[i].End:ms[j].Start]
+	if trendFrom.MatchString(text[:ms[i].Start]) {
+		return trendTo.MatchString(between)
+	}
+	// "EF 30% → 45%", "LDL 3.2 -> 1.6": an arrow alone states the change
+	// (not "=>", which may be written for "at least").
+	return trendArrow.MatchString(between)
 }
 
 // inDate reports whether a unitless number is part of a written date

@@ -105,3 +105,24 @@ func TestLaterBareNumberBelongsToItsWord(t *testing.T) {
 		}
 	}
 }
+
+// Numbers inside a parenthesis are the aside's when the anchor's value
+// stands outside it: "PTL (male, 64, 3 risk factors) ~31%" is 31 %, not
+// 64 %; with no value outside, a number in the parenthesis is still read.
+func TestAsideNumbersGiveWayToTheValue(t *testing.T) {
+	ptp := Anchor{ConceptKey: "name:ptp", Concept: "pre-test likelihood", Units: []string{"%"}}
+	for text, want := range map[string][]float64{
+		"PTL (male, 64, 3 risk factors) ~31%":            {31},
+		"Clinical likelihood (RF-CL, age 70, 2 RF): 18%": {18},
+		"DSE (PTP 45%)":        {45},
+		"LVEF 45 (2024-03-12)": {45},
+	} {
+		var got []float64
+		for _, it := range Format("f1", text, ptp, false) {
+			if it.Value != nil {
+				got = append(got, *it.Value)
+			}
+		}
+		assert.Equal(t, want, got, text)
+	}
+}

@@ -151,6 +151,9 @@ func canonUnit(u string) string {
 
 func comparatorBefore(prefix string) string {
 	p := strings.TrimRight(prefix, " ")
+	if strings.HasSuffix(p, "->") || strings.HasSuffix(p, "→") {
+		return "" // a trend arrow ("35% -> 50%"), not "more than"
+	}
 	// Allow "of" between the word and the number: "at least of"? no; but
 	// "an EF of less than 35%" puts the comparator right before.
 	for _, c := range cmpWords {

@@ -53,6 +53,9 @@ type Clauses struct {
 	// Demographic words a pack names after an age ("78-year-old woman"),
 	// split off as findings of their own (the pack's meta/reading.json).
 	Demographic []string
+	// Reading, when set, is NewReading(Sections) built once by the
+	// caller; nil: Extract compiles Sections on every call.
+	Reading *Reading
 }
 
 // Name identifies the extractor in caches and traces.
@@ -165,11 +168,22 @@ func (c Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 		}
 		out = append(out, Finding{Text: text[s:e], Start: s, End: e})
 	}
-	r := NewReading(c.Sections)
+	r := c.Reading
+	if r == nil {
+		r = NewReading(c.Sections)
+	}
 	kept := out[:0]
 	for _, f := range out {
 		skip, drop := r.Frame(f.Text)
 		if drop {
+			// The title of the patient's name may say the sex ("Re: Mrs
+			// K. Tanaka"): it stays, the name goes.
+			if n := r.SexTitle(text, f.Start+skip, f.End); n > 0 {
+				f.Start += skip
+				f.End = f.Start + n
+				f.Text = text[f.Start:f.End]
+				kept = append(kept, f)
+			}
 			continue
 		}
 		f.Start += skip
@@ -234,6 +248,7 @@ func itoa(i int) string {
 func splitSpans(text string, layout [][2]int) [][2]int {
 	cuts := append([][2]int{}, layout...) // [cutStart, cutEnd): separator text to drop
 	lower := lowerSameLen(text)
+	var joins [][3]int // [open, close, value start] of a list parenthesis between a label and its value
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		switch c {
@@ -256,6 +271,9 @@ func splitSpans(text string, layout [][2]int) [][2]int {
 				continue
 			}
 			cuts = append(cuts, [2]int{i, i + 1}, [2]int{i + j, i + j + 1})
+			if v := valueAfterParen(text, i+j); v > 0 {
+				joins = append(joins, [3]int{i, i + j, v})
+			}
 		case ',', ';', ':', '\n', '|':
 			// "1,5" is a decimal comma, not a boundary.
 			if c == ',' && i > 0 && i+1 < len(text) && isDigit(text[i-1]) && isDigit(text[i+1]) {
@@ -353,6 +371,69 @@ func splitSpans(text string, layout [][2]int) [][2]int {
 		pos = c[1]
 	}
 	spans = append(spans, [2]int{pos, len(text)})
+	return joinAcrossParens(text, spans, joins)
+}
+
+// valueAfterParen returns where a bare value starts after the
+// parenthesis closing at c, after at most a colon, or 0 ("Clinical
+// likelihood (ESC tool, with my adjustments): ~38%", "RF-CL (male, 61,
+// 4 RF) ~24%"): the value is the label's, and the parenthesis an aside
+// between them.
+func valueAfterParen(text string, c int) int {
+	j := c + 1
+	for j < len(text) && text[j] == ' ' {
+		j++
+	}
+	if j < len(text) && text[j] == ':' {
+		j++
+		for j < len(text) && text[j] == ' ' {
+			j++
+		}
+	}
+	if j > c+1 && bareValueAt(text, j) {
+		return j
+	}
+	return 0
+}
+
+// joinAcrossParens makes one finding of a label and the value after a
+// list parenthesis (the spans ending at its '(' and starting after its
+// ')'), and keeps the parenthesis's items as findings of their own: the
+// joined finding spans the parenthesis too, so findings may overlap
+// there. A label with no letter ("(a) 38%") joins nothing.
+func joinAcrossParens(text string, spans [][2]int, joins [][3]int) [][2]int {
+	if len(joins) == 0 {
+		return spans
+	}
+	for _, jn := range joins {
+		label, value := -1, -1
+		for k, sp := range spans {
+			if sp[1] == jn[0] {
+				label = k
+			}
+			if sp[0] > jn[1] && sp[0] <= jn[2] && sp[1] > jn[2] {
+				value = k
+			}
+		}
+		if label < 0 || value < 0 {
+			continue
+		}
+		if s, e := trimSpan(text, spans[label][0], spans[label][1]); s >= e || !hasLetter(text[s:e]) {
+			continue
+		}
+		merged := [2]int{spans[label][0], spans[value][1]}
+		out := make([][2]int, 0, len(spans)-1)
+		for k, sp := range spans {
+			switch k {
+			case label:
+				out = append(out, merged)
+			case value:
+			default:
+				out = append(out, sp)
+			}
+		}
+		spans = out
+	}
 	return spans
 }
 
@@ -406,6 +487,7 @@ func fieldGap(text string, i int) int {
 // bareValueAt: a bare value (a number and at most a unit, not a
 // demographic) starts at j and runs to the next boundary.
 func bareValueAt(text string, j int) bool {
+	j = approximateAt(text, j)
 	for j < len(text) && strings.IndexByte("~<>≈", text[j]) >= 0 {
 		j++
 	}
@@ -427,6 +509,21 @@ func bareValueAt(text string, j int) bool {
 		k++
 	}
 	return len(strings.Fields(text[j:k])) <= 2
+}
+
+// approximators that may open a bare value ("approx. 22%", "about
+// 30%"): the value is still the label's.
+var approximators = []string{"approx. ", "approx ", "approximately ", "about ", "around ", "roughly ", "circa ", "ca. ", "c. "}
+
+// approximateAt returns where the number starts after an approximator
+// at j, or j.
+func approximateAt(text string, j int) int {
+	for _, a := range approximators {
+		if j+len(a) <= len(text) && strings.EqualFold(text[j:j+len(a)], a) {
+			return j + len(a)
+		}
+	}
+	return j
 }
 
 // arrowAt reports whether one of the arrows starts at byte k.
@@ -530,5 +627,14 @@ func hasLetterOrDigit(s string) bool {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func hasLetter(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			return true
+		}
+	}
+	return false
+}
 
 func isLower(c byte) bool { return c >= 'a' && c <= 'z' }

@@ -16,6 +16,11 @@ type Reading struct {
 	planned     Cues
 	titles      map[string]bool
 	salutations Cues
+	// sexTitles, patientLabels and patientIDs read the patient's own
+	// line (see SexTitle).
+	sexTitles     []string
+	patientLabels Cues
+	patientIDs    Cues
 }
 
 // NewReading compiles a pack's sections data (nil: none).
@@ -39,7 +44,60 @@ func NewReading(sec *rules.Sections) *Reading {
 		sal = append(sal, "^"+strings.TrimPrefix(w, "^"))
 	}
 	r.salutations = NewCues(sal)
+	r.sexTitles = sec.Frame.SexTitles
+	var labels []string
+	for _, w := range sec.Frame.PatientLabels {
+		labels = append(labels, "^"+strings.TrimPrefix(w, "^"))
+	}
+	r.patientLabels = NewCues(labels)
+	r.patientIDs = NewCues(sec.Frame.PatientIdentifiers)
 	return r
+}
+
+// SexTitle returns the length of a title that says the patient's sex
+// opening text[s:e], a title and name the frame drops, or 0. Only the
+// patient's own line counts: one a patient label opens ("Re: Mrs K.
+// Tanaka") or one holding a patient identifier ("Mrs E. Grant   DOB
+// 12/05/1939"), where the name is the line's first; a title elsewhere
+// may name a relative, a referrer or an attendee.
+func (r *Reading) SexTitle(text string, s, e int) int {
+	if r == nil || len(r.sexTitles) == 0 || s < 0 || e > len(text) || s >= e {
+		return 0
+	}
+	first := strings.Fields(text[s:e])
+	if len(first) == 0 {
+		return 0
+	}
+	title := strings.TrimRight(first[0], ".")
+	known := false
+	for _, t := range r.sexTitles {
+		known = known || t == title
+	}
+	if !known {
+		return 0
+	}
+	ls := strings.LastIndexByte(text[:s], '\n') + 1
+	le := strings.IndexByte(text[s:], '\n')
+	if le < 0 {
+		le = len(text)
+	} else {
+		le += s
+	}
+	before := strings.TrimSpace(text[ls:s])
+	switch {
+	case before == "":
+		if r.patientIDs.Find(text[e:le]) == "" {
+			return 0
+		}
+	case strings.HasSuffix(before, ":"):
+		label := strings.TrimSpace(strings.TrimSuffix(before, ":"))
+		if r.patientLabels.Find(label) == "" || len(Words(label)) != len(rules.CueWords(r.patientLabels.Find(label))) {
+			return 0
+		}
+	default:
+		return 0
+	}
+	return len(first[0])
 }
 
 // Frame reads a finding against a letter's frame: skip is how many bytes

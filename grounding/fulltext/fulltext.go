@@ -414,14 +414,20 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 		}
 	}
 	var out []Hit
+	var arena []string // the hits' matched words
 	if len(hits) > 0 {
 		out = make([]Hit, 0, min(len(hits), o.K))
+		words := 0
+		for _, qt := range qterms {
+			words += len(qt)
+		}
+		arena = make([]string, 0, min(len(hits), o.K)*words)
 	}
 	for _, hit := range hits {
 		id := hit.ID
 		keep := !o.Guard
 		for i, qt := range qterms {
-			phrase, matched := ix.match(id, qt, qids[i])
+			phrase, matched := ix.match(id, qt, qids[i], &arena)
 			if phrase {
 				hit.Phrase = true
 			}
@@ -559,14 +565,22 @@ func matchQueries(pos []int, terms []string, phraseBoost, boost float64) (query.
 
 // match reports whether the query terms qt (by number, qid) occur as a
 // contiguous run in text id, and which distinct query terms occur at all.
-func (ix *Index) match(id int, qt []string, qid []int32) (bool, []string) {
+func (ix *Index) match(id int, qt []string, qid []int32, arena *[]string) (bool, []string) {
 	doc := ix.docTerms[id]
 	var matched []string
 	for j, t := range qid {
 		// a query and a text have a few terms each
 		if t >= 0 && slices.Contains(doc, t) && !slices.Contains(matched, qt[j]) {
 			if matched == nil {
-				matched = make([]string, 0, len(qt))
+				// Room for len(qt) words, cut from the search's arena
+				// (one allocation for all its hits) while it lasts.
+				if a := *arena; cap(a)-len(a) >= len(qt) {
+					n := len(a)
+					*arena = a[:n+len(qt)]
+					matched = a[n : n : n+len(qt)]
+				} else {
+					matched = make([]string, 0, len(qt))
+				}
 			}
 			matched = append(matched, qt[j])
 		}

@@ -159,20 +159,34 @@ func (ix *Index) Search(q []float32, k int, threshold float64, exclude func(id i
 				lane = 0 // dot's tail loop adds into the first sum
 			}
 			sums := ap.sums[lane]
-			for _, p := range ix.postings[d] {
+			// Unrolled by four: the ids of one list are distinct, so each
+			// sum still gets this dimension's product once, in order.
+			ps := ix.postings[d]
+			for ; len(ps) >= 4; ps = ps[4:] {
+				p0, p1, p2, p3 := ps[0], ps[1], ps[2], ps[3]
+				sums[p0.id] += float32(p0.val * x)
+				sums[p1.id] += float32(p1.val * x)
+				sums[p2.id] += float32(p2.val * x)
+				sums[p3.id] += float32(p3.val * x)
+			}
+			for _, p := range ps {
 				sums[p.id] += float32(p.val * x)
 			}
 		}
 		// A vector the query's dimensions did not reach sums to zero,
-		// which never matches: every row is read and cleared for the next
-		// search (cheaper than tracking the rows touched).
-		s0, s1, s2, s3 := ap.sums[0], ap.sums[1][:ix.n], ap.sums[2][:ix.n], ap.sums[3][:ix.n]
+		// which never matches: every row is read, then the lanes are
+		// cleared for the next search (cheaper than tracking the rows
+		// touched).
+		s0, s1, s2, s3 := ap.sums[0], ap.sums[1][:len(ap.sums[0])], ap.sums[2][:len(ap.sums[0])], ap.sums[3][:len(ap.sums[0])]
 		for id := range s0 {
 			if s := s0[id] + s1[id] + s2[id] + s3[id]; s != 0 {
 				keep(id, s)
 			}
-			s0[id], s1[id], s2[id], s3[id] = 0, 0, 0, 0
 		}
+		clear(s0)
+		clear(s1)
+		clear(s2)
+		clear(s3)
 		ix.acc.Put(ap)
 	}
 	slices.SortFunc(hits, func(a, b Hit) int {

@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/extract"
+	"github.com/executablekg/execkg/engine/patient"
+)
+
+// laterOrder: an order that names a time to come, in its clause or before
+// it in its sentence ("stop clopidogrel at 12 months", "continue both
+// until 11/2026, then stop clopidogrel", "in 3 months", "once healed")
+// plans a stop; it changes nothing now. Plain English.
+var laterOrder = regexp.MustCompile(`(?i)\b(?:at|after|from|by|once|until|till|when|if|before|then|thereafter|later|afterwards|subsequently|on completion of)\b|\bin\s+\d`)
+
+// stopOrder reports whether a medication finding is the document's order
+// to stop its drug now ("STOP ISMN" under "Recommend:"; reading.json
+// stop_orders): its first words order the stop, no negation comes right
+// before them ("do not stop"), and its clause names no time to come.
+func (p *Program) stopOrder(text string, f extract.Finding, clause string, date time.Time) bool {
+	r := p.reading
+	if r.stopOrder == nil || !r.stopOrder.MatchString(f.Text) {
+		return false
+	}
+	before := ""
+	if f.Start > 0 && f.Start <= len(text) {
+		before = text[strings.LastIndexAny(text[:f.Start], ".;\n")+1 : f.Start]
+	}
+	if r.stopOrderNegated != nil && r.stopOrderNegated.MatchString(before) {
+		return false
+	}
+	if laterOrder.MatchString(before) || laterOrder.MatchString(clause) {
+		return false
+	}
+	if w := p.whenOf(clause, date); w != nil && w.From.After(noon(date)) {
+		return false
+	}
+	return true
+}
+
+// stopSupersede drops the taken readings of drugs the document orders
+// stopped (stops: drug key → the ordering finding's words): the list
+// said what the patient took until the order, and the order is the
+// document's last word on the drug. Each drop is traced.
+func stopSupersede(ev, listed []eval.Evidence, stops map[string]string, tr *Trace, dropped *[]patient.Dropped) ([]eval.Evidence, []eval.Evidence) {
+	if len(stops) == 0 {
+		return ev, listed
+	}
+	superseded := func(e eval.Evidence) bool {
+		by, ok := stops[e.ConceptKey]
+		return ok && e.Present && e.Value == nil && e.Via == "" && e.Text != by
+	}
+	keep := func(in []eval.Evidence, trace bool) []eval.Evidence {
+		out := in[:0:0]
+		for _, e := range in {
+			if !superseded(e) {
+				out = append(out, e)
+				continue
+			}
+			if trace {
+				why := "'" + stops[e.ConceptKey] + "' orders the drug stopped, so it is not taken now"
+				tr.Rejected = append(tr.Rejected, Rejection{FindingID: e.ID, Check: "formatter", Reason: e.ConceptKey + ": " + why})
+				*dropped = append(*dropped, patient.Dropped{Text: e.Text, Reader: "text", Reason: why})
+			}
+		}
+		return out
+	}
+	return keep(ev, true), keep(listed, false)
+}
