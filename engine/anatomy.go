@@ -72,7 +72,10 @@ type anatomyReader struct {
 	segments      map[string]string // lower-case segment word → segment
 	res           []anatomyPattern
 	vesselRE      *regexp.Regexp // one vessel name, with a segment before it
-	notNative     *regexp.Regexp
+	// site: the same without capture groups, for other readers' patterns
+	// (a value measured in a vessel, between its name and its number).
+	site      string
+	notNative *regexp.Regexp
 	// restenosis: a report of a restenosis in a native vessel's stent;
 	// notStent: the not-native words other than the stent's own, which
 	// set such a report aside (nil: none does).
@@ -286,6 +289,7 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		r.res = append(r.res, ap)
 	}
 	r.vesselRE = regexp.MustCompile(`(?i)\b` + vessel + `\b`)
+	r.site = item
 	r.names = newNameTokens(names, segWords)
 	if len(a.NotNative) > 0 {
 		r.notNative = regexp.MustCompile(`(?i)\b(?:` + alternation(a.NotNative) + `)\b`)

@@ -28,8 +28,15 @@ func (ungroundedStage) Satisfies(eval.Cond) consistency.Checks { return consiste
 
 // compileUngrounded: "[qualifier ]<glued><word>" then a number, at the
 // start of the finding ("serum creatinine 150", "s-Cr: 180"); a term
-// needs its glued prefix and no number ("low-MI imaging").
-func compileUngrounded(us []rules.UngroundedValue) []*regexp.Regexp {
+// needs its glued prefix and no number ("low-MI imaging"). A vessel
+// (site, the anatomy reader's vessel names) may stand between the name and
+// the number: where a value was measured does not change what it is
+// ("Fractional flow reserve LAD: 0.91", "FFR in the mid LAD 0.80").
+func compileUngrounded(us []rules.UngroundedValue, site string) []*regexp.Regexp {
+	at := ""
+	if site != "" {
+		at = `(?:[\s:,(-]*(?:(?:in|of|at)\s+)?(?:the\s+)?(?:` + site + `)\b\)?)?`
+	}
 	var out []*regexp.Regexp
 	for _, u := range us {
 		src := `(?i)^`
@@ -51,7 +58,7 @@ func compileUngrounded(us []rules.UngroundedValue) []*regexp.Regexp {
 			// scale's other grades state what they grade.
 			value = `(?:` + rules.WordsPattern(u.Values) + `)\b`
 		}
-		src += `(?:` + rules.WordsPattern(u.Words) + `)\b[\s:=]*(?:of\s+)?` + value
+		src += `(?:` + rules.WordsPattern(u.Words) + `)\b` + at + `[\s:=]*(?:of\s+)?` + value
 		out = append(out, regexp.MustCompile(src)) // literal words only: always compiles
 	}
 	return out

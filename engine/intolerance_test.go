@@ -17,7 +17,7 @@ func readingProgram(t *testing.T, keys map[string]string, meds ...string) *Progr
 	if err != nil || pack.Sections == nil {
 		t.Fatalf("built-in pack sections: %v", err)
 	}
-	rd, err := compileReading(pack.Reading)
+	rd, err := compileReading(pack.Reading, "")
 	if err != nil {
 		t.Fatal(err)
 	}

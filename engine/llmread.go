@@ -142,6 +142,10 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 		if p.ungrounded(fd.Text) {
 			anchors = nil // a measurement the pack has no concept for (meta/reading.json)
 		}
+		// As the text reader: a graded abbreviation's other sense, a risk
+		// score's procedure (meta/reading.json senses, risk_scores).
+		anchors = p.withoutGradedSense(fd.Text, anchors)
+		anchors = p.withoutScoreSubject(leadIn(text, fd.Start, fd.End), anchors)
 		negated := false
 		if c.checks.Negation {
 			fc := ctext.At(fd.Start).Analyze(fd.Text)

@@ -38,6 +38,8 @@ type Program struct {
 	units map[string][]string
 	// phrases naming each concept (wordings, name, synonyms), for step (iv).
 	phrases map[string][]string
+
+	riskScores []string // concept keys of meta/reading.json risk_scores
 	// rivals: every concept's phrases, for the formatter's two-thirds
 	// allowance (evidence.Names).
 	rivals    *evidence.Names
@@ -461,6 +463,8 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// ungrounded) grounds to nothing.
 			anchors = nil
 		}
+		anchors = p.withoutGradedSense(f.Text, anchors)
+		anchors = p.withoutScoreSubject(leadIn(text, f.Start, f.End), anchors)
 		if reports == nil {
 			reports = p.anatomy.reports(text)
 		}

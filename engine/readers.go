@@ -17,6 +17,7 @@ import (
 // without it has readers that read nothing.
 type reading struct {
 	ungrounded        []*regexp.Regexp
+	senses            []sense
 	notTaken, stopped *regexp.Regexp
 	// stopOrder: a finding opening with an order to stop its drug
 	// (reading.json stop_orders); stopOrderNegated: the words before it
@@ -65,12 +66,14 @@ func locatedf(format string, args ...any) error {
 	return fmt.Errorf("%s: %s", rules.ReadingFile, fmt.Sprintf(format, args...))
 }
 
-func compileReading(r *rules.Reading) (*reading, error) {
+// site: a vessel pattern (the anatomy reader's), "" for none.
+func compileReading(r *rules.Reading, site string) (*reading, error) {
 	out := &reading{}
 	if r == nil {
 		return out, nil
 	}
-	out.ungrounded = compileUngrounded(r.Ungrounded)
+	out.ungrounded = compileUngrounded(r.Ungrounded, site)
+	out.senses = compileSenses(r.Senses)
 	cues := func(l *rules.CueList) *regexp.Regexp {
 		if l == nil {
 			return nil
@@ -185,9 +188,14 @@ var derivations = []derivation{
 // readers of one round read the evidence the rounds before made).
 func (p *Program) initReaders() error {
 	var err error
-	if p.reading, err = compileReading(p.pack.Reading); err != nil {
+	site := ""
+	if p.anatomy != nil {
+		site = p.anatomy.site
+	}
+	if p.reading, err = compileReading(p.pack.Reading, site); err != nil {
 		return err
 	}
+	p.riskScores = p.riskScoreKeys()
 	p.rounds = [][]read.CaseReader{
 		{anatomyStage{p}, refractoryStage{p}},
 		{recencyStage{p}},

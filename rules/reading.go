@@ -59,6 +59,31 @@ type Reading struct {
 	Demographics []Demographic `json:"demographics,omitempty"`
 	// AnatomyChecks: which step (v) checks a stenosis report satisfies.
 	AnatomyChecks *AnatomyChecks `json:"anatomy_checks,omitempty"`
+	// Senses: abbreviations whose other sense a grade beside them chooses.
+	Senses []Sense `json:"senses,omitempty"`
+	// RiskScores: scores that predict the risk of a procedure.
+	RiskScores *RiskScores `json:"risk_scores,omitempty"`
+}
+
+// RiskScores are measured concepts that state the predicted risk of a
+// procedure ("STS PROM (CABG): 1.1 %"): a procedure named in the same
+// finding is what the score is computed for, neither done nor planned.
+type RiskScores struct {
+	Why    string   `json:"why"`
+	Scores []string `json:"scores"`
+}
+
+// Sense is an abbreviation that names Not in most text but, with a grade
+// beside it (one of Grades right after it, past any of Between, or after
+// one of Between right before it: "CCS class III", "CCS angina class
+// II", "class II (CCS)"), names a grading scale instead: there the
+// abbreviation states none of Not.
+type Sense struct {
+	Why          string   `json:"why"`
+	Abbreviation []string `json:"abbreviation"`
+	Not          []string `json:"not"`
+	Between      []string `json:"between,omitempty"`
+	Grades       []string `json:"grades"`
 }
 
 // UngroundedValue is a measurement the pack has no concept for and must
@@ -308,6 +333,29 @@ func (r *Reading) check(name string) error {
 			need  bool
 		}{{"qualifiers", u.Qualifiers, false}, {"glued", u.Glued, false}, {"words", u.Words, true}, {"values", u.Values, false}} {
 			if err := checkWords(f+"."+l.field, l.ws, l.need || l.field == "glued" && u.Term); err != nil {
+				return err
+			}
+		}
+	}
+	if rs := r.RiskScores; rs != nil {
+		if strings.TrimSpace(rs.Why) == "" {
+			return fmt.Errorf("%s: risk_scores: give why (what the score says of the procedure)", name)
+		}
+		if err := checkWords(name+": risk_scores.scores", rs.Scores, true); err != nil {
+			return err
+		}
+	}
+	for i, sn := range r.Senses {
+		f := fmt.Sprintf("%s: senses[%d]", name, i)
+		if strings.TrimSpace(sn.Why) == "" {
+			return fmt.Errorf("%s: give why (which sense the grade chooses)", f)
+		}
+		for _, l := range []struct {
+			field string
+			ws    []string
+			need  bool
+		}{{"abbreviation", sn.Abbreviation, true}, {"not", sn.Not, true}, {"between", sn.Between, false}, {"grades", sn.Grades, true}} {
+			if err := checkWords(f+"."+l.field, l.ws, l.need); err != nil {
 				return err
 			}
 		}
@@ -566,6 +614,13 @@ func (r *Reading) Words() []string {
 	if a := r.AnatomyChecks; a != nil {
 		add(a.KeptFor...)
 	}
+	if rs := r.RiskScores; rs != nil {
+		add(rs.Scores...)
+	}
+	for _, sn := range r.Senses {
+		add(sn.Abbreviation...)
+		add(sn.Not...) // Between and Grades are plain English ("class", "II")
+	}
 	return out
 }
 
@@ -605,6 +660,16 @@ func (r *Reading) Check(p *Pack) []string {
 	}
 	for i, pl := range r.Plausible {
 		bad(fmt.Sprintf("plausible[%d].concept", i), pl.Concept)
+	}
+	if rs := r.RiskScores; rs != nil {
+		for j, c := range rs.Scores {
+			bad(fmt.Sprintf("risk_scores.scores[%d]", j), c)
+		}
+	}
+	for i, sn := range r.Senses {
+		for j, c := range sn.Not {
+			bad(fmt.Sprintf("senses[%d].not[%d]", i, j), c)
+		}
 	}
 	return out
 }
