@@ -633,7 +633,7 @@ func listOK(items []int, proper bool, coord string, head bool) bool {
 // "denies nausea, vomiting and diarrhea". end is the plain scope's end.
 func listEnd(ts []token, hits []cueHit, k, end int) int {
 	h := hits[k]
-	if end >= len(ts) || !isSep(ts[end]) || mixedBefore(ts, hits, k) {
+	if end >= len(ts) || !isSep(ts[end]) || mixedBefore(ts, hits, k) || postPosed(ts, h, end) {
 		return end
 	}
 	var items []int
@@ -688,6 +688,30 @@ func listEnd(ts []token, hits []cueHit, k, end int) int {
 		return end
 	}
 	return last
+}
+
+// postPosed reports whether a cue stands after the subject it denies, its
+// own scope up to end (exclusive) holding only predicate words: in "JVP
+// not raised, trace pitting oedema to ankles, chest clear" the negation
+// is said of the JVP, and the items after the comma are clauses of their
+// own, not more objects of the cue. A subject is a word of the cue's
+// list item before it that is neither a breaker ("patient", "has") nor
+// a determiner, so "patient denies nausea, vomiting" still lists.
+func postPosed(ts []token, h cueHit, end int) bool {
+	if h.last+1 >= end {
+		return false
+	}
+	for j := h.last + 1; j < end; j++ {
+		if ts[j].word && !scopeRules.breakers[ts[j].low] {
+			return false
+		}
+	}
+	for p := h.first - 1; p >= 0 && !isSep(ts[p]) && !ts[p].boundary; p-- {
+		if ts[p].word && !scopeRules.breakers[ts[p].low] && !scopeRules.determiners[ts[p].low] && !hasDigit(ts[p].low) {
+			return true
+		}
+	}
+	return false
 }
 
 // listStart carries a backward cue back over a list before its clause:
