@@ -658,6 +658,10 @@ func listEnd(ts []token, hits []cueHit, k, end int) int {
 		}
 		e, words, strict, loose := listItem(ts, hits, h.def.kind, j, 1)
 		if !loose {
+			// A comma before an item that asserts itself ("no murmurs,
+			// rubs, gallops, chest clear") ends the list there as a
+			// full stop would; after "and"/"or" it does not.
+			proper = c == "" && len(items) > 0
 			break
 		}
 		// A coordinator counts only before an item the list keeps.
