@@ -67,7 +67,28 @@ func (p *Program) intendedWhy(f extract.Finding) string {
 	if k := p.doc.Kind(f); k != nil && k.Status == rules.SectionIntended {
 		return "it is under a '" + k.Kind + "' heading, so it is intended, not present"
 	}
+	if m := p.doc.Cue(rules.CueAlternatives, f.Text); m != "" && p.doc.Cue(rules.CueIntention, f.Text) == "" {
+		return "its words '" + m + "' join procedures as options being weighed, so each is intended, not done"
+	}
 	return "its words '" + p.doc.Cue(rules.CueIntention, f.Text) + "' schedule it, so it is intended, not present"
+}
+
+// weighedOptions reports whether a finding joins two or more procedures
+// by the pack's alternatives words ("PCI or CABG", "CCTA versus stress
+// echo") and states them, not denies them ("no prior PCI or CABG" is an
+// absence of both, left to the negation check): options weighed are
+// intended, not done.
+func (p *Program) weighedOptions(ctext *consistency.Text, f extract.Finding, anchors []grounding.Anchor) bool {
+	if p.doc.Cue(rules.CueAlternatives, f.Text) == "" {
+		return false
+	}
+	procs := map[string]bool{}
+	for _, a := range anchors {
+		if p.roles[a.ConceptKey] == rules.RoleProcedure && !p.doc.PlannedConcept(a.Concept) {
+			procs[a.ConceptKey] = true
+		}
+	}
+	return len(procs) >= 2 && !ctext.Analyze(f.Text).Negated
 }
 
 // keptInPlan: a concept of a role an intended section keeps (a test the

@@ -484,6 +484,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			clause[f.ID] = text[prevF.Start:f.End]
 		}
 		prevF, prevAnchors = f, anchors
+		if c.checks.Certainty && !f.Intended && p.weighedOptions(at, f, anchors) {
+			f.Intended = true // "options PCI or CABG": each is intended, none done
+		}
 		if c.checks.Certainty && f.Intended {
 			// Under a "Plan:" heading a finding is intended, not present:
 			// only concepts that are themselves intentions may use it.
