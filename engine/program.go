@@ -484,7 +484,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			clause[f.ID] = text[prevF.Start:f.End]
 		}
 		prevF, prevAnchors = f, anchors
-		if c.checks.Certainty && !f.Intended && p.weighedOptions(at, f, anchors) {
+		if c.checks.Certainty && !f.Intended && (p.weighedOptions(at, f, anchors) || p.consequent(text, f, anchors)) {
 			f.Intended = true // "options PCI or CABG": each is intended, none done
 		}
 		if c.checks.Certainty && f.Intended {
