@@ -16,7 +16,7 @@ import (
 // textModel is the read stage's output for a text case: every piece of
 // evidence the readers made becomes a fact typed by its concept's role in
 // the pack, with the finding's span, so later stages read the model.
-func (p *Program) textModel(caseID, text string, date time.Time, findings []extract.Finding, ev []eval.Evidence, doubted map[string]bool, notTaken map[[2]string]bool, dropped []patient.Dropped) *patient.Model {
+func (p *Program) textModel(caseID, text string, date time.Time, findings []extract.Finding, ev []eval.Evidence, doubted map[string]bool, notTaken, inPlan map[[2]string]bool, dropped []patient.Dropped) *patient.Model {
 	m := &patient.Model{CaseID: caseID, Date: date.Format("2006-01-02"), Source: "text", Text: text, Dropped: dropped,
 		Facts: make([]patient.Fact, 0, len(ev))}
 	spans := make(map[string][]patient.Span, len(findings))
@@ -45,6 +45,11 @@ func (p *Program) textModel(caseID, text string, date time.Time, findings []extr
 		f.Section = section[e.ID]
 		if doubted[e.ID] {
 			f.Certainty = patient.Suspected
+		}
+		if f.Status == patient.StatusDone && inPlan[[2]string{e.ID, e.ConceptKey}] {
+			// "Referred for ICA", "Plan: ICA": the procedure is what the
+			// plan states (evaluation reads it, as Intention), not done.
+			f.Status, f.Intention = patient.StatusPlanned, true
 		}
 		if f.Status == patient.StatusTaking && notTaken[[2]string{e.ID, e.ConceptKey}] {
 			f.Status = patient.StatusPlanned

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"strings"
+
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/extract"
@@ -67,7 +69,32 @@ func (p *Program) intendedWhy(f extract.Finding) string {
 	if k := p.doc.Kind(f); k != nil && k.Status == rules.SectionIntended {
 		return "it is under a '" + k.Kind + "' heading, so it is intended, not present"
 	}
-	return "its words '" + p.doc.Cue(rules.CueIntention, f.Text) + "' schedule it, so it is intended, not present"
+	if m := p.doc.Cue(rules.CueAlternatives, f.Text); m != "" && p.doc.Cue(rules.CueIntention, f.Text) == "" {
+		return "its words '" + m + "' join procedures as options being weighed, so each is intended, not done"
+	}
+	m := p.doc.Cue(rules.CueIntention, f.Text)
+	if m == "" {
+		return "it follows its sentence's condition clause (a pack condition cue), so it is intended, not done"
+	}
+	return "its words '" + m + "' schedule it, so it is intended, not present"
+}
+
+// weighedOptions reports whether a finding joins two or more procedures
+// by the pack's alternatives words ("PCI or CABG", "CCTA versus stress
+// echo") and states them, not denies them ("no prior PCI or CABG" is an
+// absence of both, left to the negation check): options weighed are
+// intended, not done.
+func (p *Program) weighedOptions(ctext *consistency.Text, f extract.Finding, anchors []grounding.Anchor) bool {
+	if p.doc.Cue(rules.CueAlternatives, f.Text) == "" {
+		return false
+	}
+	procs := map[string]bool{}
+	for _, a := range anchors {
+		if p.roles[a.ConceptKey] == rules.RoleProcedure && !p.doc.PlannedConcept(a.Concept) {
+			procs[a.ConceptKey] = true
+		}
+	}
+	return len(procs) >= 2 && !ctext.Analyze(f.Text).Negated
 }
 
 // keptInPlan: a concept of a role an intended section keeps (a test the
@@ -200,4 +227,30 @@ func (p *Program) measureOf(m, c string) bool {
 		return false
 	}
 	return containsWords(rules.NormalizeName(p.names[m]), rules.NormalizeName(p.names[c]))
+}
+
+// conditionBefore is the part of f's sentence before it when that part
+// closes with a comma-ended clause ("if significant disease, "): the
+// words a condition cue must open; else "".
+func conditionBefore(text string, f extract.Finding) string {
+	if f.Start <= 0 || f.Start > len(text) {
+		return ""
+	}
+	pre := text[:f.Start]
+	pre = pre[strings.LastIndexAny(pre, ".;:\n")+1:]
+	if !strings.Contains(pre, ",") {
+		return ""
+	}
+	return strings.TrimSpace(pre)
+}
+
+// consequent reports whether a finding whose first reading is a
+// procedure follows its sentence's condition clause (the pack's condition
+// cues: "if significant disease, PCI at the same sitting"): it is done only
+// if the condition holds, so it is intended.
+func (p *Program) consequent(text string, f extract.Finding, anchors []grounding.Anchor) bool {
+	if len(anchors) == 0 || p.roles[anchors[0].ConceptKey] != rules.RoleProcedure {
+		return false
+	}
+	return p.doc.Cue(rules.CueCondition, conditionBefore(text, f)) != ""
 }

@@ -437,6 +437,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	var antonyms []eval.Evidence
 	byAntonym := map[[2]string]bool{}
 	planned := map[[2]string]grounding.Anchor{} // (finding, planned key) → the procedure's own anchor
+	inPlan := map[[2]string]bool{}              // (finding, key) a plan states as itself: planned, not done
 	doubted := map[string]bool{}                // finding ids the case states with doubt
 	var dropped []patient.Dropped
 	var reports *anatomyReports     // the case's stenosis reports, read once
@@ -483,6 +484,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			clause[f.ID] = text[prevF.Start:f.End]
 		}
 		prevF, prevAnchors = f, anchors
+		if c.checks.Certainty && !f.Intended && (p.weighedOptions(at, f, anchors) || p.consequent(text, f, anchors)) {
+			f.Intended = true // "options PCI or CABG": each is intended, none done
+		}
 		if c.checks.Certainty && f.Intended {
 			// Under a "Plan:" heading a finding is intended, not present:
 			// only concepts that are themselves intentions may use it.
@@ -502,6 +506,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 					kept = append(kept, pa)
 				} else if !ok && p.keptInPlan(f, a) && !seen[a.ConceptKey] {
 					seen[a.ConceptKey] = true
+					inPlan[[2]string{f.ID, a.ConceptKey}] = true
 					kept = append(kept, a)
 				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && p.stopOrder(text, f, clause[f.ID], date) {
 					// "STOP ISMN": the plan's order stops the drug now.
@@ -728,7 +733,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		res.Evidence = append(res.Evidence, f.Evidence)
 	}
 	// The patient model is complete: later stages read it, not the text.
-	m := p.textModel(caseID, text, date, findings, ev, doubted, notTaken, dropped)
+	m := p.textModel(caseID, text, date, findings, ev, doubted, notTaken, inPlan, dropped)
 	m.Facts = append(m.Facts, p.notToleratedFacts(m, notTolerated, findings, doubted)...)
 	res.Patient = m
 	// Step (v) runs inside evaluation, per condition: a mention is judged

@@ -28,6 +28,12 @@ type Sections struct {
 	//   not-taken       a sentence about a drug that is no statement that
 	//                   the patient takes it ("contraindicated", "avoid",
 	//                   "consider starting", "the guideline recommends")
+	//   alternatives    words that join procedures as options being
+	//                   weighed ("PCI or CABG", "CCTA versus stress
+	//                   echo"): none of them is done, each is intended
+	//   condition       words opening a sentence's condition clause ("if
+	//                   significant disease, PCI"): a procedure in the
+	//                   clause after it is intended, not done
 	// A cue is a phrase of words; "*" ending a word matches any word it
 	// starts ("intoleran*"), "#" matches a number, and a leading "^" ties
 	// the cue to the start of the finding.
@@ -112,11 +118,13 @@ const (
 	CueIntention           = "intention"
 	CueNotTolerated        = "not-tolerated"
 	CueNotTaken            = "not-taken"
+	CueAlternatives        = "alternatives"
+	CueCondition           = "condition"
 	FormPlaceholderDrug    = "{drug}"
 	FormPlaceholderConcept = "{concept}"
 )
 
-var knownCues = map[string]bool{CueIntention: true, CueNotTolerated: true, CueNotTaken: true}
+var knownCues = map[string]bool{CueIntention: true, CueNotTolerated: true, CueNotTaken: true, CueAlternatives: true, CueCondition: true}
 
 // Kind returns the section kind named k, or nil.
 func (s *Sections) Kind(k string) *SectionKind {
@@ -199,7 +207,7 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 	}
 	for c, ws := range s.Cues {
 		if !knownCues[c] {
-			return nil, fmt.Errorf("%s: cues.%s: unknown cue kind; use %s, %s or %s (a drug's stopped words are meta/reading.json's)", name, c, CueIntention, CueNotTolerated, CueNotTaken)
+			return nil, fmt.Errorf("%s: cues.%s: unknown cue kind; use %s, %s, %s, %s or %s (a drug's stopped words are meta/reading.json's)", name, c, CueIntention, CueNotTolerated, CueNotTaken, CueAlternatives, CueCondition)
 		}
 		for j, w := range ws {
 			if len(CueWords(strings.TrimPrefix(w, "^"))) == 0 {

@@ -34,6 +34,11 @@ type cueFile struct {
 	// Self: words that state their own absence ("NKDA"); the cue scopes
 	// over itself.
 	Self []string `json:"self"`
+	// Openers: forward cues that are cues only where they open a
+	// sentence: a verb with no subject before it is the note's own report
+	// of the patient ("Declined PCI."), while after a noun the same word
+	// may say that a value fell ("eGFR declined to 38").
+	Openers []string `json:"openers"`
 	// AgentBefore: after one of these words (a possessive between may
 	// stand) a cue names a source, not the experiencer ("brought in by
 	// his wife").
@@ -330,6 +335,7 @@ func loadCues() (*cueSet, error) {
 			{f.Final, func(d *cueDef) { d.final = true }},
 			{f.ListHeads, func(d *cueDef) { d.listHead = true }},
 			{f.Self, func(d *cueDef) { d.self = true }},
+			{f.Openers, func(d *cueDef) { d.dir |= forward; d.opener = true }},
 			{f.Conditions, func(d *cueDef) { d.condition = true }},
 			{f.Compound, func(d *cueDef) { d.dir |= backward; d.compound = true }},
 		}

@@ -53,6 +53,8 @@ type cueDef struct {
 	// compound: heads a noun compound, reaching back only over the
 	// content words right before it ("MI risk").
 	compound bool
+	// opener: a cue only where it opens a sentence (opensSentence).
+	opener bool
 }
 
 // cuesByFirst indexes cues by their first word (longest first within), so
@@ -104,6 +106,9 @@ func findCues(ts []token) []cueHit {
 				}
 			}
 			if !ok {
+				continue
+			}
+			if d.opener && !opensSentence(ts, i) {
 				continue
 			}
 			if d.kind != kindPseudo && pseudoInside(ts, i+1, i+n) {
@@ -919,4 +924,17 @@ func qualifierAt(ts []token, i int, described bool) (string, int) {
 		}
 	}
 	return "", 0
+}
+
+// opensSentence reports whether token i starts the text or follows a
+// full stop, semicolon, colon, exclamation or question mark.
+func opensSentence(ts []token, i int) bool {
+	if i == 0 {
+		return true
+	}
+	switch ts[i-1].raw {
+	case ".", ";", ":", "!", "?":
+		return true
+	}
+	return false
 }
