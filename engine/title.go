@@ -129,7 +129,7 @@ func (p *Program) labelWhen(text string, f extract.Finding, findings []extract.F
 	if w, named := p.lineLabelWhen(text, f, ls, f.Start, findings, procedural, now); named {
 		return w
 	}
-	if !listItemLine(text[ls:f.Start]) {
+	if !extract.ListItem(text[ls:f.Start]) {
 		return nil
 	}
 	// Up past the list's other items to the line it hangs from.
@@ -139,7 +139,7 @@ func (p *Program) labelWhen(text string, f extract.Finding, findings []extract.F
 		switch {
 		case strings.TrimSpace(line) == "":
 			return nil
-		case listItemLine(line):
+		case extract.ListItem(line):
 			h = ps
 			continue
 		case !strings.HasSuffix(strings.TrimSpace(line), ":"):
@@ -186,7 +186,7 @@ func (p *Program) lineLabelWhen(text string, f extract.Finding, ls, upto int, fi
 	if !named {
 		return nil, false
 	}
-	if w = p.whenOf(label, now); w != nil || p.datedLabel(label) {
+	if w = p.whenOf(label, now); w != nil || datedLabel(label) {
 		return w, true
 	}
 	// "Operation: CABG x3" under a header line "Operation 03/10/2025":
@@ -261,22 +261,7 @@ func (p *Program) doneWordDate(text, label string, now time.Time) *eval.When {
 
 // datedLabel: the label holds a digit (a date the reader could not read
 // is no licence to take the report's).
-func (p *Program) datedLabel(label string) bool { return strings.ContainsAny(label, "0123456789") }
-
-// listItemLine: the line opens with a list marker ("- ", "• ", "2. ").
-func listItemLine(line string) bool {
-	t := strings.TrimLeft(line, " \t")
-	for _, b := range []string{"- ", "* ", "• ", "– ", "· "} {
-		if strings.HasPrefix(t, b) {
-			return true
-		}
-	}
-	i := 0
-	for i < len(t) && i < 2 && t[i] >= '0' && t[i] <= '9' {
-		i++
-	}
-	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
-}
+func datedLabel(label string) bool { return strings.ContainsAny(label, "0123456789") }
 
 // doneReport: the document's title line (as titleWhen reads it: the first
 // line, more following, no colon, no digit, no title_not_done word)

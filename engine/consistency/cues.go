@@ -377,46 +377,33 @@ func glossEnd(ts []token, hits []cueHit, end int) int {
 	return end
 }
 
-// glossBeforeNamed is where a parenthesis of words closing right before token
-// i opens, when it glosses a word before it ("ACS (type 1 MI) felt
-// unlikely"), or -1. A number in it must name, not measure: followed by
-// a word ("type 1 MI"), not by a unit sign or the closing parenthesis
-// ("CCS (PTP 45%) unlikely" doubts no likelihood).
-func glossBeforeNamed(ts []token, hits []cueHit, i int) int {
-	if i < 3 || ts[i-1].low != ")" {
+// glossBefore is the token of the "(" of a parenthesis closing right
+// before token i, when it glosses the words before it, or -1. A gloss holds
+// no cue start. With naming false (the two-sided cues' alternatives:
+// "CABG (LIMA-LAD + graft) vs multivessel PCI") it holds no number and no
+// nested ")"; with naming true (a postposed cue: "ACS (type 1 MI) felt
+// unlikely") it holds words only, follows a word, and a number in it must
+// name, not measure: followed by a word ("type 1 MI"), not by a unit sign
+// or the closing parenthesis ("CCS (PTP 45%) unlikely" doubts no
+// likelihood).
+func glossBefore(ts []token, hits []cueHit, i int, naming bool) int {
+	if i < 1 || ts[i-1].low != ")" || naming && i < 3 {
 		return -1
 	}
-	for j := i - 2; j > 0 && i-1-j <= scopeRules.Window; j-- {
-		switch {
-		case ts[j].low == "(":
-			if j == i-2 || !ts[j-1].word {
+	for j := i - 2; j >= 0 && !(naming && j == 0) && i-1-j <= scopeRules.Window; j-- {
+		if ts[j].low == "(" {
+			if j == i-2 || naming && !ts[j-1].word {
 				return -1
 			}
 			return j
-		case !ts[j].word || startsAnyCue(hits, j):
-			return -1
-		case (ts[j].isNum || hasDigit(ts[j].low)) && !ts[j+1].word:
-			return -1
 		}
-	}
-	return -1
-}
-
-// glossBefore is the token of the "(" of a parenthesis of words only that
-// closes right before token i (glossEnd's gloss, seen from after it), or
-// -1.
-func glossBefore(ts []token, hits []cueHit, i int) int {
-	if i < 1 || ts[i-1].low != ")" {
-		return -1
-	}
-	for j := i - 2; j >= 0 && i-1-j <= scopeRules.Window; j-- {
+		num := ts[j].isNum || hasDigit(ts[j].low)
 		switch {
-		case ts[j].low == "(":
-			if j == i-2 {
-				return -1
-			}
-			return j
-		case ts[j].low == ")" || ts[j].isNum || hasDigit(ts[j].low) || startsAnyCue(hits, j):
+		case startsAnyCue(hits, j):
+			return -1
+		case naming && (!ts[j].word || num && !ts[j+1].word):
+			return -1
+		case !naming && (ts[j].low == ")" || num):
 			return -1
 		}
 	}
@@ -510,10 +497,10 @@ func backwardStart(ts []token, hits []cueHit, k int) int {
 	if h.def.bidi && cueRules.glosses[h.def.kind] {
 		// "CABG (LIMA-LAD + graft) vs multivessel PCI": the gloss is
 		// part of the first alternative, which the cue weighs too.
-		if o := glossBefore(ts, hits, lo); o > 0 && !ts[o-1].boundary {
+		if o := glossBefore(ts, hits, lo, false); o > 0 && !ts[o-1].boundary {
 			c, lo = ts[o-1].clause, o
 		}
-	} else if o := glossBeforeNamed(ts, hits, lo); o > 0 {
+	} else if o := glossBefore(ts, hits, lo, true); o > 0 {
 		// "ACS (type 1 MI) felt unlikely": the parenthesis glosses the
 		// words before it, and the cue looks back over both.
 		c, lo = ts[o-1].clause, o

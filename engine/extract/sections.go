@@ -322,6 +322,13 @@ func withFieldLabels(starts []int, text string, body, lineEnd int, kinds []headi
 	return out
 }
 
+// ListItem reports whether a line opens with a list marker (as bulletAt
+// reads it: "- ", "• ", "2. ", "(a) "), after its indentation.
+func ListItem(line string) bool {
+	t := strings.TrimLeft(line, " \t")
+	return bulletAt(t, 0, len(t)) > 0
+}
+
 // bulletAt returns where the item text begins after a list marker at pos
 // ("- ", "* ", "• ", "1. ", "2) ", "(a) ", "a) "), or pos when there is none.
 func bulletAt(text string, pos, lineEnd int) int {
