@@ -7,6 +7,7 @@ import (
 
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/extract"
+	"github.com/executablekg/execkg/engine/patient"
 )
 
 // titleWhen dates an undated finding of the document's title line on the
@@ -121,12 +122,34 @@ func (p *Program) titleRole(conceptKey string) bool {
 // (right radial):" then "- RCA: ... DES"). In a procedure report (doneReport) an undated label naming a
 // procedure ("PCI: ...") was done on the report's date. nil when no such
 // label dates the finding.
-func (p *Program) labelWhen(text string, f extract.Finding, findings []extract.Finding, procedural map[string]bool, now time.Time) *eval.When {
+//
+// A label dates the test or procedure it names, so its date reaches a
+// finding of another kind only as far as the label's own sentence: past a
+// sentence end it dates the test's values and results, and, under a done
+// word, what was done ("Echo 11/2026: LVEF 55%. Prior MI." dates the
+// LVEF, not the MI). A finding whose own lead words place it earlier
+// (labelPast: "Previous PCI") is never dated by a label. A condition a
+// label dates was seen by that date, not begun on it (eval.When.By): an
+// MI named under a test label is no MI of the last days; one the pack
+// sees at its onset (meta/hierarchy.json seen_at_onset: an acute coronary
+// syndrome at its angiogram) began then.
+func (p *Program) labelWhen(text string, f extract.Finding, concept string, kind patient.Kind, findings []extract.Finding, procedural map[string]bool, now time.Time) *eval.When {
 	if f.Start < 0 || f.Start > len(text) {
 		return nil
 	}
+	w := p.labelDate(text, f, kind, findings, procedural, now)
+	if w != nil && kind == patient.KindProblem && !p.hierarchy.IsSeenAtOnset(concept) {
+		by := *w
+		by.By = true
+		return &by
+	}
+	return w
+}
+
+// labelDate is labelWhen's date before a condition's is made an upper bound.
+func (p *Program) labelDate(text string, f extract.Finding, kind patient.Kind, findings []extract.Finding, procedural map[string]bool, now time.Time) *eval.When {
 	ls := strings.LastIndexByte(text[:f.Start], '\n') + 1
-	if w, named := p.lineLabelWhen(text, f, ls, f.Start, findings, procedural, now); named {
+	if w, named := p.lineLabelWhen(text, f, kind, ls, f.Start, findings, procedural, now); named {
 		return w
 	}
 	if !extract.ListItem(text[ls:f.Start]) {
@@ -151,7 +174,7 @@ func (p *Program) labelWhen(text string, f extract.Finding, findings []extract.F
 		if c := strings.IndexByte(line, ':'); c < 0 || !p.doneLabel(line[:c]) {
 			return nil
 		}
-		w, _ := p.lineLabelWhen(text, f, ps, h-1, findings, procedural, now)
+		w, _ := p.lineLabelWhen(text, f, kind, ps, h-1, findings, procedural, now)
 		return w
 	}
 	return nil
@@ -160,7 +183,7 @@ func (p *Program) labelWhen(text string, f extract.Finding, findings []extract.F
 // lineLabelWhen reads the label of the line starting at ls (the text
 // before its last colon before upto): the date it holds, or the case
 // date in a procedure report, when it names a procedure (named).
-func (p *Program) lineLabelWhen(text string, f extract.Finding, ls, upto int, findings []extract.Finding, procedural map[string]bool, now time.Time) (w *eval.When, named bool) {
+func (p *Program) lineLabelWhen(text string, f extract.Finding, kind patient.Kind, ls, upto int, findings []extract.Finding, procedural map[string]bool, now time.Time) (w *eval.When, named bool) {
 	// The nearest colon before the finding: "Echo 2018: LVEF 30%. Echo
 	// 2025: LVEF 60%" dates the 60% by the second label, not the first.
 	colon := strings.LastIndexByte(text[ls:upto], ':')
@@ -185,6 +208,12 @@ func (p *Program) lineLabelWhen(text string, f extract.Finding, ls, upto int, fi
 	}
 	if !named {
 		return nil, false
+	}
+	if p.labelPast(f.Text) {
+		return nil, true // "Stress echo 20/11/2026: no ischaemia. Previous PCI."
+	}
+	if extract.SentenceBreak(text[ls+colon+1:upto]) && !labelReaches(kind, p.doneLabel(label) || p.underDoneHeading(text, ls)) {
+		return nil, true // a later sentence's event is not the test's
 	}
 	if w = p.whenOf(label, now); w != nil || datedLabel(label) {
 		return w, true
@@ -257,6 +286,60 @@ func (p *Program) doneWordDate(text, label string, now time.Time) *eval.When {
 		}
 	}
 	return found
+}
+
+// labelReaches: a line label's date reaches a finding of this kind past
+// the label's own sentence: a value or result of the test, or, under a
+// done word (done), a procedure done then.
+func labelReaches(kind patient.Kind, done bool) bool {
+	return kind == patient.KindMeasurement || kind == patient.KindFinding || done && kind == patient.KindProcedure
+}
+
+// underDoneHeading reports whether the line starting at ls belongs to a
+// block headed by a done word alone on its line ("Procedures:" then
+// "03/10/2025 - Coronary angiography: ... PCI mid RCA with DES"): the
+// block lists what was done, each line on its label's date.
+func (p *Program) underDoneHeading(text string, ls int) bool {
+	for h, n := ls, 0; h > 0 && n < 12; n++ {
+		ps := strings.LastIndexByte(text[:h-1], '\n') + 1
+		line := strings.TrimSpace(text[ps : h-1])
+		if line == "" {
+			return false
+		}
+		if strings.HasSuffix(line, ":") && strings.Count(line, ":") == 1 {
+			return p.doneLabel(line)
+		}
+		h = ps
+	}
+	return false
+}
+
+// labelPast reports whether a finding's lead words (the pack's past cues
+// among its first reading past.lead words, or a word of
+// meta/sections.json frame.label_past) place it before any line label's
+// date: "Prior MI", "previous PCI", "known CAD".
+func (p *Program) labelPast(finding string) bool {
+	lead := p.reading.pastLead
+	if lead <= 0 {
+		lead = 3
+	}
+	words := strings.Fields(finding)
+	if len(words) > lead {
+		words = words[:lead]
+	}
+	head := strings.Join(words, " ")
+	if p.reading.pastDrug != nil && p.reading.pastDrug.MatchString(head) {
+		return true // the past cues and the drug past cues ("prior", "previously")
+	}
+	if p.pack.Sections == nil {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(head), func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) {
+		if containsFold(p.pack.Sections.Frame.LabelPast, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // datedLabel: the label holds a digit (a date the reader could not read
