@@ -30,7 +30,7 @@ func (p *Program) titleWhen(text string, f extract.Finding, conceptKey string, n
 	if !ok || f.End > nl {
 		return nil
 	}
-	return reportDay(now, "the document's title")
+	return p.reportDay(text, now, "the document's title")
 }
 
 // titleLine is the end of the document's title line when it can name
@@ -63,10 +63,55 @@ func (p *Program) notDoneWords(s string) bool {
 	return false
 }
 
-// reportDay is the case date as a one-day When.
-func reportDay(now time.Time, why string) *eval.When {
+// reportDay is the day a report's own procedure was done: the date its
+// date line writes ("Date: 14/11/2026", a label of meta/sections.json
+// frame.date_labels opening a line), when the document writes one such
+// date; otherwise the case date. A one-day When.
+func (p *Program) reportDay(text string, now time.Time, why string) *eval.When {
+	if w := p.dateLine(text, now); w != nil {
+		return &eval.When{From: w.From, To: w.To, Text: w.Text + ", " + why}
+	}
 	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 	return &eval.When{From: day, To: day.Add(24*time.Hour - time.Second), Text: why}
+}
+
+// dateLine is the day a line opened by a date label ("Date: 14/11/2026",
+// "Study date: 14/11/2026   Operator: ...") writes, when the document's
+// date lines write exactly one day; nil otherwise (none, a month or year
+// only, or two different days: which is the report's the text does not
+// say).
+func (p *Program) dateLine(text string, now time.Time) *eval.When {
+	if p.pack.Sections == nil || len(p.pack.Sections.Frame.DateLabels) == 0 {
+		return nil
+	}
+	var found *eval.When
+	for ls := 0; ls < len(text); {
+		le := strings.IndexByte(text[ls:], '\n')
+		if le < 0 {
+			le = len(text)
+		} else {
+			le += ls
+		}
+		line := strings.TrimLeft(text[ls:le], " \t")
+		ls = le + 1
+		c := strings.IndexByte(line, ':')
+		if c < 0 || !containsFold(p.pack.Sections.Frame.DateLabels, strings.Join(strings.Fields(line[:c]), " ")) {
+			continue
+		}
+		v := line[c+1:]
+		if gap := strings.Index(v, "   "); gap >= 0 {
+			v = v[:gap] // the next field of a header line
+		}
+		w := p.whenOf(v, now)
+		if w == nil || w.To.Sub(w.From) > 24*time.Hour {
+			continue
+		}
+		if found != nil && !found.From.Equal(w.From) {
+			return nil
+		}
+		found = w
+	}
+	return found
 }
 
 // procedureReport reports whether the document's title line names a
@@ -232,7 +277,7 @@ func (p *Program) lineLabelWhen(text string, f extract.Finding, kind patient.Kin
 		return nil, true
 	}
 	if p.doneReport(text) || p.procedureReport(text, findings, procedural) {
-		w = reportDay(now, "the procedure report's label '"+strings.TrimSpace(label)+"'")
+		w = p.reportDay(text, now, "the procedure report's label '"+strings.TrimSpace(label)+"'")
 	}
 	return w, true
 }
