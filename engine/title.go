@@ -333,6 +333,22 @@ func (p *Program) doneWordDate(text, label string, now time.Time) *eval.When {
 	return found
 }
 
+// doneWords reports whether a clause holds a word of the pack's
+// done_words (meta/sections.json frame): "CABG performed 20/11/2026",
+// "underwent PCI to the LAD" state the procedure done.
+func (p *Program) doneWords(clause string) bool {
+	if p.pack.Sections == nil {
+		return false
+	}
+	lower := strings.ToLower(clause)
+	for _, w := range p.pack.Sections.Frame.DoneWords {
+		if len(namedAll(lower, clause, w)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // labelReaches: a line label's date reaches a finding of this kind past
 // the label's own sentence: a value or result of the test, or, under a
 // done word (done), a procedure done then.
