@@ -315,7 +315,7 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 			v.kind, v.t = dated, f.When.To
 		case p.reading.later != nil && p.reading.later.MatchString(f.Text):
 			v.kind, v.t = nowCue, docEnd // "LVEF 30%, improved to 50%": the latest stated
-		case p.pastWords(w) || p.reading.earlier != nil && p.reading.earlier.MatchString(w):
+		case p.pastWords(w) || p.earlierWords(w, p.namesOf(f.Evidence)):
 			v.kind = past // "previous LVEF 55%", "baseline LVEF 30%"
 		}
 		byKey[f.ConceptKey] = append(byKey[f.ConceptKey], v)
@@ -544,4 +544,27 @@ func sentenceRest(text string, end int) string {
 		}
 	}
 	return rest
+}
+
+// earlierWords reports whether words state a value as an earlier one of
+// its measure (meta/reading.json now.earlier: "baseline LVEF 30%"), by a
+// cue that is no word of the measure's own names ("reduction from
+// baseline" names a measure, not a time).
+func (p *Program) earlierWords(words string, names []string) bool {
+	if p.reading.earlier == nil {
+		return false
+	}
+	for _, m := range p.reading.earlier.FindAllString(words, -1) {
+		cue, own := strings.ToLower(m), false
+		for _, n := range names {
+			if strings.Contains(strings.ToLower(n), cue) {
+				own = true
+				break
+			}
+		}
+		if !own {
+			return true
+		}
+	}
+	return false
 }

@@ -45,9 +45,6 @@ func TestLabelWhenCases(t *testing.T) {
 			w := "undated"
 			if e.When != nil {
 				w = e.When.From.Format(time.DateOnly) + ".." + e.When.To.Format(time.DateOnly)
-				if e.When.By {
-					w = "by " + e.When.To.Format(time.DateOnly) // seen by then, begun before
-				}
 			}
 			got[e.Text+"|"+e.Concept+"|"+w] = true
 		}

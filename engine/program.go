@@ -708,7 +708,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		}
 		if f, ok := byID[it.FindingID]; ok && e.When == nil && !nowValue {
 			// "Operation 09/09/2025: CABG x2": the line's label dates it.
-			if e.When = p.labelWhen(text, f, e.Concept, p.kindOf(e), findings, procedural, date); e.When == nil && e.Present && !e.Secondary {
+			if e.When = p.labelWhen(text, f, p.kindOf(e), findings, procedural, date); e.When == nil && e.Present && !e.Secondary {
 				e.When = p.titleWhen(text, f, e.ConceptKey, date)
 			}
 		}

@@ -173,26 +173,11 @@ func (p *Program) titleRole(conceptKey string) bool {
 // sentence end it dates the test's values and results, and, under a done
 // word, what was done ("Echo 11/2026: LVEF 55%. Prior MI." dates the
 // LVEF, not the MI). A finding whose own lead words place it earlier
-// (labelPast: "Previous PCI") is never dated by a label. A condition a
-// label dates was seen by that date, not begun on it (eval.When.By): an
-// MI named under a test label is no MI of the last days; one the pack
-// sees at its onset (meta/hierarchy.json seen_at_onset: an acute coronary
-// syndrome at its angiogram) began then.
-func (p *Program) labelWhen(text string, f extract.Finding, concept string, kind patient.Kind, findings []extract.Finding, procedural map[string]bool, now time.Time) *eval.When {
+// (labelPast: "Previous PCI") is never dated by a label.
+func (p *Program) labelWhen(text string, f extract.Finding, kind patient.Kind, findings []extract.Finding, procedural map[string]bool, now time.Time) *eval.When {
 	if f.Start < 0 || f.Start > len(text) {
 		return nil
 	}
-	w := p.labelDate(text, f, kind, findings, procedural, now)
-	if w != nil && kind == patient.KindProblem && !p.hierarchy.IsSeenAtOnset(concept) {
-		by := *w
-		by.By = true
-		return &by
-	}
-	return w
-}
-
-// labelDate is labelWhen's date before a condition's is made an upper bound.
-func (p *Program) labelDate(text string, f extract.Finding, kind patient.Kind, findings []extract.Finding, procedural map[string]bool, now time.Time) *eval.When {
 	ls := strings.LastIndexByte(text[:f.Start], '\n') + 1
 	if w, named := p.lineLabelWhen(text, f, kind, ls, f.Start, findings, procedural, now); named {
 		return w

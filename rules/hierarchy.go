@@ -40,9 +40,6 @@ type Hierarchy struct {
 	// CurrentOnly lists the concepts that hold only while current (see
 	// CurrentOnly); nil when every concept counts stated of the past.
 	CurrentOnly *CurrentOnly `json:"current_only,omitempty"`
-	// SeenAtOnset lists the conditions whose sighting dates their onset
-	// (see IsSeenAtOnset); the same shape as CurrentOnly.
-	SeenAtOnset *CurrentOnly `json:"seen_at_onset,omitempty"`
 	// Components, Bars and Agents say what a recorded intolerance bars
 	// (see barring.go).
 	Components []Component `json:"components,omitempty"`
@@ -99,30 +96,11 @@ type CurrentOnly struct {
 // states nothing about the patient now: the concept, or a broader one, is
 // listed in CurrentOnly.
 func (h *Hierarchy) IsCurrentOnly(concept string) bool {
-	if h == nil {
-		return false
-	}
-	return h.listed(h.CurrentOnly, concept)
-}
-
-// IsSeenAtOnset reports whether a test that sees the concept sees it as
-// it happens (an acute coronary syndrome at angiography): the concept, or
-// a broader one, is listed in SeenAtOnset. Any other condition a dated
-// test names was seen by that date and began at some time before it.
-func (h *Hierarchy) IsSeenAtOnset(concept string) bool {
-	if h == nil {
-		return false
-	}
-	return h.listed(h.SeenAtOnset, concept)
-}
-
-// listed reports whether the concept, or a broader one, is in l.
-func (h *Hierarchy) listed(l *CurrentOnly, concept string) bool {
-	if l == nil {
+	if h == nil || h.CurrentOnly == nil {
 		return false
 	}
 	n := NormalizeName(concept)
-	for _, c := range l.Concepts {
+	for _, c := range h.CurrentOnly.Concepts {
 		cn := NormalizeName(c)
 		if cn == n {
 			return true
@@ -220,16 +198,13 @@ func ParseHierarchy(name string, data []byte) (*Hierarchy, error) {
 			return nil, fmt.Errorf("%s: distinct[%d] (%s): its name does not hold %q, so no phrase of one lies inside the other; remove the entry", name, i, d.Concept, d.From)
 		}
 	}
-	for field, c := range map[string]*CurrentOnly{"current_only": h.CurrentOnly, "seen_at_onset": h.SeenAtOnset} {
-		if c == nil {
-			continue
-		}
+	if c := h.CurrentOnly; c != nil {
 		if len(c.Concepts) == 0 || strings.TrimSpace(c.Source) == "" {
-			return nil, fmt.Errorf("%s: %s: give concepts (at least one) and source", name, field)
+			return nil, fmt.Errorf("%s: current_only: give concepts (at least one) and source", name)
 		}
 		for i, n := range c.Concepts {
 			if NormalizeName(n) == "" {
-				return nil, fmt.Errorf("%s: %s.concepts[%d]: empty concept name", name, field, i)
+				return nil, fmt.Errorf("%s: current_only.concepts[%d]: empty concept name", name, i)
 			}
 		}
 	}
@@ -379,16 +354,10 @@ func (h *Hierarchy) Check(p *Pack) []string {
 			bad = append(bad, fmt.Sprintf("values[%d]: %q is not a concept of the pack", i, v.Measure))
 		}
 	}
-	for _, l := range []struct {
-		field string
-		c     *CurrentOnly
-	}{{"current_only", h.CurrentOnly}, {"seen_at_onset", h.SeenAtOnset}} {
-		if l.c == nil {
-			continue
-		}
-		for i, n := range l.c.Concepts {
+	if h.CurrentOnly != nil {
+		for i, n := range h.CurrentOnly.Concepts {
 			if !names[NormalizeName(n)] && !members[NormalizeName(n)] {
-				bad = append(bad, fmt.Sprintf("%s.concepts[%d]: %q is not a concept of the pack", l.field, i, n))
+				bad = append(bad, fmt.Sprintf("current_only.concepts[%d]: %q is not a concept of the pack", i, n))
 			}
 		}
 	}

@@ -9,8 +9,7 @@ import (
 	"github.com/executablekg/execkg/rules"
 )
 
-// TestCurrentOnly: rules/testdata/hierarchy/current_only.json (current_only
-// and seen_at_onset).
+// TestCurrentOnly: rules/testdata/hierarchy/current_only.json.
 func TestCurrentOnly(t *testing.T) {
 	const path = "testdata/hierarchy/current_only.json"
 	b, err := os.ReadFile(path)
@@ -24,7 +23,6 @@ func TestCurrentOnly(t *testing.T) {
 			Hierarchy json.RawMessage `json:"hierarchy"`
 			Error     string          `json:"error"`
 			Current   map[string]bool `json:"current"`
-			Onset     map[string]bool `json:"onset"`
 		} `json:"cases"`
 	}
 	if err := json.Unmarshal(b, &file); err != nil || len(file.Cases) == 0 {
@@ -45,11 +43,6 @@ func TestCurrentOnly(t *testing.T) {
 		for c, want := range tc.Current {
 			if got := h.IsCurrentOnly(c); got != want {
 				t.Errorf("%s: %s: IsCurrentOnly(%q) = %v, want %v", path, tc.Note, c, got, want)
-			}
-		}
-		for c, want := range tc.Onset {
-			if got := h.IsSeenAtOnset(c); got != want {
-				t.Errorf("%s: %s: IsSeenAtOnset(%q) = %v, want %v", path, tc.Note, c, got, want)
 			}
 		}
 	}

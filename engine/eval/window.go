@@ -15,10 +15,6 @@ type When struct {
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
 	Text string    `json:"text,omitempty"`
-	// By: the date bounds the event from above only (a test saw it by
-	// then; it began at some time before): "Echo 11/2026: ... MI" is an
-	// MI of 11/2026 or earlier, never one known to be of the last days.
-	By bool `json:"by,omitempty"`
 }
 
 // caseDate is the options' case date, or today.
@@ -42,9 +38,6 @@ func inWindow(w rules.Window, e Evidence, opt Options) (Truth, string) {
 	dayOf := func(t time.Time) float64 { return math.Floor(float64(t.Unix()) / 86400) }
 	minAgo := dayOf(now) - dayOf(e.When.To)
 	maxAgo := dayOf(now) - dayOf(e.When.From)
-	if e.When.By {
-		maxAgo = math.Inf(1)
-	}
 	if minAgo < 0 && maxAgo >= 0 {
 		minAgo = 0 // the rest of the case day has not happened yet
 	}
@@ -67,9 +60,6 @@ func inWindow(w rules.Window, e Evidence, opt Options) (Truth, string) {
 }
 
 func ago(lo, hi float64) string {
-	if math.IsInf(hi, 1) {
-		return fmt.Sprintf("%.0f days or more", lo)
-	}
 	if math.Round(lo) == math.Round(hi) {
 		return fmt.Sprintf("%.0f days", lo)
 	}
