@@ -274,8 +274,9 @@ func lineLabel(text string, start int) string {
 //     it is later than a value dated more than now.undated_supersedes_days
 //     before it ("LVEF 30% in 2019. Echo: LVEF 55%" is an LVEF of 55%)
 //     and than an undated value its words state of the past ("previous
-//     LVEF 55%"); against a value dated nearer, or another undated one,
-//     the text does not say which came first, and both are kept.
+//     LVEF 55%") or as an earlier one (now.earlier: "baseline LVEF
+//     30%"); against a value dated nearer, or another undated one, the
+//     text does not say which came first, and both are kept.
 //
 // A value later than another drops it, traced with the one used.
 func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
@@ -312,8 +313,10 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 			v.kind, v.t = nowCue, docEnd
 		case f.When != nil:
 			v.kind, v.t = dated, f.When.To
-		case p.pastWords(w):
-			v.kind = past
+		case p.reading.later != nil && p.reading.later.MatchString(f.Text):
+			v.kind, v.t = nowCue, docEnd // "LVEF 30%, improved to 50%": the latest stated
+		case p.pastWords(w) || p.earlierWords(w, p.namesOf(f.Evidence)):
+			v.kind = past // "previous LVEF 55%", "baseline LVEF 30%"
 		}
 		byKey[f.ConceptKey] = append(byKey[f.ConceptKey], v)
 	}
@@ -541,4 +544,27 @@ func sentenceRest(text string, end int) string {
 		}
 	}
 	return rest
+}
+
+// earlierWords reports whether words state a value as an earlier one of
+// its measure (meta/reading.json now.earlier: "baseline LVEF 30%"), by a
+// cue that is no word of the measure's own names ("reduction from
+// baseline" names a measure, not a time).
+func (p *Program) earlierWords(words string, names []string) bool {
+	if p.reading.earlier == nil {
+		return false
+	}
+	for _, m := range p.reading.earlier.FindAllString(words, -1) {
+		cue, own := strings.ToLower(m), false
+		for _, n := range names {
+			if strings.Contains(strings.ToLower(n), cue) {
+				own = true
+				break
+			}
+		}
+		if !own {
+			return true
+		}
+	}
+	return false
 }

@@ -483,7 +483,11 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			anchors = withFirst(a, anchors)
 			clause[f.ID] = text[prevF.Start:f.End]
 		}
-		prevF, prevAnchors = f, anchors
+		if len(anchors) > 0 || !bareDate(f.Text) {
+			// A bare date between a value and its continuation ("LVEF
+			// 35% (2020), now 50%") is no finding of its own to continue.
+			prevF, prevAnchors = f, anchors
+		}
 		if c.checks.Certainty && !f.Intended && (p.weighedOptions(at, f, anchors) || p.consequent(text, f, anchors)) {
 			f.Intended = true // "options PCI or CABG": each is intended, none done
 		}
@@ -694,15 +698,22 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				notTaken[[2]string{e.ID, e.ConceptKey}] = false // "switched ... to ticagrelor": taken now
 			}
 		}
-		if e.When == nil {
+		// "LVEF 35% (2020), now 50%": a value its own words state now is
+		// of the document's date; the clause's or label's date is another
+		// value's (supersede reads the now word).
+		nowValue := e.Value != nil && p.reading.now != nil && p.reading.now.MatchString(it.Text)
+		if e.When == nil && !nowValue {
 			// "PCI to the LAD (2019)": the date may sit in the clause.
 			e.When = p.whenOf(arrowSide(clause[it.FindingID], it.Text), date)
 		}
-		if f, ok := byID[it.FindingID]; ok && e.When == nil {
+		if f, ok := byID[it.FindingID]; ok && e.When == nil && !nowValue {
 			// "Operation 09/09/2025: CABG x2": the line's label dates it.
-			if e.When = p.labelWhen(text, f, findings, procedural, date); e.When == nil && e.Present && !e.Secondary {
+			if e.When = p.labelWhen(text, f, p.kindOf(e), findings, procedural, date); e.When == nil && e.Present && !e.Secondary {
 				e.When = p.titleWhen(text, f, e.ConceptKey, date)
 			}
+		}
+		if f, ok := byID[it.FindingID]; ok && e.Present && !f.Intended && p.roles[e.ConceptKey] == rules.RoleProcedure && p.doneWords(clause[it.FindingID]) {
+			e.Done = true // "CABG performed 20/11/2026": done, no plan
 		}
 		if e.Present && p.medications[e.ConceptKey] && (p.stoppedItem(text, byID[it.FindingID]) || p.pastFor(it.Text, "", p.namesOf(e), true) || p.switchRole(it.Text, p.namesOf(e)) < 0) {
 			// "aspirin stopped after 1 week": the drug was taken, and is

@@ -41,6 +41,12 @@ type reading struct {
 	// duration ("2-month history of"); now: words dating a finding to the
 	// document's date; plausible: value ranges by normalised concept.
 	past, pastAfter, pastNegated, now *regexp.Regexp
+	// earlier: words stating a value as an earlier one of its measure
+	// (now.earlier: "baseline LVEF 30%").
+	earlier *regexp.Regexp
+	// later: words opening a later value of the measure before it
+	// (now.later: "improved to 50%").
+	later *regexp.Regexp
 	// pastEnds: words ending a past cue's reach; pastDrug: the past cues
 	// of a drug (past.cues and past.drug); pastPresent: words saying the
 	// state goes on now.
@@ -94,6 +100,12 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 		out.switched, out.switchedTo = cues(&rules.CueList{Cues: sw.Cues}), cues(&rules.CueList{Cues: sw.To})
 	}
 	if r.Now != nil {
+		if len(r.Now.Earlier) > 0 {
+			out.earlier = cues(&rules.CueList{Cues: r.Now.Earlier})
+		}
+		if len(r.Now.Later) > 0 {
+			out.later = cues(&rules.CueList{Cues: r.Now.Later})
+		}
 		out.undatedDays = r.Now.UndatedSupersedesDays
 		for _, v := range r.Now.ValidFor {
 			if v.Days <= 0 || strings.TrimSpace(v.Why) == "" {

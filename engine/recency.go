@@ -98,7 +98,7 @@ func (p *Program) recencyEvidence(ev []eval.Evidence) []eval.Evidence {
 		}
 		seen[[2]string{e.ID, key}] = true
 		out = append(out, eval.Evidence{ID: e.ID, ConceptKey: key, Concept: p.names[key], Text: e.Text, Present: true,
-			Via: ViaRecency + "'" + ph + "' dates " + name, When: e.When})
+			Via: ViaRecency + "'" + ph + "' dates " + name, When: e.When, Done: e.Done})
 	}
 	return out
 }

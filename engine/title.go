@@ -7,6 +7,7 @@ import (
 
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/extract"
+	"github.com/executablekg/execkg/engine/patient"
 )
 
 // titleWhen dates an undated finding of the document's title line on the
@@ -29,7 +30,7 @@ func (p *Program) titleWhen(text string, f extract.Finding, conceptKey string, n
 	if !ok || f.End > nl {
 		return nil
 	}
-	return reportDay(now, "the document's title")
+	return p.reportDay(text, now, "the document's title")
 }
 
 // titleLine is the end of the document's title line when it can name
@@ -62,10 +63,55 @@ func (p *Program) notDoneWords(s string) bool {
 	return false
 }
 
-// reportDay is the case date as a one-day When.
-func reportDay(now time.Time, why string) *eval.When {
+// reportDay is the day a report's own procedure was done: the date its
+// date line writes ("Date: 14/11/2026", a label of meta/sections.json
+// frame.date_labels opening a line), when the document writes one such
+// date; otherwise the case date. A one-day When.
+func (p *Program) reportDay(text string, now time.Time, why string) *eval.When {
+	if w := p.dateLine(text, now); w != nil {
+		return &eval.When{From: w.From, To: w.To, Text: w.Text + ", " + why}
+	}
 	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 	return &eval.When{From: day, To: day.Add(24*time.Hour - time.Second), Text: why}
+}
+
+// dateLine is the day a line opened by a date label ("Date: 14/11/2026",
+// "Study date: 14/11/2026   Operator: ...") writes, when the document's
+// date lines write exactly one day; nil otherwise (none, a month or year
+// only, or two different days: which is the report's the text does not
+// say).
+func (p *Program) dateLine(text string, now time.Time) *eval.When {
+	if p.pack.Sections == nil || len(p.pack.Sections.Frame.DateLabels) == 0 {
+		return nil
+	}
+	var found *eval.When
+	for ls := 0; ls < len(text); {
+		le := strings.IndexByte(text[ls:], '\n')
+		if le < 0 {
+			le = len(text)
+		} else {
+			le += ls
+		}
+		line := strings.TrimLeft(text[ls:le], " \t")
+		ls = le + 1
+		c := strings.IndexByte(line, ':')
+		if c < 0 || !containsFold(p.pack.Sections.Frame.DateLabels, strings.Join(strings.Fields(line[:c]), " ")) {
+			continue
+		}
+		v := line[c+1:]
+		if gap := strings.Index(v, "   "); gap >= 0 {
+			v = v[:gap] // the next field of a header line
+		}
+		w := p.whenOf(v, now)
+		if w == nil || w.To.Sub(w.From) > 24*time.Hour {
+			continue
+		}
+		if found != nil && !found.From.Equal(w.From) {
+			return nil
+		}
+		found = w
+	}
+	return found
 }
 
 // procedureReport reports whether the document's title line names a
@@ -121,12 +167,19 @@ func (p *Program) titleRole(conceptKey string) bool {
 // (right radial):" then "- RCA: ... DES"). In a procedure report (doneReport) an undated label naming a
 // procedure ("PCI: ...") was done on the report's date. nil when no such
 // label dates the finding.
-func (p *Program) labelWhen(text string, f extract.Finding, findings []extract.Finding, procedural map[string]bool, now time.Time) *eval.When {
+//
+// A label dates the test or procedure it names, so its date reaches a
+// finding of another kind only as far as the label's own sentence: past a
+// sentence end it dates the test's values and results, and, under a done
+// word, what was done ("Echo 11/2026: LVEF 55%. Prior MI." dates the
+// LVEF, not the MI). A finding whose own lead words place it earlier
+// (labelPast: "Previous PCI") is never dated by a label.
+func (p *Program) labelWhen(text string, f extract.Finding, kind patient.Kind, findings []extract.Finding, procedural map[string]bool, now time.Time) *eval.When {
 	if f.Start < 0 || f.Start > len(text) {
 		return nil
 	}
 	ls := strings.LastIndexByte(text[:f.Start], '\n') + 1
-	if w, named := p.lineLabelWhen(text, f, ls, f.Start, findings, procedural, now); named {
+	if w, named := p.lineLabelWhen(text, f, kind, ls, f.Start, findings, procedural, now); named {
 		return w
 	}
 	if !extract.ListItem(text[ls:f.Start]) {
@@ -151,7 +204,7 @@ func (p *Program) labelWhen(text string, f extract.Finding, findings []extract.F
 		if c := strings.IndexByte(line, ':'); c < 0 || !p.doneLabel(line[:c]) {
 			return nil
 		}
-		w, _ := p.lineLabelWhen(text, f, ps, h-1, findings, procedural, now)
+		w, _ := p.lineLabelWhen(text, f, kind, ps, h-1, findings, procedural, now)
 		return w
 	}
 	return nil
@@ -160,7 +213,7 @@ func (p *Program) labelWhen(text string, f extract.Finding, findings []extract.F
 // lineLabelWhen reads the label of the line starting at ls (the text
 // before its last colon before upto): the date it holds, or the case
 // date in a procedure report, when it names a procedure (named).
-func (p *Program) lineLabelWhen(text string, f extract.Finding, ls, upto int, findings []extract.Finding, procedural map[string]bool, now time.Time) (w *eval.When, named bool) {
+func (p *Program) lineLabelWhen(text string, f extract.Finding, kind patient.Kind, ls, upto int, findings []extract.Finding, procedural map[string]bool, now time.Time) (w *eval.When, named bool) {
 	// The nearest colon before the finding: "Echo 2018: LVEF 30%. Echo
 	// 2025: LVEF 60%" dates the 60% by the second label, not the first.
 	colon := strings.LastIndexByte(text[ls:upto], ':')
@@ -186,6 +239,12 @@ func (p *Program) lineLabelWhen(text string, f extract.Finding, ls, upto int, fi
 	if !named {
 		return nil, false
 	}
+	if p.labelPast(f.Text) {
+		return nil, true // "Stress echo 20/11/2026: no ischaemia. Previous PCI."
+	}
+	if extract.SentenceBreak(text[ls+colon+1:upto]) && !labelReaches(kind, p.doneLabel(label) || p.underDoneHeading(text, ls)) {
+		return nil, true // a later sentence's event is not the test's
+	}
 	if w = p.whenOf(label, now); w != nil || datedLabel(label) {
 		return w, true
 	}
@@ -203,7 +262,7 @@ func (p *Program) lineLabelWhen(text string, f extract.Finding, ls, upto int, fi
 		return nil, true
 	}
 	if p.doneReport(text) || p.procedureReport(text, findings, procedural) {
-		w = reportDay(now, "the procedure report's label '"+strings.TrimSpace(label)+"'")
+		w = p.reportDay(text, now, "the procedure report's label '"+strings.TrimSpace(label)+"'")
 	}
 	return w, true
 }
@@ -257,6 +316,76 @@ func (p *Program) doneWordDate(text, label string, now time.Time) *eval.When {
 		}
 	}
 	return found
+}
+
+// doneWords reports whether a clause holds a word of the pack's
+// done_words (meta/sections.json frame): "CABG performed 20/11/2026",
+// "underwent PCI to the LAD" state the procedure done.
+func (p *Program) doneWords(clause string) bool {
+	if p.pack.Sections == nil {
+		return false
+	}
+	lower := strings.ToLower(clause)
+	for _, w := range p.pack.Sections.Frame.DoneWords {
+		if len(namedAll(lower, clause, w)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// labelReaches: a line label's date reaches a finding of this kind past
+// the label's own sentence: a value or result of the test, or, under a
+// done word (done), a procedure done then.
+func labelReaches(kind patient.Kind, done bool) bool {
+	return kind == patient.KindMeasurement || kind == patient.KindFinding || done && kind == patient.KindProcedure
+}
+
+// underDoneHeading reports whether the line starting at ls belongs to a
+// block headed by a done word alone on its line ("Procedures:" then
+// "03/10/2025 - Coronary angiography: ... PCI mid RCA with DES"): the
+// block lists what was done, each line on its label's date.
+func (p *Program) underDoneHeading(text string, ls int) bool {
+	for h, n := ls, 0; h > 0 && n < 12; n++ {
+		ps := strings.LastIndexByte(text[:h-1], '\n') + 1
+		line := strings.TrimSpace(text[ps : h-1])
+		if line == "" {
+			return false
+		}
+		if strings.HasSuffix(line, ":") && strings.Count(line, ":") == 1 {
+			return p.doneLabel(line)
+		}
+		h = ps
+	}
+	return false
+}
+
+// labelPast reports whether a finding's lead words (the pack's past cues
+// among its first reading past.lead words, or a word of
+// meta/sections.json frame.label_past) place it before any line label's
+// date: "Prior MI", "previous PCI", "known CAD".
+func (p *Program) labelPast(finding string) bool {
+	lead := p.reading.pastLead
+	if lead <= 0 {
+		lead = 3
+	}
+	words := strings.Fields(finding)
+	if len(words) > lead {
+		words = words[:lead]
+	}
+	head := strings.Join(words, " ")
+	if p.reading.pastDrug != nil && p.reading.pastDrug.MatchString(head) {
+		return true // the past cues and the drug past cues ("prior", "previously")
+	}
+	if p.pack.Sections == nil {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(head), func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) {
+		if containsFold(p.pack.Sections.Frame.LabelPast, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // datedLabel: the label holds a digit (a date the reader could not read

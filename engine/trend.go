@@ -32,6 +32,22 @@ func arrowSide(clause, mention string) string {
 	return strings.TrimSpace(before + mention + after)
 }
 
+// dateGap is what may stand between a value and its continuation: space,
+// punctuation and a date in numbers ("(2020), ", " (2019: ").
+const dateGap = " \t,;:()/0123456789"
+
+// bareDate: a finding that is only a date or number in numbers ("2020",
+// "03/2019").
+func bareDate(s string) bool {
+	return strings.TrimSpace(s) != "" && strings.Trim(s, dateGap+".-") == ""
+}
+
+// datedValue: a value opened by its date and a colon ("2019: 30%").
+func datedValue(s string) bool {
+	c := strings.IndexByte(s, ':')
+	return c > 0 && bareDate(s[:c]) && strings.ContainsAny(s[c:], "0123456789")
+}
+
 func hasArrow(s string) bool {
 	for _, a := range trendArrows {
 		if strings.Contains(s, a) {
@@ -42,9 +58,10 @@ func hasArrow(s string) bool {
 }
 
 // continuedMeasure: a finding that is only a value opened by an arrow or a
-// now word ("BMI 41, now 29", "LVEF 35%, now 50%", "LVEF 42% (2022) -> 30%
-// this admission") states a later value of the measure the finding right
-// before it names; the splitter cut the measure's name off. It returns
+// now word ("BMI 41, now 29", "LVEF 35% (2020), now 50%", "LVEF 42% (2022)
+// -> 30% this admission") states a later value of the measure the finding
+// right before it names (a bare date between them aside); one right after
+// the measure's bare name and a date is its value ("LVEF (2019: 30%)"); the splitter cut the measure's name off. It returns
 // that measure's anchor. The later value then supersedes the earlier one
 // (supersede: a now word, or a date).
 func (p *Program) continuedMeasure(text string, prev extract.Finding, prevAnchors []grounding.Anchor, f extract.Finding, anchors []grounding.Anchor) (grounding.Anchor, bool) {
@@ -52,7 +69,7 @@ func (p *Program) continuedMeasure(text string, prev extract.Finding, prevAnchor
 		return grounding.Anchor{}, false
 	}
 	a := prevAnchors[0]
-	if len(p.units[a.ConceptKey]) == 0 || strings.Trim(text[prev.End:f.Start], " \t,;()0123456789") != "" && !hasArrow(text[prev.End:f.Start]) {
+	if len(p.units[a.ConceptKey]) == 0 || strings.Trim(text[prev.End:f.Start], dateGap) != "" && !hasArrow(text[prev.End:f.Start]) {
 		return grounding.Anchor{}, false
 	}
 	for _, b := range anchors {
@@ -76,7 +93,12 @@ func (p *Program) continuedMeasure(text string, prev extract.Finding, prevAnchor
 	arrow = arrow || hasArrow(text[prev.End:f.Start])
 	switch {
 	case lead == "" && arrow:
-	case lead != "" && len(strings.Fields(lead)) <= 2 && p.reading.now != nil && p.reading.now.MatchString(lead):
+	case lead == "" && !strings.ContainsAny(prev.Text, "0123456789") && !bareDate(f.Text) &&
+		(strings.ContainsAny(text[prev.End:f.Start], "0123456789") || datedValue(rest)):
+		// "LVEF (2019: 30%)": the measure named without a value, its
+		// value after a date.
+	case lead != "" && len(strings.Fields(lead)) <= 2 && (p.reading.now != nil && p.reading.now.MatchString(lead) ||
+		p.reading.later != nil && p.reading.later.MatchString(lead)):
 	default:
 		return grounding.Anchor{}, false
 	}

@@ -464,6 +464,12 @@ type Expr struct {
 	// of suspected CCS, except where the failure's ischaemic cause is what
 	// is suspected).
 	Except []Expr `json:"except,omitempty"`
+	// NotStatedDone, on a concept leaf, is not met by an item whose own
+	// words state the procedure done ("CABG performed 20/11/2026";
+	// meta/sections.json frame.done_words): a planned procedure read off
+	// a procedure of the document's own episode is no plan once the text
+	// says it was performed.
+	NotStatedDone bool `json:"not_stated_done,omitempty"`
 }
 
 // IsLeaf reports whether e is a concept or numeric leaf.

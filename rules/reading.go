@@ -169,6 +169,15 @@ type NowCues struct {
 	// ValidFor: how long a dated value of a measure stays the patient's
 	// present value; an older one is dropped, traced.
 	ValidFor []Validity `json:"valid_for,omitempty"`
+	// Earlier are words that state a value as an earlier one of its
+	// measure ("baseline LVEF 30%", "pre-op LVEF 35%"): as a value stated
+	// of the past, any undated or now value of the measure supersedes it;
+	// with no other value it stays the one known.
+	Earlier []string `json:"earlier,omitempty"`
+	// Later are words opening a later value of the measure named before
+	// it ("LVEF was 30%, improved to 50%"): read as that measure's value,
+	// and, undated, as the latest one, as a now word's is.
+	Later []string `json:"later,omitempty"`
 }
 
 // Validity is how many days a dated value of Concept stays current, and why.

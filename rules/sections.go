@@ -73,6 +73,17 @@ type Frame struct {
 	// that date ("Operation 09/09/2025: ..."), as a label naming a concept
 	// of a title role does ("ICA 14/01/2026: ...").
 	DoneLabels []string `json:"done_labels,omitempty"`
+	// LabelPast: words leading a finding that place it before a line
+	// label's date ("Echo 11/2026: LVEF 55%, prior MI"), besides the
+	// reading past cues: the label dates the test, not such a finding.
+	LabelPast []string `json:"label_past,omitempty"`
+	// DoneWords: words in a procedure's own clause that state it done
+	// ("CABG performed 20/11/2026", "underwent PCI"): no plan, whatever
+	// its date (eval.Evidence.Done).
+	DoneWords []string `json:"done_words,omitempty"`
+	// DateLabels: labels of a report's own date line ("Date: 14/11/2026"):
+	// the day a procedure report's undated procedure was done.
+	DateLabels []string `json:"date_labels,omitempty"`
 	// SexTitles: titles that say the patient's sex ("Mrs"), written as
 	// the title is (matched case-sensitively, so an abbreviation in
 	// capitals is no title). On the patient's own line (opened by one of
@@ -221,6 +232,7 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 		}
 	}
 	for field, ws := range map[string][]string{"title_roles": s.Frame.TitleRoles, "title_not_done": s.Frame.TitleNotDone, "done_labels": s.Frame.DoneLabels,
+		"label_past": s.Frame.LabelPast, "date_labels": s.Frame.DateLabels, "done_words": s.Frame.DoneWords,
 		"sex_titles": s.Frame.SexTitles, "patient_labels": s.Frame.PatientLabels, "patient_identifiers": s.Frame.PatientIdentifiers} {
 		for j, w := range ws {
 			if len(CueWords(w)) == 0 {

@@ -58,6 +58,18 @@ func composites(pool []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[st
 	return out
 }
 
+// notDone is the pool without the items of key its words state done
+// (Evidence.Done), for a leaf marked not_stated_done.
+func notDone(pool []Evidence, key string) []Evidence {
+	out := make([]Evidence, 0, len(pool))
+	for _, e := range pool {
+		if !(e.Done && e.Key() == key) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // statedAbsent: the pool denies the concept (stated, or by is-a from a
 // stated denial), not by a definition.
 func statedAbsent(pool []Evidence, key string) bool {
@@ -156,6 +168,9 @@ func evalNode(e rules.Expr, pool []Evidence, keyOfName map[string]string, opt Op
 		}
 		if c.Operator == rules.OpAbsent {
 			c.DecisionID += "::absent"
+		}
+		if e.NotStatedDone {
+			pool = notDone(pool, c.ConceptKey)
 		}
 		r := EvaluateCond(c, pool, Options{Admit: opt.Admit, CaseDate: opt.CaseDate})
 		if r.Truth == Unknown {

@@ -114,6 +114,10 @@ type Evidence struct {
 	DerivedBy string `json:"derived_by,omitempty"`
 	// When dates the event, when the case says when it happened.
 	When *When `json:"when,omitempty"`
+	// Done marks a procedure the case's own words state done ("CABG
+	// performed 20/11/2026"): no plan, whatever its date (a definition
+	// leaf with NotStatedDone is not met by it).
+	Done bool `json:"done,omitempty"`
 	// Secondary marks an item of an alternative reading of its finding
 	// (an anchor other than its best reading that the finding does not
 	// name word for word): no fact for conditions, exceptions or

@@ -555,6 +555,18 @@ func isExampleParen(after string) bool {
 	return false
 }
 
+// SentenceBreak reports whether s holds a sentence end: a full stop,
+// question or exclamation mark before a space or the end of s, not
+// ending an abbreviation ("vs.", "Dr.") or inside a number.
+func SentenceBreak(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c == '.' || c == '?' || c == '!') && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\t') && !(c == '.' && isAbbrevEnd(s, i)) {
+			return true
+		}
+	}
+	return false
+}
+
 func isAbbrevEnd(text string, i int) bool {
 	// "e.g." "i.e." "vs." "approx." "pt." "Dr." "b.i.d."
 	start := i
