@@ -50,6 +50,7 @@ var genericWords = map[string]string{
 	// Ordinary verbs the pack's drug-order cues share with engine text.
 	"reduced": "comparator phrase 'reduced to below' (evidence/measure.go)",
 	"hold":    "ordinary verb: a FHIR request status 'on-hold', a store message",
+	"off":     "ordinary adverb: a configuration switch value (llm/config.go)",
 }
 
 // pendingFiles are engine files another helper is moving their clinical
