@@ -73,6 +73,9 @@ func (p *Program) intendedWhy(f extract.Finding) string {
 		return "its words '" + m + "' join procedures as options being weighed, so each is intended, not done"
 	}
 	m := p.doc.Cue(rules.CueIntention, f.Text)
+	if r := p.doc.Cue(rules.CueRecommendation, f.Text); m == "" && r != "" {
+		return "its words '" + r + "' put the procedure forward, so it is intended, not done"
+	}
 	if m == "" {
 		return "it follows its sentence's condition clause (a pack condition cue), so it is intended, not done"
 	}
@@ -253,4 +256,18 @@ func (p *Program) consequent(text string, f extract.Finding, anchors []grounding
 		return false
 	}
 	return p.doc.Cue(rules.CueCondition, conditionBefore(text, f)) != ""
+}
+
+// recommended reports whether a finding that names a procedure recommends
+// or advises it (the pack's recommendation cues: "Recommend CABG", "Heart
+// Team advises PCI"): the procedure is intended, not done. Only the
+// procedures are: "Heart Team recommends CABG" still states the Heart
+// Team.
+func (p *Program) recommended(f extract.Finding, anchors []grounding.Anchor) bool {
+	for _, a := range anchors {
+		if p.roles[a.ConceptKey] == rules.RoleProcedure && !p.doc.PlannedConcept(a.Concept) {
+			return p.doc.Cue(rules.CueRecommendation, f.Text) != ""
+		}
+	}
+	return false
 }

@@ -439,6 +439,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	planned := map[[2]string]grounding.Anchor{} // (finding, planned key) → the procedure's own anchor
 	inPlan := map[[2]string]bool{}              // (finding, key) a plan states as itself: planned, not done
 	doubted := map[string]bool{}                // finding ids the case states with doubt
+	current := map[string]bool{}                // finding ids that keep their drugs ("continue aspirin")
 	var dropped []patient.Dropped
 	var reports *anatomyReports     // the case's stenosis reports, read once
 	procedural := map[string]bool{} // findings that name a procedure first (labelWhen)
@@ -488,8 +489,13 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// 35% (2020), now 50%") is no finding of its own to continue.
 			prevF, prevAnchors = f, anchors
 		}
+		current[f.ID] = p.currentItem(text, f, findings, current, anchors)
 		if c.checks.Certainty && !f.Intended && (p.weighedOptions(at, f, anchors) || p.consequent(text, f, anchors)) {
 			f.Intended = true // "options PCI or CABG": each is intended, none done
+		}
+		procOnly := false // only the finding's procedures are intended ("Heart Team recommends CABG")
+		if c.checks.Certainty && !f.Intended && p.recommended(f, anchors) {
+			f.Intended, procOnly = true, true
 		}
 		if c.checks.Certainty && f.Intended {
 			// Under a "Plan:" heading a finding is intended, not present:
@@ -497,7 +503,12 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			kept := anchors[:0:0]
 			seen := map[string]bool{}
 			for _, a := range anchors {
-				if p.doc.PlannedConcept(a.Concept) {
+				if procOnly && p.roles[a.ConceptKey] != rules.RoleProcedure {
+					if !seen[a.ConceptKey] {
+						seen[a.ConceptKey] = true
+						kept = append(kept, a)
+					}
+				} else if p.doc.PlannedConcept(a.Concept) {
 					if !seen[a.ConceptKey] {
 						seen[a.ConceptKey] = true
 						kept = append(kept, a)
@@ -512,8 +523,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 					seen[a.ConceptKey] = true
 					inPlan[[2]string{f.ID, a.ConceptKey}] = true
 					kept = append(kept, a)
-				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && p.stopOrder(text, f, clause[f.ID], date) {
-					// "STOP ISMN": the plan's order stops the drug now.
+				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && (current[f.ID] || p.stopOrder(text, f, clause[f.ID], date) || p.switchRole(f.Text, append([]string{a.Concept}, p.phrases[a.ConceptKey]...)) != 0) {
+					// "STOP ISMN": the plan's order stops the drug now;
+					// "continue aspirin" keeps it taken; "switch
+					// clopidogrel to prasugrel" does both.
 					seen[a.ConceptKey] = true
 					kept = append(kept, a)
 				}
@@ -601,6 +614,11 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			ph, cov := phrasesFor(a, p.phrases), p.coveringFor(a)
 			if proc, ok := planned[[2]string{f.ID, a.ConceptKey}]; ok {
 				ph, cov = phrasesFor(proc, p.phrases), p.coveringFor(proc)
+				// "Heart Team recommends CABG" names the procedure word
+				// for word: so it names the plan of it.
+				k, pk := [2]string{f.ID, a.ConceptKey}, [2]string{f.ID, proc.ConceptKey}
+				rd.named[k] = rd.named[k] || rd.named[pk]
+				rd.narrowed[k] = rd.narrowed[k] || rd.narrowed[pk]
 			}
 			if doubted[f.ID] && p.doubtfulName(a.Concept) {
 				ph, cov = p.undoubtedForms(ph), nil // the formatter reads ph itself
@@ -694,8 +712,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			} else if p.notTakenAmong(text, f, findings) {
 				notTaken[[2]string{e.ID, e.ConceptKey}] = true
 			}
-			if p.switchRole(it.Text, p.namesOf(e)) > 0 {
-				notTaken[[2]string{e.ID, e.ConceptKey}] = false // "switched ... to ticagrelor": taken now
+			if p.switchRole(it.Text, p.namesOf(e)) > 0 || current[e.ID] {
+				// "switched ... to ticagrelor", "Plan: continue aspirin":
+				// taken now
+				notTaken[[2]string{e.ID, e.ConceptKey}] = false
 			}
 		}
 		// "LVEF 35% (2020), now 50%": a value its own words state now is

@@ -23,6 +23,10 @@ type reading struct {
 	// (reading.json stop_orders); stopOrderNegated: the words before it
 	// that turn it round ("do not stop").
 	stopOrder, stopOrderNegated *regexp.Regexp
+	// currentOrder: a finding opening with an order that keeps or adjusts
+	// its drug (reading.json current_orders); currentOrderNegated: the
+	// words before it that turn it round ("do not continue").
+	currentOrder, currentOrderNegated *regexp.Regexp
 	// switched, switchedTo: a done change of drug and the word before
 	// the drug now taken (reading.json switched).
 	switched, switchedTo *regexp.Regexp
@@ -91,6 +95,14 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 		out.stopOrder = regexp.MustCompile(`(?i)^[\s\-–•*:]*(?:` + rules.WordsPattern(so.Cues) + `)\b`)
 		if len(so.NegatedBy) > 0 {
 			out.stopOrderNegated = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(so.NegatedBy) + `)\W*$`)
+		}
+	}
+	if co := r.CurrentOrders; co != nil && len(co.Cues) > 0 {
+		// The order may follow its subject and a modal ("she will
+		// continue", "patient to remain on"): plain English.
+		out.currentOrder = regexp.MustCompile(`(?i)^[\s\-–•*:]*(?:(?:he|she|they|patient|pt|the patient)\s+)?(?:(?:is|are|will|would|to|should|can|may|must)\s+)?(?:` + rules.WordsPattern(co.Cues) + `)\b`)
+		if len(co.NegatedBy) > 0 {
+			out.currentOrderNegated = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(co.NegatedBy) + `)\W*$`)
 		}
 	}
 	if r.NotTaken != nil && len(r.NotTaken.NegatedBy) > 0 {

@@ -46,6 +46,11 @@ var genericWords = map[string]string{
 	// The pack language's action intents (rules.Intent*, intent.go), the
 	// same for every guideline.
 	"stop": "intent STOP", "avoid": "intent AVOID", "switch": "intent SWITCH TO",
+	"continue": "intent CONTINUE", "reduce": "intent REDUCE",
+	// Ordinary verbs the pack's drug-order cues share with engine text.
+	"reduced": "comparator phrase 'reduced to below' (evidence/measure.go)",
+	"hold":    "ordinary verb: a FHIR request status 'on-hold', a store message",
+	"off":     "ordinary adverb: a configuration switch value (llm/config.go)",
 }
 
 // pendingFiles are engine files another helper is moving their clinical

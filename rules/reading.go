@@ -37,6 +37,11 @@ type Reading struct {
 	// ("STOP ISMN" under "Recommend:"): the drug is stopped as of the
 	// document, not a plan that states nothing.
 	StopOrders *CueList `json:"stop_orders,omitempty"`
+	// CurrentOrders: words opening a finding that keep or adjust a drug
+	// the patient takes ("continue aspirin", "remain on bisoprolol",
+	// "reduce bisoprolol to 2.5 mg"): the drug is taken now, under a
+	// plan heading too.
+	CurrentOrders *CueList `json:"current_orders,omitempty"`
 	// Switched: a done change of drug ("switched from clopidogrel to
 	// ticagrelor"): see SwitchCues.
 	Switched *SwitchCues `json:"switched,omitempty"`
@@ -372,7 +377,7 @@ func (r *Reading) check(name string) error {
 	for _, c := range []struct {
 		field string
 		l     *CueList
-	}{{"not_taken", r.NotTaken}, {"stopped", r.Stopped}, {"stop_orders", r.StopOrders}, {"now", r.Now.List()}} {
+	}{{"not_taken", r.NotTaken}, {"stopped", r.Stopped}, {"stop_orders", r.StopOrders}, {"current_orders", r.CurrentOrders}, {"now", r.Now.List()}} {
 		if c.l == nil {
 			continue
 		}
@@ -584,7 +589,7 @@ func (r *Reading) Words() []string {
 		add(u.Words...)
 		add(u.Values...)
 	}
-	for _, l := range []*CueList{r.NotTaken, r.Stopped, r.StopOrders, r.Now.List()} {
+	for _, l := range []*CueList{r.NotTaken, r.Stopped, r.StopOrders, r.CurrentOrders, r.Now.List()} {
 		if l != nil {
 			add(l.Cues...) // NegatedBy are plain English negations, no pack vocabulary
 		}

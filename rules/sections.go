@@ -34,6 +34,10 @@ type Sections struct {
 	//   condition       words opening a sentence's condition clause ("if
 	//                   significant disease, PCI"): a procedure in the
 	//                   clause after it is intended, not done
+	//   recommendation  words that recommend or advise a procedure
+	//                   ("Recommend CABG", "Heart Team advises PCI"): the
+	//                   procedure is intended, not done; the finding's
+	//                   other concepts are read as stated
 	// A cue is a phrase of words; "*" ending a word matches any word it
 	// starts ("intoleran*"), "#" matches a number, and a leading "^" ties
 	// the cue to the start of the finding.
@@ -93,6 +97,11 @@ type Frame struct {
 	SexTitles          []string `json:"sex_titles,omitempty"`
 	PatientLabels      []string `json:"patient_labels,omitempty"`
 	PatientIdentifiers []string `json:"patient_identifiers,omitempty"`
+	// PatientVerbs: words right before a title that make its person the
+	// one the letter is about ("Thank you for referring Mrs Jones", "I
+	// reviewed Ms Ahmed today"); a title after other words ("her husband
+	// Mr Ahmed") may name a relative.
+	PatientVerbs []string `json:"patient_verbs,omitempty"`
 }
 
 // SectionKind is one kind of document section.
@@ -131,11 +140,12 @@ const (
 	CueNotTaken            = "not-taken"
 	CueAlternatives        = "alternatives"
 	CueCondition           = "condition"
+	CueRecommendation      = "recommendation"
 	FormPlaceholderDrug    = "{drug}"
 	FormPlaceholderConcept = "{concept}"
 )
 
-var knownCues = map[string]bool{CueIntention: true, CueNotTolerated: true, CueNotTaken: true, CueAlternatives: true, CueCondition: true}
+var knownCues = map[string]bool{CueIntention: true, CueNotTolerated: true, CueNotTaken: true, CueAlternatives: true, CueCondition: true, CueRecommendation: true}
 
 // Kind returns the section kind named k, or nil.
 func (s *Sections) Kind(k string) *SectionKind {
@@ -218,7 +228,7 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 	}
 	for c, ws := range s.Cues {
 		if !knownCues[c] {
-			return nil, fmt.Errorf("%s: cues.%s: unknown cue kind; use %s, %s, %s, %s or %s (a drug's stopped words are meta/reading.json's)", name, c, CueIntention, CueNotTolerated, CueNotTaken, CueAlternatives, CueCondition)
+			return nil, fmt.Errorf("%s: cues.%s: unknown cue kind; use %s, %s, %s, %s, %s or %s (a drug's stopped words are meta/reading.json's)", name, c, CueIntention, CueNotTolerated, CueNotTaken, CueAlternatives, CueCondition, CueRecommendation)
 		}
 		for j, w := range ws {
 			if len(CueWords(strings.TrimPrefix(w, "^"))) == 0 {
@@ -233,7 +243,7 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 	}
 	for field, ws := range map[string][]string{"title_roles": s.Frame.TitleRoles, "title_not_done": s.Frame.TitleNotDone, "done_labels": s.Frame.DoneLabels,
 		"label_past": s.Frame.LabelPast, "date_labels": s.Frame.DateLabels, "done_words": s.Frame.DoneWords,
-		"sex_titles": s.Frame.SexTitles, "patient_labels": s.Frame.PatientLabels, "patient_identifiers": s.Frame.PatientIdentifiers} {
+		"sex_titles": s.Frame.SexTitles, "patient_labels": s.Frame.PatientLabels, "patient_identifiers": s.Frame.PatientIdentifiers, "patient_verbs": s.Frame.PatientVerbs} {
 		for j, w := range ws {
 			if len(CueWords(w)) == 0 {
 				return nil, fmt.Errorf("%s: frame.%s[%d] %q has no word", name, field, j, w)

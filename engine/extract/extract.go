@@ -172,7 +172,7 @@ func (c Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 	if r == nil {
 		r = NewReading(c.Sections)
 	}
-	kept := out[:0]
+	kept := make([]Finding, 0, len(out)) // a verb-title finding splits in two
 	for _, f := range out {
 		skip, drop := r.Frame(f.Text)
 		if drop {
@@ -188,6 +188,18 @@ func (c Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 		}
 		f.Start += skip
 		f.Text = text[f.Start:f.End]
+		if ts, te, ne, ok := r.VerbTitle(text, f.Start, f.End); ok {
+			// "Thank you for referring Mrs Jones", "I reviewed Ms
+			// Ahmed today": the title says the patient's sex; the verb
+			// before it and the name go, what follows the name stays.
+			kept = append(kept, Finding{Start: ts, End: te, Text: text[ts:te], Section: f.Section})
+			if rest := strings.TrimLeft(text[ne:f.End], " ,;:-"); strings.IndexFunc(rest, func(c rune) bool { return c < 0x80 && isWordByte(byte(c)) }) >= 0 {
+				f.Start = f.End - len(rest)
+				f.Text = rest
+				kept = append(kept, f)
+			}
+			continue
+		}
 		kept = append(kept, f)
 	}
 	out = kept

@@ -21,6 +21,7 @@ type Reading struct {
 	sexTitles     []string
 	patientLabels Cues
 	patientIDs    Cues
+	patientVerbs  map[string]bool // lower case
 }
 
 // NewReading compiles a pack's sections data (nil: none).
@@ -51,7 +52,74 @@ func NewReading(sec *rules.Sections) *Reading {
 	}
 	r.patientLabels = NewCues(labels)
 	r.patientIDs = NewCues(sec.Frame.PatientIdentifiers)
+	r.patientVerbs = map[string]bool{}
+	for _, w := range sec.Frame.PatientVerbs {
+		r.patientVerbs[strings.ToLower(w)] = true
+	}
 	return r
+}
+
+// sexTitle reports whether w is one of the pack's sex titles as written
+// ("Mrs"), or, where caps allows it, the title in capitals ("MRS", on a
+// patient line written in capitals: "RE: MRS J JONES").
+func (r *Reading) sexTitle(w string, caps bool) bool {
+	w = strings.TrimRight(w, ".")
+	for _, t := range r.sexTitles {
+		if t == w || caps && len(w) > 1 && strings.ToUpper(t) == w {
+			return true
+		}
+	}
+	return false
+}
+
+// VerbTitle finds a sex title in text[s:e] right after one of the pack's
+// patient verbs ("referring Mrs Jones", "I reviewed Ms Ahmed today"): the
+// title's span and the end of the capitalised name after it, or ok false.
+// The verb makes the titled person the patient, as a patient label does.
+func (r *Reading) VerbTitle(text string, s, e int) (ts, te, nameEnd int, ok bool) {
+	if r == nil || len(r.sexTitles) == 0 || len(r.patientVerbs) == 0 || s < 0 || e > len(text) || s >= e {
+		return 0, 0, 0, false
+	}
+	prev := ""
+	for i := s; i < e; {
+		for i < e && (text[i] == ' ' || text[i] == '\t') {
+			i++
+		}
+		j := i
+		for j < e && text[j] != ' ' && text[j] != '\t' {
+			j++
+		}
+		if j == i {
+			break
+		}
+		w := text[i:j]
+		if r.patientVerbs[prev] && r.sexTitle(w, false) {
+			ne := j
+			for k := 0; k < 3 && ne < e; k++ {
+				a := ne
+				for a < e && text[a] == ' ' {
+					a++
+				}
+				b := a
+				for b < e && isWordByte(text[b]) {
+					b++
+				}
+				if b == a || text[a] < 'A' || text[a] > 'Z' {
+					break
+				}
+				ne = b
+				if b < e && text[b] == '.' {
+					ne = b + 1 // an initial: "Mrs J. Jones"
+				}
+			}
+			if ne > j {
+				return i, i + len(strings.TrimRight(w, ".")), ne, true
+			}
+		}
+		prev = strings.ToLower(strings.Trim(w, ",;:"))
+		i = j
+	}
+	return 0, 0, 0, false
 }
 
 // SexTitle returns the length of a title that says the patient's sex
@@ -68,14 +136,6 @@ func (r *Reading) SexTitle(text string, s, e int) int {
 	if len(first) == 0 {
 		return 0
 	}
-	title := strings.TrimRight(first[0], ".")
-	known := false
-	for _, t := range r.sexTitles {
-		known = known || t == title
-	}
-	if !known {
-		return 0
-	}
 	ls := strings.LastIndexByte(text[:s], '\n') + 1
 	le := strings.IndexByte(text[s:], '\n')
 	if le < 0 {
@@ -86,12 +146,19 @@ func (r *Reading) SexTitle(text string, s, e int) int {
 	before := strings.TrimSpace(text[ls:s])
 	switch {
 	case before == "":
-		if r.patientIDs.Find(text[e:le]) == "" {
+		if !r.sexTitle(first[0], false) || r.patientIDs.Find(text[e:le]) == "" {
 			return 0
 		}
 	case strings.HasSuffix(before, ":"):
+		// The label may follow the salutation on one line ("Dear Dr
+		// Patel, Re: Mrs Jean Jones").
 		label := strings.TrimSpace(strings.TrimSuffix(before, ":"))
+		label = strings.TrimSpace(label[strings.LastIndexAny(label, ",;.")+1:])
 		if r.patientLabels.Find(label) == "" || len(Words(label)) != len(rules.CueWords(r.patientLabels.Find(label))) {
+			return 0
+		}
+		// A letter's patient line may be in capitals ("RE: MRS J JONES").
+		if !r.sexTitle(first[0], label == strings.ToUpper(label)) {
 			return 0
 		}
 	default:

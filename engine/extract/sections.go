@@ -46,6 +46,10 @@ func ReadSections(text string, sec *rules.Sections) []Section {
 			open = -1
 		}
 	}
+	// A text of one line is running text, not a layout of fields: a label
+	// opening it ("Plan: echo. Exertional angina.") heads its sentence
+	// only, as a label inside prose does.
+	oneLine := !strings.Contains(strings.TrimSpace(text), "\n")
 	lineStart := 0
 	for lineStart <= len(text) {
 		lineEnd := strings.IndexByte(text[lineStart:], '\n')
@@ -69,7 +73,7 @@ func ReadSections(text string, sec *rules.Sections) []Section {
 				if !ok {
 					continue
 				}
-				if at == body {
+				if at == body && !oneLine {
 					headed = true
 				}
 				if open >= 0 {
