@@ -148,7 +148,14 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 	// A number qualifies what a phrase names (a type, grade or dose): the
 	// stated two thirds must hold two words besides it, so "Type 2
 	// respiratory failure" does not state "type 2 diabetes".
-	if !all && len(pw) >= 3 && 3*n >= 2*len(pw) && words >= 2 && !modifierMissing && !substituted(m, pw, covered) {
+	// The allowance counts a hyphenated compound as one word: "LDL-C"
+	// states one of the two words of "LDL-C reduction", not two of three.
+	total := len(pw)
+	if k := joins(pi.joined); k > 0 {
+		total -= k
+		n = compoundCount(pw, pi.joined, covered)
+	}
+	if !all && total >= 3 && 3*n >= 2*total && words >= 2 && !modifierMissing && !substituted(m, pw, covered) {
 		if names != nil {
 			var stated, missing []string
 			for i, c := range covered {
@@ -165,6 +172,38 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 		return true
 	}
 	return false
+}
+
+// joins counts the hyphen joins of a phrase's words.
+func joins(joined []bool) int {
+	n := 0
+	for _, j := range joined {
+		if j {
+			n++
+		}
+	}
+	return n
+}
+
+// compoundCount counts the covered words of a phrase, a hyphenated
+// compound as one word, covered when all its parts are.
+func compoundCount(pw []string, joined, covered []bool) int {
+	n := 0
+	for i := 0; i < len(pw); {
+		j := i
+		for j < len(joined) && joined[j] {
+			j++
+		}
+		all := true
+		for k := i; k <= j; k++ {
+			all = all && covered[k]
+		}
+		if all {
+			n++
+		}
+		i = j + 1
+	}
+	return n
 }
 
 // substituted reports whether the mention puts a word of its own where
