@@ -483,6 +483,12 @@ func (p *Program) plausible(m *patient.Model) []edit {
 			}
 		}
 		v, err := units.ConvertWith(*f.Value, f.Unit, pl.Unit, pl.Concept, units.Options{})
+		for _, sc := range pl.Scales {
+			if err != nil && units.Same(f.Unit, sc.Unit) {
+				v, err = *f.Value, nil
+				pl.Min, pl.Max, pl.Unit, pl.FractionInPercent = sc.Min, sc.Max, sc.Unit, false
+			}
+		}
 		if err != nil || f.Unit == "" {
 			kept = append(kept, f) // a unit the range cannot judge: other checks decide
 			continue

@@ -602,7 +602,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				ph, cov = p.undoubtedForms(ph), nil // the formatter reads ph itself
 			}
 			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negatedOf(negatedAt, a.ConceptKey, negated), Clause: labelled(text, secs, f.Start, clause[f.ID]),
-				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph, Names: p.rivals, Covering: cov}})
+				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph, Names: p.rivals, Covering: cov, Scales: p.reading.scales[a.ConceptKey]}})
 		}
 		tr.Anchors = append(tr.Anchors, fa)
 	}

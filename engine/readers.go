@@ -10,6 +10,7 @@ import (
 	"github.com/executablekg/execkg/engine/patient"
 	"github.com/executablekg/execkg/engine/read"
 	"github.com/executablekg/execkg/rules"
+	"github.com/executablekg/execkg/rules/units"
 )
 
 // reading is the pack's reading vocabulary (rules.Reading,
@@ -49,6 +50,9 @@ type reading struct {
 	pastAdjacent map[string]bool
 	pastLead     int
 	plausible    map[string]rules.Plausible
+	// scales: the plausible ranges of a concept measured on several
+	// scales, by concept key and canonical unit (evidence.Anchor.Scales).
+	scales map[string]map[string][2]float64
 	// otherSetting, sameSetting: plausible's setting words, by normalised
 	// concept.
 	otherSetting, sameSetting map[string]*regexp.Regexp
@@ -183,6 +187,15 @@ var derivations = []derivation{
 	{eval.ReaderImplied, []patient.Kind{patient.KindMeasurement}, consistency.Checks{Qualifier: true, Absence: true}},
 }
 
+// plausibleList is the pack's plausible ranges (none without a reading
+// file).
+func (p *Program) plausibleList() []rules.Plausible {
+	if p.pack.Reading == nil {
+		return nil
+	}
+	return p.pack.Reading.Plausible
+}
+
 // initReaders compiles the pack's reading vocabulary and registers the
 // readers: by name for step (v), and the case readers in rounds (the
 // readers of one round read the evidence the rounds before made).
@@ -194,6 +207,18 @@ func (p *Program) initReaders() error {
 	}
 	if p.reading, err = compileReading(p.pack.Reading, site); err != nil {
 		return err
+	}
+	for _, pl := range p.plausibleList() {
+		if k, ok := p.keys[rules.NormalizeName(pl.Concept)]; ok && len(pl.Scales) > 0 {
+			sc := map[string][2]float64{units.Canonical(pl.Unit): {pl.Min, pl.Max}}
+			for _, s := range pl.Scales {
+				sc[units.Canonical(s.Unit)] = [2]float64{s.Min, s.Max}
+			}
+			if p.reading.scales == nil {
+				p.reading.scales = map[string]map[string][2]float64{}
+			}
+			p.reading.scales[k] = sc
+		}
 	}
 	p.riskScores = p.riskScoreKeys()
 	p.rounds = [][]read.CaseReader{

@@ -125,7 +125,21 @@ type Plausible struct {
 	FractionInPercent bool     `json:"fraction_in_percent,omitempty"`
 	OtherSetting      []string `json:"other_setting,omitempty"`
 	SameSetting       []string `json:"same_setting,omitempty"`
-	Source            string   `json:"source"`
+	// Scales are the ranges of the same value on other scales no factor
+	// converts to Unit (HbA1c in % beside mmol/mol): a value in a scale's
+	// unit is judged by its range, and a number written without a unit
+	// takes the one unit whose range holds it ("HbA1c 52" is mmol/mol,
+	// "HbA1c 6.8" is %).
+	Scales []PlausibleScale `json:"scales,omitempty"`
+	Source string           `json:"source"`
+}
+
+// PlausibleScale is the range [Min, Max] of a Plausible concept's value
+// in another Unit.
+type PlausibleScale struct {
+	Unit string  `json:"unit"`
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
 }
 
 // PastCues are the words that state a condition of the past. Cues
@@ -410,6 +424,11 @@ func (r *Reading) check(name string) error {
 		}
 		if len(pl.SameSetting) > 0 && len(pl.OtherSetting) == 0 {
 			return fmt.Errorf("%s (%s): same_setting keeps a value other_setting would drop; give other_setting too", f, pl.Concept)
+		}
+		for j, sc := range pl.Scales {
+			if strings.TrimSpace(sc.Unit) == "" || sc.Min >= sc.Max || sc.Unit == pl.Unit {
+				return fmt.Errorf("%s (%s): scales[%d] needs a unit other than %q and min below max", f, pl.Concept, j, pl.Unit)
+			}
 		}
 		if j, dup := seenPlausible[NormalizeName(pl.Concept)]; dup {
 			return fmt.Errorf("%s (%s): repeats plausible[%d]; merge the two ranges", f, pl.Concept, j)

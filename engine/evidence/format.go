@@ -27,6 +27,10 @@ type Anchor struct {
 	// Covering, when set, is NewPhrases(Phrases), read once by the caller
 	// for many pairs; the coverage test then uses it.
 	Covering *Phrases `json:"-"`
+	// Scales, when the anchor has several Units, are their plausible
+	// ranges by canonical unit: a bare number takes the one unit whose
+	// range holds it.
+	Scales map[string][2]float64 `json:"-"`
 }
 
 // Item is one piece of structured evidence (the reference system's
@@ -86,7 +90,9 @@ func format(findingID, text string, a Anchor, negated bool, parse func(string) [
 			it := base
 			v := m.Value
 			it.Value, it.Unit, it.Comparator = &v, u, m.Comparator
-			if m.Canon == "" {
+			if m.Canon == "" && len(a.Units) > 1 {
+				it.Note = "unit not written; " + u + " is the one unit of the concept whose plausible range holds the value"
+			} else if m.Canon == "" {
 				it.Note = "unit not written; assumed " + u + " from the guideline condition"
 			}
 			picked = append(picked, it)
@@ -253,7 +259,7 @@ func compatible(m Measure, a Anchor) (string, bool) {
 		if len(a.Units) == 1 {
 			return a.Units[0], true
 		}
-		return "", false
+		return scaleOf(m.Value, a)
 	}
 	for _, u := range a.Units {
 		if units.Same(m.Canon, u) {
@@ -264,6 +270,20 @@ func compatible(m Measure, a Anchor) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// scaleOf is the one unit of the anchor whose plausible range holds v.
+func scaleOf(v float64, a Anchor) (string, bool) {
+	unit := ""
+	for _, u := range a.Units {
+		if r, ok := a.Scales[u]; ok && v >= r[0] && v <= r[1] {
+			if unit != "" {
+				return "", false
+			}
+			unit = u
+		}
+	}
+	return unit, unit != ""
 }
 
 // Pair is one finding–anchor pair of a case.
