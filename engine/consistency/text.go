@@ -170,13 +170,18 @@ func bridgeGaps(ts []token) []token {
 func punct(t token) bool { return !t.word && t.boundary && !isGap(t) }
 
 // forwardCueBefore: the words before gap g end a cue that looks forward,
-// after at most two stopwords ("Not on  aspirin"), and the cue is not a
+// after at most two stopwords ("Not on  aspirin") or, in prose, two
+// words, and the cue is not a
 // cell's value: it does not follow a kept cell break, and after a colon
 // (a label's answer) the words after the gap run to punctuation or the
 // text's end, not to another cell or label.
 func forwardCueBefore(ts []token, drop []bool, g int) bool {
+	// Between two lower-case words the gap is a typing slip in prose
+	// ("Not currently on  aspirin"), as the extractor reads it: any two
+	// words may then stand between the cue and the gap.
+	slip := g > 0 && g+1 < len(ts) && lowerEnd(ts[g-1].raw) && lowerStart(ts[g+1].raw)
 	for end := g - 1; end >= 0 && end >= g-3; end-- {
-		if end < g-1 && !(ts[end+1].word && stopwords[ts[end+1].low]) {
+		if end < g-1 && !(ts[end+1].word && (slip || stopwords[ts[end+1].low])) {
 			return false
 		}
 		for j := end; j >= 0 && j > end-6; j-- {
@@ -202,6 +207,16 @@ func forwardCueBefore(ts []token, drop []bool, g int) bool {
 		}
 	}
 	return false
+}
+
+func lowerEnd(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return unicode.IsLower(r)
+}
+
+func lowerStart(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLower(r)
 }
 
 // wordsAt: tokens from j spell words.
