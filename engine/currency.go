@@ -341,7 +341,10 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 	for _, vs := range byKey {
 		for _, a := range vs {
 			for _, b := range vs {
-				if !later(b, a) || m.Facts[a.i].ID == m.Facts[b.i].ID {
+				// Values of one finding stand together (a range's two
+				// bounds), unless each is dated by its own date: the
+				// columns of a results table (columnDates).
+				if !later(b, a) || m.Facts[a.i].ID == m.Facts[b.i].ID && !(a.kind == dated && b.kind == dated) {
 					continue
 				}
 				if j, ok := drop[a.i]; !ok || later(b, used[j]) {

@@ -623,6 +623,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	notTaken := map[[2]string]bool{} // (finding, drug key) stated in a sentence that does not take it
 	var notTolerated []eval.Evidence // drugs the text states not tolerated: facts that bar, not evidence
 	cut := p.cutWhen(text, findings, date)
+	columns := p.columnDates(text, byIDOf(findings), items, date)
 	stops := map[string]string{} // drug key → the words ordering it stopped
 	byID := map[string]extract.Finding{}
 	for _, f := range findings {
@@ -679,6 +680,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator, When: p.whenOf(it.Text, date)}
 		if e.When == nil {
 			e.When = cut[it.FindingID]
+		}
+		if e.When == nil && it.Value != nil {
+			e.When = columns[it.Value] // a results table's date column
 		}
 		p.flag(rd, &e)
 		if f, ok := byID[it.FindingID]; ok && p.medications[e.ConceptKey] && f.Start >= 0 {
