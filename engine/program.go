@@ -457,7 +457,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if err != nil {
 			return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
 		}
-		anchors = p.withDemographic(f.Text, anchors)
+		if !p.listedValue(text, prevF, prevAnchors, f) {
+			anchors = p.withDemographic(f.Text, anchors)
+		}
 		anchors = p.withVerbatim(f.Text, covering, anchors, p.cfg.topK)
 		if p.ungrounded(f.Text) {
 			// A measurement the pack has no concept for (meta/reading.json

@@ -148,12 +148,13 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 	// A number qualifies what a phrase names (a type, grade or dose): the
 	// stated two thirds must hold two words besides it, so "Type 2
 	// respiratory failure" does not state "type 2 diabetes".
-	// The allowance counts a hyphenated compound as one word: "LDL-C"
-	// states one of the two words of "LDL-C reduction", not two of three.
+	// The allowance counts an abbreviation hyphenated to a one-letter
+	// part as one word: "LDL-C" states one of the two words of "LDL-C
+	// reduction", not two of three.
 	total := len(pw)
-	if k := joins(pi.joined); k > 0 {
-		total -= k
-		n = compoundCount(pw, pi.joined, covered)
+	if lj := letterJoins(pw, pi.joined); lj != nil {
+		total -= joins(lj)
+		n = compoundCount(pw, lj, covered)
 	}
 	if !all && total >= 3 && 3*n >= 2*total && words >= 2 && !modifierMissing && !substituted(m, pw, covered) {
 		if names != nil {
@@ -172,6 +173,21 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 		return true
 	}
 	return false
+}
+
+// letterJoins keeps the hyphen joins with a one-letter part ("LDL-C"),
+// or nil when there is none.
+func letterJoins(pw []string, joined []bool) []bool {
+	var out []bool
+	for i, j := range joined {
+		if j && (len(pw[i]) == 1 || len(pw[i+1]) == 1) {
+			if out == nil {
+				out = make([]bool, len(joined))
+			}
+			out[i] = true
+		}
+	}
+	return out
 }
 
 // joins counts the hyphen joins of a phrase's words.
