@@ -465,10 +465,10 @@ func applyEdits(ev []eval.Evidence, edits []edit) []eval.Evidence {
 // value whose finding names another setting (plausible other_setting:
 // a peak or exercise heart rate) is no value of the concept and dropped.
 func (p *Program) plausible(m *patient.Model) []edit {
+	edits := p.referenceValues(m)
 	if len(p.reading.plausible) == 0 {
-		return nil
+		return edits
 	}
-	var edits []edit
 	kept := m.Facts[:0:0]
 	for _, f := range m.Facts {
 		pl, ok := p.reading.plausible[rules.NormalizeName(p.nameOf(f))]

@@ -50,6 +50,9 @@ type reading struct {
 	pastAdjacent map[string]bool
 	pastLead     int
 	plausible    map[string]rules.Plausible
+	// reference: a target or reference cue and the value it writes
+	// (references), or nil.
+	reference *regexp.Regexp
 	// scales: the plausible ranges of a concept measured on several
 	// scales, by concept key and canonical unit (evidence.Anchor.Scales).
 	scales map[string]map[string][2]float64
@@ -140,6 +143,14 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 	}
 	if out.demographics, err = compileDemographics(r.Demographics); err != nil {
 		return nil, err
+	}
+	if rc := r.References; rc != nil {
+		// The cue right before the number ("goal 1.8", "ref <3.0"), or
+		// before a name of at most three words and a bound ("Target
+		// LDL-C <1.4"; "target vessel LAD 90%" writes no bound).
+		if out.reference, err = regexp.Compile(`(?i)\b(?:` + rules.WordsPattern(rc.Cues) + `)(?:\s*(?:of|is|=|:)?\s*(?:<=|>=|[<>≤≥~])?|(?:\s+[a-z][\w-]*){1,3}?\s*(?:of|is|=|:)?\s*(?:<=|>=|[<>≤≥]))\s*(\d+(?:[.,]\d+)?)`); err != nil {
+			return nil, fmt.Errorf("references: %v", err)
+		}
 	}
 	out.plausible = map[string]rules.Plausible{}
 	for _, pl := range r.Plausible {

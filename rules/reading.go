@@ -51,6 +51,10 @@ type Reading struct {
 	// Plausible: the range a measured concept's value can take; a value
 	// outside it is a misreading (see Plausible).
 	Plausible []Plausible `json:"plausible,omitempty"`
+	// References: the words that write a target or a reference range
+	// right before a value ("target <1.4", "ref <3.0"): such a value is
+	// no value of the patient (see ReferenceCues).
+	References *ReferenceCues `json:"references,omitempty"`
 	// Refractory: symptoms stated to persist despite therapy.
 	Refractory *Refractory `json:"refractory,omitempty"`
 	// Recency: when a dated event counts as its "recent" form.
@@ -132,6 +136,14 @@ type Plausible struct {
 	// "HbA1c 6.8" is %).
 	Scales []PlausibleScale `json:"scales,omitempty"`
 	Source string           `json:"source"`
+}
+
+// ReferenceCues are the words that, right before a value, make it a
+// target, goal or reference range and not the patient's own value
+// ("Target LDL-C <1.4 mmol/L", "LDL goal <1.8"). Why says so.
+type ReferenceCues struct {
+	Why  string   `json:"why"`
+	Cues []string `json:"cues"`
 }
 
 // PlausibleScale is the range [Min, Max] of a Plausible concept's value
@@ -412,6 +424,9 @@ func (r *Reading) check(name string) error {
 	}
 	if sw := r.Switched; sw != nil && (strings.TrimSpace(sw.Why) == "" || len(sw.Cues) == 0 || len(sw.To) == 0) {
 		return fmt.Errorf("%s: switched: give why, cues and to", name)
+	}
+	if rc := r.References; rc != nil && (strings.TrimSpace(rc.Why) == "" || len(rc.Cues) == 0) {
+		return fmt.Errorf("%s: references: give why and cues", name)
 	}
 	seenPlausible := map[string]int{}
 	for i, pl := range r.Plausible {
