@@ -344,7 +344,10 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 	for _, vs := range byKey {
 		for _, a := range vs {
 			for _, b := range vs {
-				if !later(b, a) || m.Facts[a.i].ID == m.Facts[b.i].ID {
+				// Values of one finding stand together (a range's two
+				// bounds), unless each is dated by its own date: the
+				// columns of a results table (columnDates).
+				if !later(b, a) || m.Facts[a.i].ID == m.Facts[b.i].ID && !(a.kind == dated && b.kind == dated) {
 					continue
 				}
 				if j, ok := drop[a.i]; !ok || later(b, used[j]) {
@@ -465,10 +468,10 @@ func applyEdits(ev []eval.Evidence, edits []edit) []eval.Evidence {
 // value whose finding names another setting (plausible other_setting:
 // a peak or exercise heart rate) is no value of the concept and dropped.
 func (p *Program) plausible(m *patient.Model) []edit {
+	edits := p.referenceValues(m)
 	if len(p.reading.plausible) == 0 {
-		return nil
+		return edits
 	}
-	var edits []edit
 	kept := m.Facts[:0:0]
 	for _, f := range m.Facts {
 		pl, ok := p.reading.plausible[rules.NormalizeName(p.nameOf(f))]
@@ -486,6 +489,12 @@ func (p *Program) plausible(m *patient.Model) []edit {
 			}
 		}
 		v, err := units.ConvertWith(*f.Value, f.Unit, pl.Unit, pl.Concept, units.Options{})
+		for _, sc := range pl.Scales {
+			if err != nil && units.Same(f.Unit, sc.Unit) {
+				v, err = *f.Value, nil
+				pl.Min, pl.Max, pl.Unit, pl.FractionInPercent = sc.Min, sc.Max, sc.Unit, false
+			}
+		}
 		if err != nil || f.Unit == "" {
 			kept = append(kept, f) // a unit the range cannot judge: other checks decide
 			continue

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/engine/patient"
 	"github.com/executablekg/execkg/engine/read"
 	"github.com/executablekg/execkg/grounding"
@@ -88,4 +90,27 @@ func withFirst(a grounding.Anchor, list []grounding.Anchor) []grounding.Anchor {
 		out[i].Rank = i + 1
 	}
 	return out
+}
+
+// listedValue: finding f is a bare number that continues a list of values
+// in its sentence ("eGFR 48, 52", "eGFR 52 (06/2026), 65 (11/2026)"):
+// only commas, brackets, digits and dates stand between it and the last
+// finding that named a measure (prev, whose anchors are prevAnchors), so
+// it is a further value of that measure, not an age.
+func (p *Program) listedValue(text string, prev extract.Finding, prevAnchors []grounding.Anchor, f extract.Finding) bool {
+	if prev.Start < 0 || f.Start < prev.End || f.Start > len(text) || strings.Trim(f.Text, "0123456789") != "" {
+		return false
+	}
+	measure := len(prevAnchors) > 0 && len(p.units[prevAnchors[0].ConceptKey]) > 0
+	if !measure && strings.Trim(prev.Text, "0123456789/.-") == "" {
+		// The finding before is a value's date ("52 (06/2026)"): a value
+		// stands right before it.
+		b := strings.TrimRight(text[:prev.Start], " (")
+		measure = b != "" && isDigit(b[len(b)-1])
+	}
+	if !measure {
+		return false
+	}
+	between := text[prev.End:f.Start]
+	return strings.Contains(between, ",") && strings.Trim(between, " \t,;()/0123456789") == ""
 }

@@ -458,7 +458,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if err != nil {
 			return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
 		}
-		anchors = p.withDemographic(f.Text, anchors)
+		if !p.listedValue(text, prevF, prevAnchors, f) {
+			anchors = p.withDemographic(f.Text, anchors)
+		}
 		anchors = p.withVerbatim(f.Text, covering, anchors, p.cfg.topK)
 		if p.ungrounded(f.Text) {
 			// A measurement the pack has no concept for (meta/reading.json
@@ -624,7 +626,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				ph, cov = p.undoubtedForms(ph), nil // the formatter reads ph itself
 			}
 			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negatedOf(negatedAt, a.ConceptKey, negated), Clause: labelled(text, secs, f.Start, clause[f.ID]),
-				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph, Names: p.rivals, Covering: cov}})
+				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph, Names: p.rivals, Covering: cov, Scales: p.reading.scales[a.ConceptKey]}})
 		}
 		tr.Anchors = append(tr.Anchors, fa)
 	}
@@ -645,6 +647,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	notTaken := map[[2]string]bool{} // (finding, drug key) stated in a sentence that does not take it
 	var notTolerated []eval.Evidence // drugs the text states not tolerated: facts that bar, not evidence
 	cut := p.cutWhen(text, findings, date)
+	columns := p.columnDates(text, byIDOf(findings), items, date)
 	stops := map[string]string{} // drug key → the words ordering it stopped
 	byID := map[string]extract.Finding{}
 	for _, f := range findings {
@@ -701,6 +704,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			Present: it.Present, Value: it.Value, Unit: it.Unit, Comparator: it.Comparator, When: p.whenOf(it.Text, date)}
 		if e.When == nil {
 			e.When = cut[it.FindingID]
+		}
+		if e.When == nil && it.Value != nil {
+			e.When = columns[it.Value] // a results table's date column
 		}
 		p.flag(rd, &e)
 		if f, ok := byID[it.FindingID]; ok && p.medications[e.ConceptKey] && f.Start >= 0 {

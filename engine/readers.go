@@ -10,6 +10,7 @@ import (
 	"github.com/executablekg/execkg/engine/patient"
 	"github.com/executablekg/execkg/engine/read"
 	"github.com/executablekg/execkg/rules"
+	"github.com/executablekg/execkg/rules/units"
 )
 
 // reading is the pack's reading vocabulary (rules.Reading,
@@ -59,6 +60,12 @@ type reading struct {
 	pastAdjacent map[string]bool
 	pastLead     int
 	plausible    map[string]rules.Plausible
+	// reference: a target or reference cue and the value it writes
+	// (references), or nil.
+	reference *regexp.Regexp
+	// scales: the plausible ranges of a concept measured on several
+	// scales, by concept key and canonical unit (evidence.Anchor.Scales).
+	scales map[string]map[string][2]float64
 	// otherSetting, sameSetting: plausible's setting words, by normalised
 	// concept.
 	otherSetting, sameSetting map[string]*regexp.Regexp
@@ -161,6 +168,14 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 	if out.demographics, err = compileDemographics(r.Demographics); err != nil {
 		return nil, err
 	}
+	if rc := r.References; rc != nil {
+		// The cue right before the number ("goal 1.8", "ref <3.0"), or
+		// before a name of at most three words and a bound ("Target
+		// LDL-C <1.4"; "target vessel LAD 90%" writes no bound).
+		if out.reference, err = regexp.Compile(`(?i)\b(?:` + rules.WordsPattern(rc.Cues) + `)(?:\s*(?:of|is|=|:)?\s*(?:<=|>=|[<>≤≥~])?|(?:\s+[a-z][\w-]*){1,3}?\s*(?:of|is|=|:)?\s*(?:<=|>=|[<>≤≥]))\s*(\d+(?:[.,]\d+)?)`); err != nil {
+			return nil, fmt.Errorf("references: %v", err)
+		}
+	}
 	out.plausible = map[string]rules.Plausible{}
 	for _, pl := range r.Plausible {
 		k := rules.NormalizeName(pl.Concept)
@@ -207,6 +222,15 @@ var derivations = []derivation{
 	{eval.ReaderImplied, []patient.Kind{patient.KindMeasurement}, consistency.Checks{Qualifier: true, Absence: true}},
 }
 
+// plausibleList is the pack's plausible ranges (none without a reading
+// file).
+func (p *Program) plausibleList() []rules.Plausible {
+	if p.pack.Reading == nil {
+		return nil
+	}
+	return p.pack.Reading.Plausible
+}
+
 // initReaders compiles the pack's reading vocabulary and registers the
 // readers: by name for step (v), and the case readers in rounds (the
 // readers of one round read the evidence the rounds before made).
@@ -218,6 +242,18 @@ func (p *Program) initReaders() error {
 	}
 	if p.reading, err = compileReading(p.pack.Reading, site); err != nil {
 		return err
+	}
+	for _, pl := range p.plausibleList() {
+		if k, ok := p.keys[rules.NormalizeName(pl.Concept)]; ok && len(pl.Scales) > 0 {
+			sc := map[string][2]float64{units.Canonical(pl.Unit): {pl.Min, pl.Max}}
+			for _, s := range pl.Scales {
+				sc[units.Canonical(s.Unit)] = [2]float64{s.Min, s.Max}
+			}
+			if p.reading.scales == nil {
+				p.reading.scales = map[string]map[string][2]float64{}
+			}
+			p.reading.scales[k] = sc
+		}
 	}
 	p.riskScores = p.riskScoreKeys()
 	p.rounds = [][]read.CaseReader{

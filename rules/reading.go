@@ -56,6 +56,10 @@ type Reading struct {
 	// Plausible: the range a measured concept's value can take; a value
 	// outside it is a misreading (see Plausible).
 	Plausible []Plausible `json:"plausible,omitempty"`
+	// References: the words that write a target or a reference range
+	// right before a value ("target <1.4", "ref <3.0"): such a value is
+	// no value of the patient (see ReferenceCues).
+	References *ReferenceCues `json:"references,omitempty"`
 	// Refractory: symptoms stated to persist despite therapy.
 	Refractory *Refractory `json:"refractory,omitempty"`
 	// Recency: when a dated event counts as its "recent" form.
@@ -130,7 +134,29 @@ type Plausible struct {
 	FractionInPercent bool     `json:"fraction_in_percent,omitempty"`
 	OtherSetting      []string `json:"other_setting,omitempty"`
 	SameSetting       []string `json:"same_setting,omitempty"`
-	Source            string   `json:"source"`
+	// Scales are the ranges of the same value on other scales no factor
+	// converts to Unit (HbA1c in % beside mmol/mol): a value in a scale's
+	// unit is judged by its range, and a number written without a unit
+	// takes the one unit whose range holds it ("HbA1c 52" is mmol/mol,
+	// "HbA1c 6.8" is %).
+	Scales []PlausibleScale `json:"scales,omitempty"`
+	Source string           `json:"source"`
+}
+
+// ReferenceCues are the words that, right before a value, make it a
+// target, goal or reference range and not the patient's own value
+// ("Target LDL-C <1.4 mmol/L", "LDL goal <1.8"). Why says so.
+type ReferenceCues struct {
+	Why  string   `json:"why"`
+	Cues []string `json:"cues"`
+}
+
+// PlausibleScale is the range [Min, Max] of a Plausible concept's value
+// in another Unit.
+type PlausibleScale struct {
+	Unit string  `json:"unit"`
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
 }
 
 // PastCues are the words that state a condition of the past. Cues
@@ -413,6 +439,9 @@ func (r *Reading) check(name string) error {
 	if sw := r.Switched; sw != nil && (strings.TrimSpace(sw.Why) == "" || len(sw.Cues) == 0 || len(sw.To) == 0) {
 		return fmt.Errorf("%s: switched: give why, cues and to", name)
 	}
+	if rc := r.References; rc != nil && (strings.TrimSpace(rc.Why) == "" || len(rc.Cues) == 0) {
+		return fmt.Errorf("%s: references: give why and cues", name)
+	}
 	seenPlausible := map[string]int{}
 	for i, pl := range r.Plausible {
 		f := fmt.Sprintf("%s: plausible[%d]", name, i)
@@ -424,6 +453,11 @@ func (r *Reading) check(name string) error {
 		}
 		if len(pl.SameSetting) > 0 && len(pl.OtherSetting) == 0 {
 			return fmt.Errorf("%s (%s): same_setting keeps a value other_setting would drop; give other_setting too", f, pl.Concept)
+		}
+		for j, sc := range pl.Scales {
+			if strings.TrimSpace(sc.Unit) == "" || sc.Min >= sc.Max || sc.Unit == pl.Unit {
+				return fmt.Errorf("%s (%s): scales[%d] needs a unit other than %q and min below max", f, pl.Concept, j, pl.Unit)
+			}
 		}
 		if j, dup := seenPlausible[NormalizeName(pl.Concept)]; dup {
 			return fmt.Errorf("%s (%s): repeats plausible[%d]; merge the two ranges", f, pl.Concept, j)

@@ -70,7 +70,7 @@ func TestValueSetCoverage(t *testing.T) {
 		assert.Positive(t, cov[sys].Codes, sys)
 		assert.Positive(t, cov[sys].Concepts, sys)
 	}
-	assert.Equal(t, 13, cov["loinc"].Codes)
+	assert.Equal(t, 14, cov["loinc"].Codes)
 	assert.Positive(t, coded)
 	_, condKeys := p.ConditionIndex()
 	assert.LessOrEqual(t, coded, len(condKeys))
@@ -83,7 +83,7 @@ func TestValueSetSearchTokens(t *testing.T) {
 	require.NoError(t, err)
 	loinc := p.ValueSets.SearchTokens("loinc")
 	assert.Contains(t, loinc, "http://loinc.org|10230-1")
-	assert.Len(t, loinc, 13)
+	assert.Len(t, loinc, 14)
 	for _, tok := range p.ValueSets.SearchTokens("atc") {
 		assert.NotEqual(t, "http://www.whocc.no/atc|C07", tok, "a class prefix is no search token")
 	}

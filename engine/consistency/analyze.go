@@ -169,7 +169,7 @@ func (t *Text) reading(mention string) *mentionReading {
 	if r, ok := t.readings.Load(mention); ok {
 		return r.(*mentionReading)
 	}
-	mt := tokenize(mention) // once, for locating and for the reading
+	mt := readTokens(mention) // once, for locating and for the reading
 	a := t.analyseTokens(mt)
 	r := &mentionReading{a: a, inCase: a.found}
 	if !a.found {
@@ -185,7 +185,7 @@ func (t *Text) reading(mention string) *mentionReading {
 
 // NewText tokenises text and finds its cues.
 func NewText(text string) *Text {
-	toks := tokenize(text)
+	toks := readTokens(text)
 	t := &Text{text: text, toks: toks, hits: findCues(toks), bounds: [2]int{-1, -1}, at: -1, views: &sync.Map{}}
 	t.views.Store(-1, t)
 	for i, tok := range toks {
@@ -313,7 +313,7 @@ func analyse(text, target string) analysis { return NewText(text).analyse(target
 
 // analyse locates target in the text. The analysis shares the Text's
 // tokens and cues, which nothing writes to after NewText.
-func (t *Text) analyse(target string) analysis { return t.analyseTokens(tokenize(target)) }
+func (t *Text) analyse(target string) analysis { return t.analyseTokens(readTokens(target)) }
 
 // analyseTokens is analyse on the target's tokens.
 func (t *Text) analyseTokens(target []token) analysis {

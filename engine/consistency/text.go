@@ -123,6 +123,140 @@ func tokenize(text string) []token {
 	return out
 }
 
+// readTokens tokenises a case text or a mention and bridges the
+// spacing gaps that separate no cells (bridgeGaps).
+func readTokens(text string) []token { return bridgeGaps(tokenize(text)) }
+
+// isGap: the token is a cell break, a tab or a run of spaces.
+func isGap(t token) bool { return !t.word && t.raw == "\t" }
+
+// bridgeGaps drops the cell breaks that are only spacing, so that spacing
+// never changes what a cue reaches: a gap beside punctuation ("Diabetes:
+// no", "angina,  no MI") or at a line's start or end, and a gap after a
+// cue that looks forward ("No  chest pain", "Denies  angina", "Not on
+// aspirin", "PMH:  no  angina"). A cue after a cell break is that cell's
+// value ("Smoker  No   Diabetes  Yes"), and a cue answering a label is
+// the label's when the next cell is a field of its own ("Smoker:  no
+// Diabetes:  yes", "Smoker:  no   Diabetes  yes"): those gaps stay.
+func bridgeGaps(ts []token) []token {
+	if len(cueRules.defs) == 0 {
+		return ts // the cue data is being read
+	}
+	drop := make([]bool, len(ts))
+	any := false
+	for g := range ts {
+		if !isGap(ts[g]) {
+			continue
+		}
+		if g == 0 || g == len(ts)-1 || punct(ts[g-1]) || punct(ts[g+1]) || forwardCueBefore(ts, drop, g) {
+			drop[g], any = true, true
+		}
+	}
+	if !any {
+		return ts
+	}
+	out := ts[:0:0]
+	for i, t := range ts {
+		if !drop[i] {
+			out = append(out, t)
+		}
+	}
+	markClauses(out)
+	return out
+}
+
+// punct: a boundary that is no cell break (punctuation, a line break, a
+// spaced dash).
+func punct(t token) bool { return !t.word && t.boundary && !isGap(t) }
+
+// forwardCueBefore: the words before gap g end a cue that looks forward,
+// after at most two stopwords ("Not on  aspirin") or, in prose, two
+// words, and the cue is not a
+// cell's value: it does not follow a kept cell break, and after a colon
+// (a label's answer) the words after the gap run to punctuation or the
+// text's end, not to another cell or label.
+func forwardCueBefore(ts []token, drop []bool, g int) bool {
+	// Between two lower-case words the gap is a typing slip in prose
+	// ("Not currently on  aspirin"), as the extractor reads it: any two
+	// words may then stand between the cue and the gap.
+	slip := g > 0 && g+1 < len(ts) && lowerEnd(ts[g-1].raw) && lowerStart(ts[g+1].raw)
+	for end := g - 1; end >= 0 && end >= g-3; end-- {
+		if end < g-1 && !(ts[end+1].word && (slip || stopwords[ts[end+1].low])) {
+			return false
+		}
+		for j := end; j >= 0 && j > end-6; j-- {
+			if !ts[j].word && ts[j].boundary {
+				break // cues never span punctuation
+			}
+			for _, k := range cuesByFirst[ts[j].low] {
+				d := &cueRules.defs[k]
+				if len(d.words) != end-j+1 || d.dir&forward == 0 || d.kind == kindPseudo || d.kind == kindTermination || !wordsAt(ts, j, d.words) {
+					continue
+				}
+				if d.opener && !opensSentence(ts, j) {
+					continue
+				}
+				if j > 0 && isGap(ts[j-1]) && !drop[j-1] {
+					return false // a cell's value
+				}
+				if j > 0 && ts[j-1].raw == ":" || j > 1 && isGap(ts[j-1]) && ts[j-2].raw == ":" {
+					return runsToPunct(ts, g+1)
+				}
+				return !labelAfter(ts, g+1)
+			}
+		}
+	}
+	return false
+}
+
+func lowerEnd(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return unicode.IsLower(r)
+}
+
+func lowerStart(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLower(r)
+}
+
+// wordsAt: tokens from j spell words.
+func wordsAt(ts []token, j int, words []string) bool {
+	for n, w := range words {
+		if j+n >= len(ts) || ts[j+n].low != w {
+			return false
+		}
+	}
+	return true
+}
+
+// runsToPunct: the tokens from i reach punctuation or the text's end
+// before any cell break.
+func runsToPunct(ts []token, i int) bool {
+	for ; i < len(ts); i++ {
+		if isGap(ts[i]) {
+			return false
+		}
+		if punct(ts[i]) {
+			return ts[i].raw != ":"
+		}
+	}
+	return true
+}
+
+// labelAfter: the words from i are a label, closed by a colon within a
+// few words ("No   Diabetes:  yes").
+func labelAfter(ts []token, i int) bool {
+	for n := i; n < len(ts) && n < i+4; n++ {
+		if ts[n].raw == ":" {
+			return true
+		}
+		if ts[n].boundary && !ts[n].word {
+			return false
+		}
+	}
+	return false
+}
+
 // fixedWordAt returns the length of an abbreviation with full stops
 // ("vs.", "e.g.") or a signed word ("-ve", "+ve") starting at byte i, as
 // listed in cues/scope.json, or 0. The word must end there: "vs." in

@@ -148,7 +148,15 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 	// A number qualifies what a phrase names (a type, grade or dose): the
 	// stated two thirds must hold two words besides it, so "Type 2
 	// respiratory failure" does not state "type 2 diabetes".
-	if !all && len(pw) >= 3 && 3*n >= 2*len(pw) && words >= 2 && !modifierMissing && !substituted(m, pw, covered) {
+	// The allowance counts an abbreviation hyphenated to a one-letter
+	// part as one word: "LDL-C" states one of the two words of "LDL-C
+	// reduction", not two of three.
+	total := len(pw)
+	if lj := letterJoins(pw, pi.joined); lj != nil {
+		total -= joins(lj)
+		n = compoundCount(pw, lj, covered)
+	}
+	if !all && total >= 3 && 3*n >= 2*total && words >= 2 && !modifierMissing && !substituted(m, pw, covered) {
 		if names != nil {
 			var stated, missing []string
 			for i, c := range covered {
@@ -165,6 +173,53 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 		return true
 	}
 	return false
+}
+
+// letterJoins keeps the hyphen joins with a one-letter part ("LDL-C"),
+// or nil when there is none.
+func letterJoins(pw []string, joined []bool) []bool {
+	var out []bool
+	for i, j := range joined {
+		if j && (len(pw[i]) == 1 || len(pw[i+1]) == 1) {
+			if out == nil {
+				out = make([]bool, len(joined))
+			}
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// joins counts the hyphen joins of a phrase's words.
+func joins(joined []bool) int {
+	n := 0
+	for _, j := range joined {
+		if j {
+			n++
+		}
+	}
+	return n
+}
+
+// compoundCount counts the covered words of a phrase, a hyphenated
+// compound as one word, covered when all its parts are.
+func compoundCount(pw []string, joined, covered []bool) int {
+	n := 0
+	for i := 0; i < len(pw); {
+		j := i
+		for j < len(joined) && joined[j] {
+			j++
+		}
+		all := true
+		for k := i; k <= j; k++ {
+			all = all && covered[k]
+		}
+		if all {
+			n++
+		}
+		i = j + 1
+	}
+	return n
 }
 
 // substituted reports whether the mention puts a word of its own where

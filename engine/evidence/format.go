@@ -27,6 +27,10 @@ type Anchor struct {
 	// Covering, when set, is NewPhrases(Phrases), read once by the caller
 	// for many pairs; the coverage test then uses it.
 	Covering *Phrases `json:"-"`
+	// Scales, when the anchor has several Units, are their plausible
+	// ranges by canonical unit: a bare number takes the one unit whose
+	// range holds it.
+	Scales map[string][2]float64 `json:"-"`
 }
 
 // Item is one piece of structured evidence (the reference system's
@@ -72,8 +76,9 @@ func format(findingID, text string, a Anchor, negated bool, parse func(string) [
 	var picked []Item
 	lastEnd := -1
 	aside := asideMeasures(text, ms, a)
+	ref := referenceRanges(text, ms)
 	for i, m := range ms {
-		if superseded(text, ms, i) || duration(text, m, a) || inDate(text, m) || aside[i] || identifier(text, m) {
+		if superseded(text, ms, i) || duration(text, m, a) || inDate(text, m) || aside[i] || ref[i] || identifier(text, m) {
 			continue
 		}
 		// A bare number after the value and another word belongs to that
@@ -86,7 +91,9 @@ func format(findingID, text string, a Anchor, negated bool, parse func(string) [
 			it := base
 			v := m.Value
 			it.Value, it.Unit, it.Comparator = &v, u, m.Comparator
-			if m.Canon == "" {
+			if m.Canon == "" && len(a.Units) > 1 {
+				it.Note = "unit not written; " + u + " is the one unit of the concept whose plausible range holds the value"
+			} else if m.Canon == "" {
 				it.Note = "unit not written; assumed " + u + " from the guideline condition"
 			}
 			picked = append(picked, it)
@@ -141,6 +148,58 @@ func asideMeasures(text string, ms []Measure, a Anchor) map[int]bool {
 	return inside
 }
 
+// referenceRanges marks the numbers of a lab row's reference range: a
+// bound ("<3.0", ">90") or a range ("20-41") written after an exact value
+// with only layout between (spaces, tabs, cell bars, brackets, a colon,
+// a flag of at most two capitals or a star: "LDL-C  3.8  mmol/L  H
+// <3.0", "eGFR | 48 | L | >90"). A table's reference column is never a
+// value of the patient; a second exact value (a later date's column)
+// is not marked.
+func referenceRanges(text string, ms []Measure) map[int]bool {
+	if len(ms) < 2 {
+		return nil
+	}
+	var ref map[int]bool
+	exactEnd := -1
+	for i := 0; i < len(ms); i++ {
+		m := ms[i]
+		rangeStart := m.Comparator == "" && i+1 < len(ms) && rangeSep.MatchString(text[m.End:ms[i+1].Start])
+		bound := m.Comparator != "" || rangeStart
+		if bound && exactEnd >= 0 && exactEnd <= m.Start && onlyLayout(text[exactEnd:m.Start]) {
+			if ref == nil {
+				ref = map[int]bool{}
+			}
+			ref[i] = true
+			if rangeStart {
+				ref[i+1] = true
+				i++
+			}
+			continue
+		}
+		if m.Comparator == "" && !rangeStart {
+			exactEnd = m.End
+		} else {
+			exactEnd = -1
+		}
+	}
+	return ref
+}
+
+// onlyLayout: s holds only spaces, tabs, cell bars, brackets, a colon,
+// the bound's own comparator and result flags (a word of at most two
+// capitals, "*", "!").
+func onlyLayout(s string) bool {
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(" \t|()[]:<>≤≥=", r) }) {
+		if w == "*" || w == "!" || w == "**" {
+			continue
+		}
+		if len(w) > 2 || strings.Trim(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+			return false
+		}
+	}
+	return true
+}
+
 // trendFrom and trendTo find a change stated as "from A to B" ("LVEF fell
 // from 55% (2022) to 38%", "55% -> 38%"): A is the patient's past value,
 // B the current one.
@@ -148,10 +207,12 @@ var (
 	trendFrom = regexp.MustCompile(`(?i)\bfrom\s*$`)
 	trendTo   = regexp.MustCompile(`(?i)^\s*(?:\([^()]*\)\s*)?(?:to|→|->|=>)\s*$`)
 	// trendArrow: an arrow alone between two values.
-	trendArrow = regexp.MustCompile(`^\s*(?:\([^()]*\)\s*)?(?:→|->|-->|=>)\s*$`)
+	trendArrow = regexp.MustCompile(`^\s*(?:\([^()]*\)\s*)?(?:→|->|-->|=>)\s*[<>≤≥~]?\s*$`)
 	// A bare number followed by a time word is a duration or a date
 	// ("over 12 months", "2 weeks ago"), not a value of the concept.
-	timeWord = regexp.MustCompile(`(?i)^\s*(?:days?|weeks?|wks?|months?|mos?|years?|yrs?|hours?|h|hrs?)\b`)
+	// A capital "H" alone is a result flag (high), not hours: "LDL-C
+	// 3.8 H".
+	timeWord = regexp.MustCompile(`^\s*(?:(?i:days?|weeks?|wks?|months?|mos?|years?|yrs?|hours?|hrs?)|h)\b`)
 )
 
 // superseded reports whether measure i is the earlier value of a trend.
@@ -253,7 +314,7 @@ func compatible(m Measure, a Anchor) (string, bool) {
 		if len(a.Units) == 1 {
 			return a.Units[0], true
 		}
-		return "", false
+		return scaleOf(m.Value, a)
 	}
 	for _, u := range a.Units {
 		if units.Same(m.Canon, u) {
@@ -264,6 +325,20 @@ func compatible(m Measure, a Anchor) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// scaleOf is the one unit of the anchor whose plausible range holds v.
+func scaleOf(v float64, a Anchor) (string, bool) {
+	unit := ""
+	for _, u := range a.Units {
+		if r, ok := a.Scales[u]; ok && v >= r[0] && v <= r[1] {
+			if unit != "" {
+				return "", false
+			}
+			unit = u
+		}
+	}
+	return unit, unit != ""
 }
 
 // Pair is one finding–anchor pair of a case.

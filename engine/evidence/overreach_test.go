@@ -26,6 +26,8 @@ func TestOverreach(t *testing.T) {
 			Mention string   `json:"mention"`
 			Units   []string `json:"units"`
 			Want    []string `json:"want"`
+			// Scales: plausible ranges by unit (Anchor.Scales).
+			Scales map[string][2]float64 `json:"scales"`
 		} `json:"values"`
 	}
 	if err := json.Unmarshal(raw, &f); err != nil {
@@ -40,7 +42,7 @@ func TestOverreach(t *testing.T) {
 		}
 	}
 	for i, c := range f.Values {
-		a := Anchor{ConceptKey: "name:x", Concept: "x", Units: c.Units}
+		a := Anchor{ConceptKey: "name:x", Concept: "x", Units: c.Units, Scales: c.Scales}
 		var got []string
 		for _, it := range Format("f1", c.Mention, a, false) {
 			if it.Value != nil {

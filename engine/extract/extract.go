@@ -450,18 +450,44 @@ func joinAcrossParens(text string, spans [][2]int, joins [][3]int) [][2]int {
 }
 
 // tableRow: the line holding offset i is a table row, opened and closed
-// by a cell bar ("| LAD | 80% |"); bars inside a line of text
-// ("49 | F | Sx: chest pain") still separate findings.
+// by a cell bar ("| LAD | 80% |"), or one of two or more lines with the
+// same two or more bars (a table flattened without its outer bars:
+// "Analyte | Value | Unit" over "LDL-C | 3.8 | mmol/L"); bars inside a
+// line of text ("49 | F | Sx: chest pain") still separate findings.
 func tableRow(text string, i int) bool {
+	ls, le := lineAt(text, i)
+	row := strings.TrimSpace(text[ls:le])
+	if len(row) > 2 && row[0] == '|' && row[len(row)-1] == '|' {
+		return true
+	}
+	n := strings.Count(row, "|")
+	if n < 2 {
+		return false
+	}
+	if ls > 0 {
+		if ps, pe := lineAt(text, ls-1); strings.Count(text[ps:pe], "|") == n {
+			return true
+		}
+	}
+	if le < len(text) {
+		if ns, ne := lineAt(text, le+1); strings.Count(text[ns:ne], "|") == n {
+			return true
+		}
+	}
+	return false
+}
+
+// lineAt is the line holding offset i, [start, end) without its newline.
+func lineAt(text string, i int) (int, int) {
+	if i > len(text) {
+		i = len(text)
+	}
 	ls := strings.LastIndexByte(text[:i], '\n') + 1
 	le := strings.IndexByte(text[i:], '\n')
 	if le < 0 {
-		le = len(text)
-	} else {
-		le += i
+		return ls, len(text)
 	}
-	row := strings.TrimSpace(text[ls:le])
-	return len(row) > 2 && row[0] == '|' && row[len(row)-1] == '|'
+	return ls, le + i
 }
 
 // valueAfterColon: the colon at i is followed by a bare value (a number,

@@ -22,6 +22,8 @@ type Reading struct {
 	patientLabels Cues
 	patientIDs    Cues
 	patientVerbs  map[string]bool // lower case
+	// idLabels: the patient identifiers opening a finding (identifierOnly).
+	idLabels Cues
 }
 
 // NewReading compiles a pack's sections data (nil: none).
@@ -56,7 +58,40 @@ func NewReading(sec *rules.Sections) *Reading {
 	for _, w := range sec.Frame.PatientVerbs {
 		r.patientVerbs[strings.ToLower(w)] = true
 	}
+	var ids []string
+	for _, w := range sec.Frame.PatientIdentifiers {
+		ids = append(ids, "^"+w)
+	}
+	r.idLabels = NewCues(ids)
 	return r
+}
+
+// identifierOnly: text is a patient identifier's label and its code alone
+// ("NHS no 943 476 5919", "MRN: 40018827", "Hosp no. D553"): a record
+// number, no finding. A date after the label ("DOB 12/05/1939") is kept:
+// it may give the age.
+func (r *Reading) identifierOnly(text string) bool {
+	c := r.idLabels.Find(text)
+	if c == "" {
+		return false
+	}
+	rest := strings.TrimLeft(text[wordsEnd(text, len(rules.CueWords(c))):], " .:#\t")
+	if rest == "" || strings.ContainsAny(rest, "/-") {
+		return false
+	}
+	digits := 0
+	for _, f := range strings.Fields(rest) {
+		for i := 0; i < len(f); i++ {
+			switch ch := f[i]; {
+			case ch >= '0' && ch <= '9':
+				digits++
+			case ch >= 'A' && ch <= 'Z', ch >= 'a' && ch <= 'z':
+			default:
+				return false
+			}
+		}
+	}
+	return digits >= 3
 }
 
 // sexTitle reports whether w is one of the pack's sex titles as written
@@ -184,7 +219,7 @@ func (r *Reading) Frame(text string) (skip int, drop bool) {
 		}
 	}
 	rest := text[skip:]
-	if rest == "" {
+	if rest == "" || r.identifierOnly(rest) {
 		return skip, true
 	}
 	fields := strings.Fields(rest)
