@@ -211,8 +211,12 @@ func (a *admitter) doubtingMember(e eval.Evidence) string {
 			if l.Wording == "" || l.Concept == "" {
 				continue
 			}
+			// Only the doubt is asked of the mention here: its concept
+			// was admitted as the member already, and a curated synonym
+			// ("unstable angina" for ACS) need not spell the wording's
+			// qualifiers ("acute").
 			cond := consistency.Condition{Concept: l.Concept, Wording: l.Wording, Operator: rules.OpPresent}
-			if a.text.CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.checks).Pass {
+			if a.at(e.ID).CheckCompiled(a.mention[e.ID], a.p.compile(cond), consistency.Checks{Certainty: a.checks.Certainty}).Pass {
 				return l.Wording
 			}
 		}
