@@ -65,8 +65,8 @@ type cueFile struct {
 	// preposition opens what they are for ("PCI vs CABG for 3VD" weighs
 	// the procedures, not the 3VD).
 	BidirectionalStops []string `json:"bidirectional_stops"`
-	Final         []string `json:"final"`
-	ListHeads     []string `json:"list_heads"`
+	Final              []string `json:"final"`
+	ListHeads          []string `json:"list_heads"`
 	// Compound: backward cues that head a noun compound ("MI risk", "CAD
 	// risk assessment"): they reach only over the content words right
 	// before them, up to a word of CompoundStops ("CAD high risk
