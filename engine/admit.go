@@ -25,7 +25,11 @@ type admitter struct {
 	// coded holds the facts with no words (coded data), judged by their
 	// record's statuses instead of the text.
 	coded map[string]consistency.Coded
-	tr    *Trace
+	// undoubted holds (finding id, concept key) pairs that a doubted
+	// finding states outside its doubt (Program.undoubtedAt): step (v)
+	// judges their certainty at those words, not at the finding's head.
+	undoubted map[[2]string]bool
+	tr        *Trace
 
 	mu sync.Mutex
 	// Many DecisionNodes share wording, context and operator (chronic
@@ -106,6 +110,9 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 		v = a.p.compile(cond).CheckCoded(cf, a.checks)
 	} else {
 		v = a.at(e.ID).CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.checks)
+		if a.checks.Certainty && a.ownWordsUndoubted(e) {
+			v = a.certaintyAtOwnWords(c, e, cond, v)
+		}
 	}
 	if v.Pass {
 		return v
@@ -147,6 +154,49 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	}
 	return a.derivedPass(c, e, v)
 }
+
+// ownWordsUndoubted: e's concept, or for an is-a or a composite's item
+// the stated concept it was read from, is named by its finding outside
+// the finding's doubt.
+func (a *admitter) ownWordsUndoubted(e eval.Evidence) bool {
+	if len(a.undoubted) == 0 {
+		return false
+	}
+	key := e.ConceptKey
+	switch e.DerivedBy {
+	case "":
+	case eval.ReaderIsA, eval.ReaderDefinition:
+		key = e.From
+	default:
+		return false
+	}
+	return a.undoubted[[2]string{e.ID, key}]
+}
+
+// certaintyAtOwnWords re-judges the certainty of a verdict on evidence
+// whose own words no doubt reaches ("3VD" in "PCI vs CABG for 3VD"): the
+// case's doubt at the finding's head is not the concept's, so a certain
+// condition passes (the other checks still judged) and a condition that
+// asks for doubt ("suspected obstructive CAD") is refused.
+func (a *admitter) certaintyAtOwnWords(c eval.Cond, e eval.Evidence, cond consistency.Condition, v consistency.Verdict) consistency.Verdict {
+	uncertainCase := strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the case is uncertain")
+	if !v.Pass && v.Check == consistency.CheckCertainty && uncertainCase {
+		rest := a.checks
+		rest.Certainty = false
+		w := a.at(e.ID).CheckCompiled(a.mention[e.ID], a.p.compile(cond), rest)
+		if w.Pass {
+			w.Reason = "certainty: the doubt in '" + a.mention[e.ID] + "' does not reach the words that name " + quoteName(e)
+		}
+		return w
+	}
+	if v.Pass && a.p.doubtfulName(c.Wording) && !a.p.doubtfulName(e.Concept) {
+		v.Pass, v.Check = false, consistency.CheckCertainty
+		v.Reason = consistency.CheckCertainty + ": the condition is uncertain but '" + a.mention[e.ID] + "' states " + quoteName(e) + " outside its doubt"
+	}
+	return v
+}
+
+func quoteName(e eval.Evidence) string { return "'" + e.Concept + "'" }
 
 // at is the case text read at finding id's own place (Text.At).
 func (a *admitter) at(id string) *consistency.Text {

@@ -64,7 +64,7 @@ type cueFile struct {
 	// alternatives it weighs are the noun phrases beside it, and a
 	// preposition opens what they are for ("PCI vs CABG for 3VD" weighs
 	// the procedures, not the 3VD).
-	BidirectionalStops []string `json:"bidirectional_stops"`
+	BidirectionalStops []string `json:"bidirectional_limits"`
 	Final              []string `json:"final"`
 	ListHeads          []string `json:"list_heads"`
 	// Compound: backward cues that head a noun compound ("MI risk", "CAD
@@ -315,7 +315,7 @@ func loadCues() (*cueSet, error) {
 		s.glosses[c.kind] = f.Glosses
 		s.compoundStops[c.kind] = setOf(f.CompoundStops)
 		if len(f.BidirectionalStops) > 0 && len(f.Bidirectional) == 0 {
-			return nil, fmt.Errorf("engine/consistency/cues/%s: bidirectional_stops without bidirectional cues; list the cues or drop the stops", c.file)
+			return nil, fmt.Errorf("engine/consistency/cues/%s: bidirectional_limits without bidirectional cues; list the cues or drop the limits", c.file)
 		}
 		s.bidiStops[c.kind] = setOf(f.BidirectionalStops)
 		for _, pre := range f.CompoundStopPrefixes {
