@@ -29,7 +29,10 @@ type admitter struct {
 	// finding states outside its doubt (Program.undoubtedAt): step (v)
 	// judges their certainty at those words, not at the finding's head.
 	undoubted map[[2]string]bool
-	tr        *Trace
+	// doubtedWords: the other way round, pairs an undoubted finding
+	// states in doubt (Program.doubtedAt).
+	doubtedWords map[[2]string]bool
+	tr           *Trace
 
 	mu sync.Mutex
 	// Many DecisionNodes share wording, context and operator (chronic
@@ -110,8 +113,13 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 		v = a.p.compile(cond).CheckCoded(cf, a.checks)
 	} else {
 		v = a.at(e.ID).CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.checks)
-		if a.checks.Certainty && a.ownWordsUndoubted(e) {
-			v = a.certaintyAtOwnWords(c, e, cond, v)
+		if a.checks.Certainty {
+			switch {
+			case a.ownWords(a.undoubted, e):
+				v = a.certaintyAtOwnWords(c, e, cond, v)
+			case a.ownWords(a.doubtedWords, e):
+				v = a.doubtAtOwnWords(c, e, cond, v)
+			}
 		}
 	}
 	if v.Pass {
@@ -155,11 +163,11 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	return a.derivedPass(c, e, v)
 }
 
-// ownWordsUndoubted: e's concept, or for an is-a or a composite's item
-// the stated concept it was read from, is named by its finding outside
-// the finding's doubt.
-func (a *admitter) ownWordsUndoubted(e eval.Evidence) bool {
-	if len(a.undoubted) == 0 {
+// ownWords: e's concept, or for an is-a or a composite's item the stated
+// concept it was read from, is in set (undoubted or doubtedWords) for its
+// finding.
+func (a *admitter) ownWords(set map[[2]string]bool, e eval.Evidence) bool {
+	if len(set) == 0 {
 		return false
 	}
 	key := e.ConceptKey
@@ -170,7 +178,7 @@ func (a *admitter) ownWordsUndoubted(e eval.Evidence) bool {
 	default:
 		return false
 	}
-	return a.undoubted[[2]string{e.ID, key}]
+	return set[[2]string{e.ID, key}]
 }
 
 // certaintyAtOwnWords re-judges the certainty of a verdict on evidence
@@ -194,6 +202,34 @@ func (a *admitter) certaintyAtOwnWords(c eval.Cond, e eval.Evidence, cond consis
 		v.Reason = consistency.CheckCertainty + ": the condition is uncertain but '" + a.mention[e.ID] + "' states " + quoteName(e) + " outside its doubt"
 	}
 	return v
+}
+
+// doubtAtOwnWords is certaintyAtOwnWords the other way round, for
+// evidence whose own words a doubt reaches while its finding's head is
+// certain ("regional pattern suggests ischaemic aetiology"): a certain
+// condition is refused, a doubtful one passes (the other checks still
+// judged).
+func (a *admitter) doubtAtOwnWords(c eval.Cond, e eval.Evidence, cond consistency.Condition, v consistency.Verdict) consistency.Verdict {
+	if !v.Pass && v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") {
+		rest := a.checks
+		rest.Certainty = false
+		w := a.at(e.ID).CheckCompiled(a.mention[e.ID], a.p.compile(cond), rest)
+		if w.Pass {
+			w.Reason = "certainty: '" + a.mention[e.ID] + "' states " + quoteName(e) + " with doubt"
+		}
+		return w
+	}
+	if v.Pass && !a.asksDoubt(c.Wording) && !a.asksDoubt(c.Concept) && !a.asksDoubt(e.Concept) {
+		v.Pass, v.Check = false, consistency.CheckCertainty
+		v.Reason = consistency.CheckCertainty + ": the case is uncertain ('" + a.mention[e.ID] + "' states " + quoteName(e) + " with doubt) but the condition '" + c.Concept + "' is not"
+	}
+	return v
+}
+
+// asksDoubt: a name that states a doubt, by its cue scan or as step (v)
+// reads it ("symptoms suggestive of myocardial ischaemia").
+func (a *admitter) asksDoubt(name string) bool {
+	return name != "" && (a.p.doubtfulName(name) || a.nameDoubts(name))
 }
 
 func quoteName(e eval.Evidence) string { return "'" + e.Concept + "'" }

@@ -440,6 +440,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	inPlan := map[[2]string]bool{}              // (finding, key) a plan states as itself: planned, not done
 	doubted := map[string]bool{}                // finding ids the case states with doubt
 	undoubted := map[[2]string]bool{}           // (finding, key) a doubted finding states outside its doubt (undoubtedAt)
+	doubtedWords := map[[2]string]bool{}        // (finding, key) an undoubted finding states in doubt (doubtedAt)
 	var dropped []patient.Dropped
 	var reports *anatomyReports     // the case's stenosis reports, read once
 	procedural := map[string]bool{} // findings that name a procedure first (labelWhen)
@@ -534,6 +535,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				doubted[f.ID] = true
 				for k := range p.undoubtedAt(at, f.Text, anchors) {
 					undoubted[[2]string{f.ID, k}] = true
+				}
+			} else {
+				for k := range p.doubtedAt(at, f.Text, anchors) {
+					doubtedWords[[2]string{f.ID, k}] = true
 				}
 			}
 			if fc.Other && !p.cueInConcept(anchors, fc.Cues) {
@@ -737,14 +742,14 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		res.Evidence = append(res.Evidence, f.Evidence)
 	}
 	// The patient model is complete: later stages read it, not the text.
-	m := p.textModel(caseID, text, date, findings, ev, doubted, undoubted, notTaken, inPlan, dropped)
+	m := p.textModel(caseID, text, date, findings, ev, doubted, undoubted, doubtedWords, notTaken, inPlan, dropped)
 	m.Facts = append(m.Facts, p.notToleratedFacts(m, notTolerated, findings, doubted)...)
 	res.Patient = m
 	// Step (v) runs inside evaluation, per condition: a mention is judged
 	// against each condition's own wording and context; a composite
 	// definition judges its members the same way.
 	adm := p.newAdmitter(c, ctext, mention, clause, tr)
-	adm.start, adm.undoubted = starts, undoubted
+	adm.start, adm.undoubted, adm.doubtedWords = starts, undoubted, doubtedWords
 	if err := p.decide(ctx, c, res, tr, m, adm.admit, adm.passes, overridden); err != nil {
 		return nil, err
 	}
