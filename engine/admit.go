@@ -25,7 +25,14 @@ type admitter struct {
 	// coded holds the facts with no words (coded data), judged by their
 	// record's statuses instead of the text.
 	coded map[string]consistency.Coded
-	tr    *Trace
+	// undoubted holds (finding id, concept key) pairs that a doubted
+	// finding states outside its doubt (Program.undoubtedAt): step (v)
+	// judges their certainty at those words, not at the finding's head.
+	undoubted map[[2]string]bool
+	// doubtedWords: the other way round, pairs an undoubted finding
+	// states in doubt (Program.doubtedAt).
+	doubtedWords map[[2]string]bool
+	tr           *Trace
 
 	mu sync.Mutex
 	// Many DecisionNodes share wording, context and operator (chronic
@@ -106,6 +113,14 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 		v = a.p.compile(cond).CheckCoded(cf, a.checks)
 	} else {
 		v = a.at(e.ID).CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.checks)
+		if a.checks.Certainty {
+			switch {
+			case a.ownWords(a.undoubted, e):
+				v = a.certaintyAtOwnWords(c, e, cond, v)
+			case a.ownWords(a.doubtedWords, e):
+				v = a.doubtAtOwnWords(c, e, cond, v)
+			}
+		}
 	}
 	if v.Pass {
 		return v
@@ -147,6 +162,77 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	}
 	return a.derivedPass(c, e, v)
 }
+
+// ownWords: e's concept, or for an is-a or a composite's item the stated
+// concept it was read from, is in set (undoubted or doubtedWords) for its
+// finding.
+func (a *admitter) ownWords(set map[[2]string]bool, e eval.Evidence) bool {
+	if len(set) == 0 {
+		return false
+	}
+	key := e.ConceptKey
+	switch e.DerivedBy {
+	case "":
+	case eval.ReaderIsA, eval.ReaderDefinition:
+		key = e.From
+	default:
+		return false
+	}
+	return set[[2]string{e.ID, key}]
+}
+
+// certaintyAtOwnWords re-judges the certainty of a verdict on evidence
+// whose own words no doubt reaches ("3VD" in "PCI vs CABG for 3VD"): the
+// case's doubt at the finding's head is not the concept's, so a certain
+// condition passes (the other checks still judged) and a condition that
+// asks for doubt ("suspected obstructive CAD") is refused.
+func (a *admitter) certaintyAtOwnWords(c eval.Cond, e eval.Evidence, cond consistency.Condition, v consistency.Verdict) consistency.Verdict {
+	uncertainCase := strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the case is uncertain")
+	if !v.Pass && v.Check == consistency.CheckCertainty && uncertainCase {
+		rest := a.checks
+		rest.Certainty = false
+		w := a.at(e.ID).CheckCompiled(a.mention[e.ID], a.p.compile(cond), rest)
+		if w.Pass {
+			w.Reason = "certainty: the doubt in '" + a.mention[e.ID] + "' does not reach the words that name " + quoteName(e)
+		}
+		return w
+	}
+	if v.Pass && a.p.doubtfulName(c.Wording) && !a.p.doubtfulName(e.Concept) {
+		v.Pass, v.Check = false, consistency.CheckCertainty
+		v.Reason = consistency.CheckCertainty + ": the condition is uncertain but '" + a.mention[e.ID] + "' states " + quoteName(e) + " outside its doubt"
+	}
+	return v
+}
+
+// doubtAtOwnWords is certaintyAtOwnWords the other way round, for
+// evidence whose own words a doubt reaches while its finding's head is
+// certain ("regional pattern suggests ischaemic aetiology"): a certain
+// condition is refused, a doubtful one passes (the other checks still
+// judged).
+func (a *admitter) doubtAtOwnWords(c eval.Cond, e eval.Evidence, cond consistency.Condition, v consistency.Verdict) consistency.Verdict {
+	if !v.Pass && v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") {
+		rest := a.checks
+		rest.Certainty = false
+		w := a.at(e.ID).CheckCompiled(a.mention[e.ID], a.p.compile(cond), rest)
+		if w.Pass {
+			w.Reason = "certainty: '" + a.mention[e.ID] + "' states " + quoteName(e) + " with doubt"
+		}
+		return w
+	}
+	if v.Pass && !a.asksDoubt(c.Wording) && !a.asksDoubt(c.Concept) && !a.asksDoubt(e.Concept) {
+		v.Pass, v.Check = false, consistency.CheckCertainty
+		v.Reason = consistency.CheckCertainty + ": the case is uncertain ('" + a.mention[e.ID] + "' states " + quoteName(e) + " with doubt) but the condition '" + c.Concept + "' is not"
+	}
+	return v
+}
+
+// asksDoubt: a name that states a doubt, by its cue scan or as step (v)
+// reads it ("symptoms suggestive of myocardial ischaemia").
+func (a *admitter) asksDoubt(name string) bool {
+	return name != "" && (a.p.doubtfulName(name) || a.nameDoubts(name))
+}
+
+func quoteName(e eval.Evidence) string { return "'" + e.Concept + "'" }
 
 // at is the case text read at finding id's own place (Text.At).
 func (a *admitter) at(id string) *consistency.Text {
@@ -211,8 +297,12 @@ func (a *admitter) doubtingMember(e eval.Evidence) string {
 			if l.Wording == "" || l.Concept == "" {
 				continue
 			}
+			// Only the doubt is asked of the mention here: its concept
+			// was admitted as the member already, and a curated synonym
+			// ("unstable angina" for ACS) need not spell the wording's
+			// qualifiers ("acute").
 			cond := consistency.Condition{Concept: l.Concept, Wording: l.Wording, Operator: rules.OpPresent}
-			if a.text.CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.checks).Pass {
+			if a.at(e.ID).CheckCompiled(a.mention[e.ID], a.p.compile(cond), consistency.Checks{Certainty: a.checks.Certainty}).Pass {
 				return l.Wording
 			}
 		}

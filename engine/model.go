@@ -16,7 +16,7 @@ import (
 // textModel is the read stage's output for a text case: every piece of
 // evidence the readers made becomes a fact typed by its concept's role in
 // the pack, with the finding's span, so later stages read the model.
-func (p *Program) textModel(caseID, text string, date time.Time, findings []extract.Finding, ev []eval.Evidence, doubted map[string]bool, notTaken, inPlan map[[2]string]bool, dropped []patient.Dropped) *patient.Model {
+func (p *Program) textModel(caseID, text string, date time.Time, findings []extract.Finding, ev []eval.Evidence, doubted map[string]bool, undoubted, doubtedWords, notTaken, inPlan map[[2]string]bool, dropped []patient.Dropped) *patient.Model {
 	m := &patient.Model{CaseID: caseID, Date: date.Format("2006-01-02"), Source: "text", Text: text, Dropped: dropped,
 		Facts: make([]patient.Fact, 0, len(ev))}
 	spans := make(map[string][]patient.Span, len(findings))
@@ -43,7 +43,7 @@ func (p *Program) textModel(caseID, text string, date time.Time, findings []extr
 		}
 		f := p.fact(e, reader, spans[e.ID])
 		f.Section = section[e.ID]
-		if doubted[e.ID] {
+		if doubted[e.ID] && !undoubted[[2]string{e.ID, e.ConceptKey}] || doubtedWords[[2]string{e.ID, e.ConceptKey}] {
 			f.Certainty = patient.Suspected
 		}
 		if f.Status == patient.StatusDone && inPlan[[2]string{e.ID, e.ConceptKey}] {
@@ -171,8 +171,34 @@ func (p *Program) checker(c *call, m *patient.Model, tr *Trace) *admitter {
 		}
 		coded[f.ID] = p.coded(f)
 	}
-	adm := p.newAdmitter(c, consistency.NewText(m.Text), mention, clause, tr)
+	ctext := consistency.NewText(m.Text)
+	adm := p.newAdmitter(c, ctext, mention, clause, tr)
 	adm.coded, adm.start = coded, start
+	// A fact the model holds confirmed although its words sit in a
+	// doubted finding ("3VD" in "PCI vs CABG for 3VD") was read outside
+	// that doubt (undoubtedAt): step (v) judges it so, as on the text path.
+	// So is, the other way round, a suspected fact whose finding's head no
+	// doubt reaches (doubtedAt).
+	for _, f := range m.Facts {
+		s, ok := start[f.ID]
+		if !ok || !f.Present || f.Reader == "derive" {
+			continue
+		}
+		headDoubt := ctext.At(s).Analyze(mention[f.ID]).Uncertain
+		k := [2]string{f.ID, f.ConceptKey}
+		switch {
+		case f.Certainty == patient.Confirmed && headDoubt:
+			if adm.undoubted == nil {
+				adm.undoubted = map[[2]string]bool{}
+			}
+			adm.undoubted[k] = true
+		case f.Certainty == patient.Suspected && !headDoubt:
+			if adm.doubtedWords == nil {
+				adm.doubtedWords = map[[2]string]bool{}
+			}
+			adm.doubtedWords[k] = true
+		}
+	}
 	return adm
 }
 

@@ -112,6 +112,63 @@ func (p *Program) negationAt(ctext *consistency.Text, finding string, anchors []
 	return out
 }
 
+// undoubtedAt judges the doubt of a doubted finding at each concept it
+// names word for word, as negationAt judges a negation: in "PCI vs CABG
+// for 3VD" the 'vs' weighs the procedures while the 3VD is stated. It
+// returns the keys of the anchors so named whose own words no doubt,
+// probable negation or negation reaches; an anchor the finding does not
+// name word for word, or whose name itself states a doubt ("suspected
+// CCS"), keeps the finding's doubt.
+func (p *Program) undoubtedAt(ctext *consistency.Text, finding string, anchors []grounding.Anchor) map[string]bool {
+	return p.doubtAt(ctext, finding, anchors, false)
+}
+
+// doubtedAt is undoubtedAt the other way round, for a finding whose first
+// word no doubt reaches: the keys of the concepts it names word for word
+// that a doubt among its words does reach ("regional pattern suggests
+// ischaemic aetiology": the 'suggests' doubts the aetiology, not the
+// pattern).
+func (p *Program) doubtedAt(ctext *consistency.Text, finding string, anchors []grounding.Anchor) map[string]bool {
+	if !ctext.UncertaintyIn(finding) {
+		return nil
+	}
+	return p.doubtAt(ctext, finding, anchors, true)
+}
+
+// doubtAt returns the keys of the anchors the finding names word for word
+// (and whose name states no doubt of its own) whose words a doubt reaches
+// (want true) or that no doubt, probable negation or negation reaches
+// (want false).
+func (p *Program) doubtAt(ctext *consistency.Text, finding string, anchors []grounding.Anchor, want bool) map[string]bool {
+	var out map[string]bool
+	lower := " " + strings.ToLower(finding) + " "
+	for _, a := range anchors {
+		if p.doubtfulName(a.Concept) {
+			continue
+		}
+		var stated []string
+		for _, n := range append([]string{a.Concept}, p.phrases[a.ConceptKey]...) {
+			if statedIn(lower, finding, n) {
+				stated = append(stated, n)
+			}
+		}
+		if len(stated) == 0 {
+			continue
+		}
+		cx := ctext.AnalyzeAt(finding, strings.Join(stated, " ; "))
+		if !cx.Found {
+			continue
+		}
+		if want && cx.Uncertain && !cx.Negated || !want && !cx.Uncertain && !cx.Unlikely && !cx.Negated {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[a.ConceptKey] = true
+		}
+	}
+	return out
+}
+
 // negatedOf is an anchor's negation: its own (negationAt) where judged,
 // else the finding's.
 func negatedOf(at map[string]bool, key string, finding bool) bool {

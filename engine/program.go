@@ -440,6 +440,8 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	inPlan := map[[2]string]bool{}              // (finding, key) a plan states as itself: planned, not done
 	doubted := map[string]bool{}                // finding ids the case states with doubt
 	current := map[string]bool{}                // finding ids that keep their drugs ("continue aspirin")
+	undoubted := map[[2]string]bool{}           // (finding, key) a doubted finding states outside its doubt (undoubtedAt)
+	doubtedWords := map[[2]string]bool{}        // (finding, key) an undoubted finding states in doubt (doubtedAt)
 	var dropped []patient.Dropped
 	var reports *anatomyReports     // the case's stenosis reports, read once
 	procedural := map[string]bool{} // findings that name a procedure first (labelWhen)
@@ -550,6 +552,13 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				// not set aside ("unlikely" before a word the pack does
 				// not name verbatim) is at least no confirmed fact.
 				doubted[f.ID] = true
+				for k := range p.undoubtedAt(at, f.Text, anchors) {
+					undoubted[[2]string{f.ID, k}] = true
+				}
+			} else {
+				for k := range p.doubtedAt(at, f.Text, anchors) {
+					doubtedWords[[2]string{f.ID, k}] = true
+				}
 			}
 			if fc.Other && !p.cueInConcept(anchors, fc.Cues) {
 				// A relative's finding says nothing about the patient,
@@ -770,14 +779,14 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		res.Evidence = append(res.Evidence, f.Evidence)
 	}
 	// The patient model is complete: later stages read it, not the text.
-	m := p.textModel(caseID, text, date, findings, ev, doubted, notTaken, inPlan, dropped)
+	m := p.textModel(caseID, text, date, findings, ev, doubted, undoubted, doubtedWords, notTaken, inPlan, dropped)
 	m.Facts = append(m.Facts, p.notToleratedFacts(m, notTolerated, findings, doubted)...)
 	res.Patient = m
 	// Step (v) runs inside evaluation, per condition: a mention is judged
 	// against each condition's own wording and context; a composite
 	// definition judges its members the same way.
 	adm := p.newAdmitter(c, ctext, mention, clause, tr)
-	adm.start = starts
+	adm.start, adm.undoubted, adm.doubtedWords = starts, undoubted, doubtedWords
 	if err := p.decide(ctx, c, res, tr, m, adm.admit, adm.passes, overridden); err != nil {
 		return nil, err
 	}
@@ -825,10 +834,10 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 	// ("?vasospastic angina" is a suspected angina), in the model as in
 	// step (v), which judges it at the same words: an is-a fact keeps its
 	// source's id.
-	doubt := map[string]bool{}
+	doubt := map[[2]string]bool{} // (fact id, concept key): a finding may state one concept in doubt and another not
 	for _, f := range m.Facts {
 		if f.Certainty == patient.Suspected {
-			doubt[f.ID] = true
+			doubt[[2]string{f.ID, f.ConceptKey}] = true
 		}
 	}
 	was := pastOf(m) // an is-a fact keeps its source's past status too
@@ -837,7 +846,7 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 		keys[d.ConceptKey] = true
 		res.Evidence = append(res.Evidence, d)
 		f := p.fact(d, "derive", nil)
-		if d.DerivedBy == eval.ReaderIsA && doubt[d.ID] {
+		if d.DerivedBy == eval.ReaderIsA && doubt[[2]string{d.ID, d.From}] {
 			f.Certainty = patient.Suspected
 		}
 		if st, ok := was[[2]string{d.ID, d.From}]; ok && d.DerivedBy == eval.ReaderIsA && d.Present {

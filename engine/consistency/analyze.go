@@ -235,6 +235,10 @@ func (t *Text) OtherIn(mention string) bool { return t.cueIn(mention, kindExperi
 // words, a cheap test before AnalyzeAt.
 func (t *Text) NegationIn(mention string) bool { return t.cueIn(mention, kindNegation) }
 
+// UncertaintyIn reports whether an uncertainty cue lies among the
+// mention's own words, a cheap test before AnalyzeAt.
+func (t *Text) UncertaintyIn(mention string) bool { return t.cueIn(mention, kindUncertainty) }
+
 // UnlikelyCue reports whether cue (as Context.Cues lists it) is a
 // probable-negation cue ("unlikely").
 func UnlikelyCue(cue string) bool {

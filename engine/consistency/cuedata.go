@@ -60,8 +60,13 @@ type cueFile struct {
 	Backward      []string `json:"backward"`
 	Both          []string `json:"both"`
 	Bidirectional []string `json:"bidirectional"`
-	Final         []string `json:"final"`
-	ListHeads     []string `json:"list_heads"`
+	// BidirectionalStops end a bidirectional cue's reach either way: the
+	// alternatives it weighs are the noun phrases beside it, and a
+	// preposition opens what they are for ("PCI vs CABG for 3VD" weighs
+	// the procedures, not the 3VD).
+	BidirectionalStops []string `json:"bidirectional_limits"`
+	Final              []string `json:"final"`
+	ListHeads          []string `json:"list_heads"`
 	// Compound: backward cues that head a noun compound ("MI risk", "CAD
 	// risk assessment"): they reach only over the content words right
 	// before them, up to a word of CompoundStops ("CAD high risk
@@ -178,6 +183,9 @@ type cueSet struct {
 	shared map[cueKind]map[string]bool
 	// compoundStops: per kind, the words a compound cue's reach stops at.
 	compoundStops map[cueKind]map[string]bool
+	// bidiStops: per kind, the words a bidirectional cue's reach stops at
+	// (cueFile.BidirectionalStops).
+	bidiStops map[cueKind]map[string]bool
 	// compoundStopPrefixes: per kind, the prefixes of such words.
 	compoundStopPrefixes map[cueKind][]string
 	// habitSubjects, habitVerbs: the words that open a habitual main
@@ -254,7 +262,7 @@ func loadScope() (*scopeSet, error) {
 // loadCues reads and checks the cue files.
 func loadCues() (*cueSet, error) {
 	s := &cueSet{glosses: map[cueKind]bool{}, lists: map[cueKind]string{}, sentence: map[cueKind]map[string]bool{}, agent: map[cueKind]map[string]bool{}, shared: map[cueKind]map[string]bool{},
-		compoundStops: map[cueKind]map[string]bool{}, compoundStopPrefixes: map[cueKind][]string{}}
+		compoundStops: map[cueKind]map[string]bool{}, bidiStops: map[cueKind]map[string]bool{}, compoundStopPrefixes: map[cueKind][]string{}}
 
 	merged := map[string]*cueDef{}
 	var order []string
@@ -306,6 +314,10 @@ func loadCues() (*cueSet, error) {
 		s.agent[c.kind] = setOf(f.AgentBefore)
 		s.glosses[c.kind] = f.Glosses
 		s.compoundStops[c.kind] = setOf(f.CompoundStops)
+		if len(f.BidirectionalStops) > 0 && len(f.Bidirectional) == 0 {
+			return nil, fmt.Errorf("engine/consistency/cues/%s: bidirectional_limits without bidirectional cues; list the cues or drop the limits", c.file)
+		}
+		s.bidiStops[c.kind] = setOf(f.BidirectionalStops)
 		for _, pre := range f.CompoundStopPrefixes {
 			s.compoundStopPrefixes[c.kind] = append(s.compoundStopPrefixes[c.kind], strings.ToLower(pre))
 		}

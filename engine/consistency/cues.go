@@ -326,7 +326,11 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 	}
 	c := ts[start].clause
 	end, words, gov := start, 0, -1
+	bidiStop := cueRules.bidiStops[h.def.kind]
 	for end < len(ts) && ts[end].clause == c && end-h.last <= scopeRules.Window && !terminates(hits, end) && !(h.def.condition && habitualAt(ts, h.last+1, end)) {
+		if h.def.bidi && end > start && bidiStop[ts[end].low] {
+			break // "PCI vs CABG for 3VD": the alternatives end at "for"
+		}
 		if h.def.kind == kindNegation && gov < 0 && ts[end].word {
 			words++
 			// A governor near the cue, followed by its object, takes
@@ -506,7 +510,8 @@ func backwardStart(ts []token, hits []cueHit, k int) int {
 		c, lo = ts[o-1].clause, o
 	}
 	start := lo
-	for start > 0 && ts[start-1].clause == c && h.first-start < scopeRules.Window && !terminatesBefore(hits, start-1) {
+	for start > 0 && ts[start-1].clause == c && h.first-start < scopeRules.Window && !terminatesBefore(hits, start-1) &&
+		!(h.def.bidi && start < h.first && cueRules.bidiStops[h.def.kind][ts[start-1].low]) {
 		start--
 	}
 	if cueRules.lists[h.def.kind] != "none" {

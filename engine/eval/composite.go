@@ -51,7 +51,7 @@ func composites(pool []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[st
 			arrow = " excluded or unmet ← "
 		}
 		d := Evidence{ID: why[0].ID, ConceptKey: key, Concept: name, Text: strings.Join(dedupe(texts), "; "), Present: t == True,
-			Via: ViaDefinition + c.Concept + arrow + strings.Join(dedupe(parts), ", "), DerivedBy: ReaderDefinition}
+			Via: ViaDefinition + c.Concept + arrow + strings.Join(dedupe(parts), ", "), DerivedBy: ReaderDefinition, From: statedKey(why[0])}
 		out = append(out, d)
 		pool = append(pool, d)
 	}
@@ -68,6 +68,16 @@ func notDone(pool []Evidence, key string) []Evidence {
 		}
 	}
 	return out
+}
+
+// statedKey is the key of the stated concept an item was read from: its
+// own for a stated item, its source's for a derived one (step (v) judges
+// a derived item at the words of the concept it comes from).
+func statedKey(e Evidence) string {
+	if e.DerivedBy != "" && e.From != "" {
+		return e.From
+	}
+	return e.Key()
 }
 
 // statedAbsent: the pool denies the concept (stated, or by is-a from a

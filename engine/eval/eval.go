@@ -130,7 +130,9 @@ type Evidence struct {
 	CoReading bool `json:"co_reading,omitempty"`
 	// From is, on an is-a item, the concept key of the item it was read
 	// from (not serialised): the patient model gives it that item's
-	// status ("prior MI" is a past coronary event, not an active one).
+	// status ("prior MI" is a past coronary event, not an active one). On
+	// a composite's item it is the stated concept its first deciding
+	// member comes from, whose words step (v) judges it at.
 	From string `json:"-"`
 }
 
