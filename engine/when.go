@@ -104,6 +104,7 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 	// Every pattern but whenDMY's, whenShort's and the word ones needs a
 	// year (19xx or 20xx); whenDMY needs its separators.
 	year := digits && hasYear(text)
+	slash := digits && strings.Contains(text, "/") // whenShort and whenSlash need one
 	if m := find(whenISO, text, year && strings.Contains(text, "-")); m != nil {
 		y, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
@@ -132,7 +133,7 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 		t := time.Date(y, time.Month(mo), 1, 0, 0, 0, 0, time.UTC)
 		return &eval.When{From: t, To: t.AddDate(0, 1, 0).Add(-time.Second), Text: strings.TrimLeft(m[0], " ([,;:-")}
 	}
-	if m := find(whenShort, text, digits); m != nil {
+	if m := find(whenShort, text, slash); m != nil {
 		if w := shortDate(m[1], m[2], now); w != nil {
 			w.Text = m[1] + "/" + m[2]
 			return w
@@ -155,7 +156,7 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 			return &eval.When{From: t, To: end(t), Text: m[0]}
 		}
 	}
-	if m := find(whenSlash, text, digits); m != nil {
+	if m := find(whenSlash, text, slash); m != nil {
 		if n := count(m[3]); n > 0 {
 			per := map[string]float64{"12": 30.4375, "52": 7, "7": 1}[m[4]]
 			t := day(daysBefore(now, n*per))
