@@ -83,8 +83,12 @@ type anatomyReader struct {
 	// notStenosis, stenosisWord: a vessel finding that is no stenosis
 	// (anatomy not_stenosis), and the words that state one.
 	notStenosis, stenosisWord *regexp.Regexp
-	names                     *nameTokens // nil: every text is read with the patterns
-	memo                      stenosisMemo
+	// stenosisFacts: the normalised concepts of the pack's per-vessel
+	// stenosis facts (anatomy facts without a value), which
+	// withoutNonStenosis may drop.
+	stenosisFacts map[string]bool
+	names         *nameTokens // nil: every text is read with the patterns
+	memo          stenosisMemo
 }
 
 // stenosisMemo keeps the reports of the last few texts read: grounding
@@ -311,6 +315,12 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		}
 	}
 	if len(a.NotStenosis) > 0 {
+		r.stenosisFacts = map[string]bool{}
+		for _, ft := range a.Facts {
+			if !ft.Value {
+				r.stenosisFacts[rules.NormalizeName(ft.Concept)] = true
+			}
+		}
 		r.notStenosis = regexp.MustCompile(`(?i)\b(?:` + alternation(a.NotStenosis) + `)\b`)
 		var st []string
 		for _, ws := range [][]string{a.Nouns, a.NounsBefore, a.OccludedBefore, a.OccludedAfter} {
@@ -671,17 +681,24 @@ func (r *anatomyReader) withoutRead(lo, hi int, rep *anatomyReports, anchors []g
 // not_stenosis words: calcium is a plaque burden, not a narrowing) and
 // states no stenosis word or percentage.
 func (r *anatomyReader) withoutNonStenosis(mention string, anchors []grounding.Anchor) []grounding.Anchor {
-	if r == nil || r.notStenosis == nil || len(anchors) == 0 || !r.notStenosis.MatchString(mention) ||
+	if r == nil || r.notStenosis == nil || len(anchors) == 0 {
+		return anchors
+	}
+	// Most mentions ground to no stenosis fact: the patterns are read only
+	// for one that does (and nothing is dropped without one).
+	fact := make([]bool, len(anchors))
+	some := false
+	for i, a := range anchors {
+		fact[i] = r.stenosisFacts[rules.NormalizeName(a.Concept)]
+		some = some || fact[i]
+	}
+	if !some || !r.notStenosis.MatchString(mention) ||
 		r.stenosisWord != nil && r.stenosisWord.MatchString(mention) {
 		return anchors
 	}
 	var kept []grounding.Anchor
-	for _, a := range anchors {
-		fact := false
-		for _, ft := range r.a.Facts {
-			fact = fact || !ft.Value && rules.NormalizeName(ft.Concept) == rules.NormalizeName(a.Concept)
-		}
-		if !fact {
+	for i, a := range anchors {
+		if !fact[i] {
 			kept = append(kept, a)
 		}
 	}
