@@ -65,6 +65,11 @@ var cmpWords = []struct {
 	{regexp.MustCompile(`(?i)(?:>|more than|greater than|higher than|above|over|exceeding|exceeds|in excess of)\s*$`), ">"},
 }
 
+// cmpWindow bounds a comparator word's length in bytes: the longest
+// cmpWords alternative (16 characters) written with letters that fold to
+// three-byte runes under (?i), with room to spare (TestCmpWindow).
+const cmpWindow = 64
+
 // ParseMeasures reads every number of a mention with the unit after it.
 // The "1.73" of an eGFR unit and the "16" of "3 of 16 segments" are not
 // read as values.
@@ -156,13 +161,23 @@ func canonUnit(u string) string {
 func comparatorBefore(prefix string) string {
 	p := strings.TrimRight(prefix, " ")
 	// An arrow is a trend ("LVEF 50% -> 34%", "EF 55 => 38"), no comparator.
-	if strings.HasSuffix(p, "->") || arrowAfterValue.MatchString(p) {
+	// Both patterns end at the end of p ($): arrowAfterValue needs p to
+	// end in "=>", and a comparator word ends where p's trailing white
+	// space begins, so it lies in p's last cmpWindow bytes before that
+	// (the patterns look at nothing before the word). Matching that tail
+	// instead of the whole prefix is the same answer, in time independent
+	// of how far into the text the number is.
+	if strings.HasSuffix(p, "->") || strings.HasSuffix(p, "=>") && arrowAfterValue.MatchString(p) {
 		return ""
+	}
+	tail := p
+	if q := len(strings.TrimRight(p, " \t\n\f\r")); q > cmpWindow {
+		tail = p[q-cmpWindow:]
 	}
 	// Allow "of" between the word and the number: "at least of"? no; but
 	// "an EF of less than 35%" puts the comparator right before.
 	for _, c := range cmpWords {
-		if c.re.MatchString(p) {
+		if c.re.MatchString(tail) {
 			return c.op
 		}
 	}
