@@ -74,12 +74,13 @@ func maxBytes(t *testing.T, r *syntax.Regexp) int {
 	return 0
 }
 
-// TestCmpWindow: matching the comparator words in the prefix's last
-// cmpWindow bytes reads what matching the whole prefix reads. The window
-// holds the longest alternative written with its widest case folds, and
-// random prefixes (comparator words and arrows amid filler, upper case,
-// folded letters, trailing white space of every kind, cut anywhere) read
-// the same either way.
+// TestCmpWindow: comparatorBefore (the reversed patterns on the reversed
+// last cmpWindow bytes, or the patterns on those bytes where they are not
+// valid UTF-8) reads what the patterns read on the whole prefix. The
+// window holds the longest alternative written with its widest case
+// folds, and random prefixes (comparator words and arrows amid filler,
+// upper case, folded letters, broken UTF-8, trailing white space of every
+// kind, cut anywhere) read the same either way.
 func TestCmpWindow(t *testing.T) {
 	for _, c := range cmpWords {
 		re, err := syntax.Parse(c.re.String(), syntax.Perl)
@@ -109,7 +110,7 @@ func TestCmpWindow(t *testing.T) {
 	}
 	words := []string{"at most", "no more than", "up to", "max.", "≤", "<=", "=<", "≥", ">=", "=>", "at least", "min",
 		"less than", "below", "under", "reduced to below", "above", "over", "in excess of", ">", "<", "->", "-",
-		"EF", "LVEF of", "eGFR", "was", "AT LEAST", "Reduced To Below", "\u212a", "\u017f", "ſo", "é", "12", "50%",
+		"EF", "LVEF of", "eGFR", "was", "AT LEAST", "Reduced To Below", "\u212a", "\u017f", "ſo", "é", "12", "50%", "\xe2\x89", "\xa4", "\x89", "\xe2",
 		" ", "  ", "\t", "\n", "\r", "\f", ",", ".", "ab"}
 	rng := rand.New(rand.NewSource(12))
 	n := 0
