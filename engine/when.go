@@ -104,7 +104,10 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 	// Every pattern but whenDMY's, whenShort's and the word ones needs a
 	// year (19xx or 20xx); whenDMY needs its separators.
 	year := digits && hasYear(text)
-	slash := digits && strings.Contains(text, "/") // whenShort and whenSlash need one
+	// whenShort and whenSlash need a "/" between two digits, whenDMY two
+	// separators so placed.
+	slash := digits && flanked(text, "/") > 0
+	dmy := digits && flanked(text, "/.") > 1
 	if m := find(whenISO, text, year && strings.Contains(text, "-")); m != nil {
 		y, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
@@ -112,7 +115,7 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 		t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
 		return &eval.When{From: t, To: end(t), Text: m[0]}
 	}
-	if m := find(whenDMY, text, digits && strings.ContainsAny(text, "/.")); m != nil {
+	if m := find(whenDMY, text, dmy); m != nil {
 		d, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
 		y, _ := strconv.Atoi(m[3])
@@ -259,6 +262,18 @@ func hasYear(text string) bool {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// flanked counts, up to two, the bytes of text among seps with a digit on
+// either side.
+func flanked(text, seps string) int {
+	n := 0
+	for i := 1; i+1 < len(text) && n < 2; i++ {
+		if strings.IndexByte(seps, text[i]) >= 0 && isDigit(text[i-1]) && isDigit(text[i+1]) {
+			n++
+		}
+	}
+	return n
+}
 
 func find(re *regexp.Regexp, text string, may bool) []string {
 	if !may {
