@@ -98,7 +98,26 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 	// Most findings name no time: a pattern is run only when the text
 	// holds what it needs (a digit, one of its words; see mayHold).
 	digits := strings.ContainsAny(text, "0123456789")
-	if !digits && !mayHold(text, whenWords) {
+	// mayHold for each word list, the text lowered once.
+	low, wide := "", false
+	for i := 0; i < len(text) && !wide; i++ {
+		wide = text[i] >= 0x80
+	}
+	if !wide {
+		low = strings.ToLower(text)
+	}
+	holds := func(words []string) bool {
+		if wide {
+			return true
+		}
+		for _, w := range words {
+			if strings.Contains(low, w) {
+				return true
+			}
+		}
+		return false
+	}
+	if !digits && !holds(whenWords) {
 		return nil
 	}
 	// Every pattern but whenDMY's, whenShort's and the word ones needs a
@@ -142,18 +161,18 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 			return w
 		}
 	}
-	if m := find(whenAgo, text, mayHold(text, whenAgoWords)); m != nil {
+	if m := find(whenAgo, text, holds(whenAgoWords)); m != nil {
 		if n := count(m[1]); n > 0 {
 			t := day(daysBefore(now, n*unitDays(m[2])))
 			return &eval.When{From: t, To: end(t), Text: m[0]}
 		}
 	}
-	if m := find(whenWithin, text, mayHold(text, whenWithinWords)); m != nil {
+	if m := find(whenWithin, text, holds(whenWithinWords)); m != nil {
 		if n := count(m[1]); n > 0 {
 			return &eval.When{From: day(daysBefore(now, n*unitDays(m[2]))), To: end(day(now)), Text: m[0]}
 		}
 	}
-	if m := find(whenFor, text, mayHold(text, whenForWords)); m != nil {
+	if m := find(whenFor, text, holds(whenForWords)); m != nil {
 		if n := count(m[1]); n > 0 {
 			t := day(daysBefore(now, n*unitDays(m[2])))
 			return &eval.When{From: t, To: end(t), Text: m[0]}
@@ -182,7 +201,7 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 		t := time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
 		return &eval.When{From: t, To: t.AddDate(1, 0, 0).Add(-time.Second), Text: m[0]}
 	}
-	if m := find(whenRelative, text, mayHold(text, whenRelativeWords)); m != nil {
+	if m := find(whenRelative, text, holds(whenRelativeWords)); m != nil {
 		today := day(now)
 		w := &eval.When{Text: m[0]}
 		switch strings.ToLower(m[1]) {
