@@ -83,8 +83,12 @@ type anatomyReader struct {
 	// notStenosis, stenosisWord: a vessel finding that is no stenosis
 	// (anatomy not_stenosis), and the words that state one.
 	notStenosis, stenosisWord *regexp.Regexp
-	names                     *nameTokens // nil: every text is read with the patterns
-	memo                      stenosisMemo
+	// stenosisFacts: the normalised concepts of the pack's per-vessel
+	// stenosis facts (anatomy facts without a value), which
+	// withoutNonStenosis may drop.
+	stenosisFacts map[string]bool
+	names         *nameTokens // nil: every text is read with the patterns
+	memo          stenosisMemo
 }
 
 // stenosisMemo keeps the reports of the last few texts read: grounding
@@ -128,6 +132,11 @@ type anatomyPattern struct {
 	// match starts at a vessel name or segment word (nameTokens.starts);
 	// nil for the others.
 	anchored *regexp.Regexp
+	// pct: the pattern opens with the percentage (no assertion before its
+	// digits), so every match starts in the run of comparator, space,
+	// digit and dash bytes right before a "%" (percentStarts), where
+	// anchored is tried.
+	pct      bool
 	occluded bool
 	normal   bool // a vessel reported free of significant disease
 	orphan   bool // a segment report that names no vessel
@@ -255,10 +264,12 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		// (\b + list + vessel, or orphanSeg), so its matches start where
 		// nameTokens.starts says.
 		named bool
+		// pct: the pattern opens with pct (anatomyPattern.pct).
+		pct bool
 	}
 	pats := []pat{
 		{src: `(?i)\b` + list + vessel + `\b` + nouns + `\s*:?\s*` + postSeg + lesionPat + pct + afterPct, named: true},
-		{src: `(?i)` + pct + `\s*` + lesionPat + optional(a.NounsBefore, `\s+`) + `(?:(?:in|of|at)\s+)?(?:the\s+)?` + vessel + `\b`},
+		{src: `(?i)` + pct + `\s*` + lesionPat + optional(a.NounsBefore, `\s+`) + `(?:(?:in|of|at)\s+)?(?:the\s+)?` + vessel + `\b`, pct: true},
 	}
 	if len(a.OccludedBefore) > 0 {
 		pats = append(pats, pat{src: `(?i)\b(?:` + alternation(a.OccludedBefore) + `)\s+` + vessel + `\b`, occluded: true})
@@ -275,15 +286,15 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 	}
 	if orphanSeg != "" {
 		pats = append(pats, pat{src: `(?i)` + orphanSeg + lesionPat + pct, orphan: true, named: true},
-			pat{src: `(?i)` + pct + afterPct[:len(afterPct)-1], orphan: true})
+			pat{src: `(?i)` + pct + afterPct[:len(afterPct)-1], orphan: true, pct: true})
 	}
 	for _, p := range pats {
 		re, err := regexp.Compile(p.src)
 		if err != nil {
 			return nil, fmt.Errorf("%s: anatomy: the vocabulary makes no valid pattern: %w", rules.HierarchyFile, err)
 		}
-		ap := anatomyPattern{re: re, occluded: p.occluded, normal: p.normal, orphan: p.orphan}
-		if p.named {
+		ap := anatomyPattern{re: re, occluded: p.occluded, normal: p.normal, orphan: p.orphan, pct: p.pct}
+		if p.named || p.pct {
 			ap.anchored = regexp.MustCompile(`^(?:` + p.src + `)`)
 		}
 		r.res = append(r.res, ap)
@@ -311,6 +322,12 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		}
 	}
 	if len(a.NotStenosis) > 0 {
+		r.stenosisFacts = map[string]bool{}
+		for _, ft := range a.Facts {
+			if !ft.Value {
+				r.stenosisFacts[rules.NormalizeName(ft.Concept)] = true
+			}
+		}
 		r.notStenosis = regexp.MustCompile(`(?i)\b(?:` + alternation(a.NotStenosis) + `)\b`)
 		var st []string
 		for _, ws := range [][]string{a.Nouns, a.NounsBefore, a.OccludedBefore, a.OccludedAfter} {
@@ -476,12 +493,17 @@ func (r *anatomyReader) read(text string) []stenosis {
 		}
 		return false
 	}
-	var starts []int
-	startsRead, startsOK := false, false
+	var starts, pcts []int
+	startsRead, startsOK, pctsRead := false, false, false
 	for _, p := range r.res {
 		re := p.re
 		var ms [][]int
-		if p.anchored != nil && r.names != nil {
+		if p.pct {
+			if !pctsRead {
+				pcts, pctsRead = percentStarts(text), true
+			}
+			ms = findAllAt(p.anchored, text, pcts)
+		} else if p.anchored != nil && r.names != nil {
 			if !startsRead {
 				starts, startsOK = r.names.starts(text)
 				startsRead = true
@@ -588,6 +610,36 @@ func (r *anatomyReader) read(text string) []stenosis {
 	return out
 }
 
+// percentStarts lists, ascending, every offset of the runs of bytes that
+// may open the percentage pct before a "%": comparators (<, >, =, ≥, ≤),
+// white space, digits and dashes (-, –), the multi-byte ones by all their
+// bytes. A match of a pattern opening with pct holds only such bytes up
+// to its first "%", so it starts at one of these offsets.
+func percentStarts(text string) []int {
+	var out []int
+	for i := strings.IndexByte(text, '%'); i >= 0; {
+		lo := i
+		for lo > 0 && strings.IndexByte(pctOpeners, text[lo-1]) >= 0 {
+			lo--
+		}
+		if n := len(out); n > 0 && out[n-1] >= lo {
+			lo = out[n-1] + 1
+		}
+		for j := lo; j < i; j++ {
+			out = append(out, j)
+		}
+		k := strings.IndexByte(text[i+1:], '%')
+		if k < 0 {
+			break
+		}
+		i += 1 + k
+	}
+	return out
+}
+
+// pctOpeners are the bytes of pct before its "%" (percentStarts).
+const pctOpeners = "<>=\u2265\u2264 \t\n\f\r\v0123456789-\u2013"
+
 // anatomyReports are the stenosis reports of one case text, read once for
 // grounding, with the offsets of the vessel names that head them.
 type anatomyReports struct {
@@ -671,17 +723,24 @@ func (r *anatomyReader) withoutRead(lo, hi int, rep *anatomyReports, anchors []g
 // not_stenosis words: calcium is a plaque burden, not a narrowing) and
 // states no stenosis word or percentage.
 func (r *anatomyReader) withoutNonStenosis(mention string, anchors []grounding.Anchor) []grounding.Anchor {
-	if r == nil || r.notStenosis == nil || len(anchors) == 0 || !r.notStenosis.MatchString(mention) ||
+	if r == nil || r.notStenosis == nil || len(anchors) == 0 {
+		return anchors
+	}
+	// Most mentions ground to no stenosis fact: the patterns are read only
+	// for one that does (and nothing is dropped without one).
+	fact := make([]bool, len(anchors))
+	some := false
+	for i, a := range anchors {
+		fact[i] = r.stenosisFacts[rules.NormalizeName(a.Concept)]
+		some = some || fact[i]
+	}
+	if !some || !r.notStenosis.MatchString(mention) ||
 		r.stenosisWord != nil && r.stenosisWord.MatchString(mention) {
 		return anchors
 	}
 	var kept []grounding.Anchor
-	for _, a := range anchors {
-		fact := false
-		for _, ft := range r.a.Facts {
-			fact = fact || !ft.Value && rules.NormalizeName(ft.Concept) == rules.NormalizeName(a.Concept)
-		}
-		if !fact {
+	for i, a := range anchors {
+		if !fact[i] {
 			kept = append(kept, a)
 		}
 	}

@@ -40,6 +40,10 @@ type refractoryVocab struct {
 	// and the outcome words of after as mayHold reads them: a text
 	// holding none cannot match (nil: always run).
 	links, nearLinks, outcomes []string
+	// split: no word of the patterns holds "." or ";", so no match does
+	// (the gaps between the words exclude both), and the patterns may be
+	// run on each stretch of text between them (sentenceMatches).
+	split bool
 }
 
 // literalWords are words of a WordsPattern for mayHold (lower case, a
@@ -65,6 +69,42 @@ func literalWords(ws []string) []string {
 // mayMatch: the text may hold one of the link words (always when words is nil).
 func mayMatch(text string, words []string) bool { return words == nil || mayHold(text, words) }
 
+// sentenceMatches is re.FindAllStringSubmatchIndex(text, -1) for a
+// refractory pattern that only runs where the text may hold one of words.
+// With split, no match holds "." or ";", so the pattern is run on each
+// stretch between them that may hold one of the words (a boundary \b
+// reads the same there: the byte before or after a stretch is no word
+// byte), and a letter's sentences without a link word cost no scan.
+func sentenceMatches(re *regexp.Regexp, text string, words []string, split bool) [][]int {
+	if !split {
+		if !mayMatch(text, words) {
+			return nil
+		}
+		return re.FindAllStringSubmatchIndex(text, -1)
+	}
+	var out [][]int
+	for lo := 0; lo < len(text); {
+		hi := strings.IndexAny(text[lo:], ".;")
+		if hi < 0 {
+			hi = len(text)
+		} else {
+			hi += lo
+		}
+		if s := text[lo:hi]; s != "" && mayMatch(s, words) {
+			for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+				for k := range m {
+					if m[k] >= 0 {
+						m[k] += lo
+					}
+				}
+				out = append(out, m)
+			}
+		}
+		lo = hi + 1
+	}
+	return out
+}
+
 func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
 	if r == nil {
 		return nil, nil
@@ -78,6 +118,12 @@ func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
 		}
 	}
 	v.links = literalWords(r.Links)
+	v.split = true
+	for _, ws := range [][]string{sym, r.Links, r.Therapies} {
+		for _, w := range ws {
+			v.split = v.split && !strings.ContainsAny(w, ".;")
+		}
+	}
 	src := `(?i)\b(` + rules.WordsPattern(sym) + `)\b[^.;]{0,80}?\b(` + rules.WordsPattern(r.Links) + `)\b[^.;]{0,60}?\b(` +
 		rules.WordsPattern(r.Therapies) + `)\b`
 	var err error
@@ -93,6 +139,9 @@ func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
 		// Only spaces, commas or hyphens between symptom and link, and at
 		// most a dose word ("low-dose") between link and therapy.
 		v.nearLinks = literalWords(n.Links)
+		for _, w := range n.Links {
+			v.split = v.split && !strings.ContainsAny(w, ".;")
+		}
 		src := `(?i)\b(` + rules.WordsPattern(sym) + `)[\s,\-]{1,3}(` + rules.WordsPattern(n.Links) + `)\b[^.;,]{0,15}?\b(` +
 			rules.WordsPattern(r.Therapies) + `)\b`
 		if v.near, err = regexp.Compile(src); err != nil {
@@ -114,6 +163,9 @@ func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
 			return nil, fmt.Errorf("%s: refractory.after: the words make no valid pattern: %w", rules.ReadingFile, err)
 		}
 		v.afterGives = a.Concepts
+		for _, w := range a.Outcomes {
+			v.split = v.split && !strings.ContainsAny(w, ".;")
+		}
 		if len(a.Outcomes) > 0 { // none: the pattern's empty group matches anywhere
 			v.outcomes = literalWords(a.Outcomes)
 		}
@@ -165,18 +217,16 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 		near, after bool
 	}
 	var ms []match
-	if mayMatch(text, v.links) {
-		for _, m := range v.re.FindAllStringSubmatchIndex(text, -1) {
-			ms = append(ms, match{m: m})
-		}
+	for _, m := range sentenceMatches(v.re, text, v.links, v.split) {
+		ms = append(ms, match{m: m})
 	}
-	if v.near != nil && mayMatch(text, v.nearLinks) {
-		for _, m := range v.near.FindAllStringSubmatchIndex(text, -1) {
+	if v.near != nil {
+		for _, m := range sentenceMatches(v.near, text, v.nearLinks, v.split) {
 			ms = append(ms, match{m: m, near: true})
 		}
 	}
-	if v.after != nil && mayMatch(text, v.outcomes) {
-		for _, m := range v.after.FindAllStringSubmatchIndex(text, -1) {
+	if v.after != nil {
+		for _, m := range sentenceMatches(v.after, text, v.outcomes, v.split) {
 			ms = append(ms, match{m: m, after: true})
 		}
 	}

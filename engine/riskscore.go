@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+
 	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/rules"
 )
@@ -10,7 +12,10 @@ import (
 // 1.1 %" is the predicted risk of the operation, which the statement
 // neither reports done nor plans.
 func (p *Program) withoutScoreSubject(text string, anchors []grounding.Anchor) []grounding.Anchor {
-	if !p.namesRiskScore(text) {
+	// Only a procedure's anchor is dropped: the score is looked for only
+	// where there is one.
+	if !slices.ContainsFunc(anchors, func(a grounding.Anchor) bool { return p.roles[a.ConceptKey] == rules.RoleProcedure }) ||
+		!p.namesRiskScore(text) {
 		return anchors
 	}
 	kept := anchors[:0:0]

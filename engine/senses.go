@@ -2,6 +2,7 @@ package engine
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/executablekg/execkg/engine/evidence"
@@ -14,6 +15,9 @@ import (
 type sense struct {
 	re  []*regexp.Regexp
 	not map[string]bool // normalised concept names
+	// words: the abbreviations as mayHold reads them; every match of re
+	// holds one (nil: always run).
+	words []string
 }
 
 // compileSenses: the abbreviation, then the grade past any between words
@@ -37,7 +41,7 @@ func compileSenses(ss []rules.Sense) []sense {
 		for _, c := range s.Not {
 			not[rules.NormalizeName(c)] = true
 		}
-		out = append(out, sense{re: res, not: not})
+		out = append(out, sense{re: res, not: not, words: literalWords(s.Abbreviation)})
 	}
 	return out
 }
@@ -48,6 +52,11 @@ func compileSenses(ss []rules.Sense) []sense {
 // "known CCS, CCS class II" still names the syndrome.
 func (p *Program) withoutGradedSense(text string, anchors []grounding.Anchor) []grounding.Anchor {
 	for _, s := range p.reading.senses {
+		// Only an anchor of a concept in s.not is ever dropped, and only
+		// where the text holds the abbreviation: the patterns run for those.
+		if !mayMatch(text, s.words) || !slices.ContainsFunc(anchors, func(a grounding.Anchor) bool { return s.not[rules.NormalizeName(a.Concept)] }) {
+			continue
+		}
 		masked, hit := text, false
 		for _, re := range s.re {
 			for _, m := range re.FindAllStringSubmatchIndex(masked, -1) {

@@ -98,12 +98,35 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 	// Most findings name no time: a pattern is run only when the text
 	// holds what it needs (a digit, one of its words; see mayHold).
 	digits := strings.ContainsAny(text, "0123456789")
-	if !digits && !mayHold(text, whenWords) {
+	// mayHold for each word list, the text lowered once.
+	low, wide := "", false
+	for i := 0; i < len(text) && !wide; i++ {
+		wide = text[i] >= 0x80
+	}
+	if !wide {
+		low = strings.ToLower(text)
+	}
+	holds := func(words []string) bool {
+		if wide {
+			return true
+		}
+		for _, w := range words {
+			if strings.Contains(low, w) {
+				return true
+			}
+		}
+		return false
+	}
+	if !digits && !holds(whenWords) {
 		return nil
 	}
 	// Every pattern but whenDMY's, whenShort's and the word ones needs a
 	// year (19xx or 20xx); whenDMY needs its separators.
 	year := digits && hasYear(text)
+	// whenShort and whenSlash need a "/" between two digits, whenDMY two
+	// separators so placed.
+	slash := digits && flanked(text, "/") > 0
+	dmy := digits && flanked(text, "/.") > 1
 	if m := find(whenISO, text, year && strings.Contains(text, "-")); m != nil {
 		y, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
@@ -111,7 +134,7 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 		t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
 		return &eval.When{From: t, To: end(t), Text: m[0]}
 	}
-	if m := find(whenDMY, text, digits && strings.ContainsAny(text, "/.")); m != nil {
+	if m := find(whenDMY, text, dmy); m != nil {
 		d, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
 		y, _ := strconv.Atoi(m[3])
@@ -132,30 +155,30 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 		t := time.Date(y, time.Month(mo), 1, 0, 0, 0, 0, time.UTC)
 		return &eval.When{From: t, To: t.AddDate(0, 1, 0).Add(-time.Second), Text: strings.TrimLeft(m[0], " ([,;:-")}
 	}
-	if m := find(whenShort, text, digits); m != nil {
+	if m := find(whenShort, text, slash); m != nil {
 		if w := shortDate(m[1], m[2], now); w != nil {
 			w.Text = m[1] + "/" + m[2]
 			return w
 		}
 	}
-	if m := find(whenAgo, text, mayHold(text, whenAgoWords)); m != nil {
+	if m := find(whenAgo, text, holds(whenAgoWords)); m != nil {
 		if n := count(m[1]); n > 0 {
 			t := day(daysBefore(now, n*unitDays(m[2])))
 			return &eval.When{From: t, To: end(t), Text: m[0]}
 		}
 	}
-	if m := find(whenWithin, text, mayHold(text, whenWithinWords)); m != nil {
+	if m := find(whenWithin, text, holds(whenWithinWords)); m != nil {
 		if n := count(m[1]); n > 0 {
 			return &eval.When{From: day(daysBefore(now, n*unitDays(m[2]))), To: end(day(now)), Text: m[0]}
 		}
 	}
-	if m := find(whenFor, text, mayHold(text, whenForWords)); m != nil {
+	if m := find(whenFor, text, holds(whenForWords)); m != nil {
 		if n := count(m[1]); n > 0 {
 			t := day(daysBefore(now, n*unitDays(m[2])))
 			return &eval.When{From: t, To: end(t), Text: m[0]}
 		}
 	}
-	if m := find(whenSlash, text, digits); m != nil {
+	if m := find(whenSlash, text, slash); m != nil {
 		if n := count(m[3]); n > 0 {
 			per := map[string]float64{"12": 30.4375, "52": 7, "7": 1}[m[4]]
 			t := day(daysBefore(now, n*per))
@@ -178,7 +201,7 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 		t := time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
 		return &eval.When{From: t, To: t.AddDate(1, 0, 0).Add(-time.Second), Text: m[0]}
 	}
-	if m := find(whenRelative, text, mayHold(text, whenRelativeWords)); m != nil {
+	if m := find(whenRelative, text, holds(whenRelativeWords)); m != nil {
 		today := day(now)
 		w := &eval.When{Text: m[0]}
 		switch strings.ToLower(m[1]) {
@@ -258,6 +281,18 @@ func hasYear(text string) bool {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// flanked counts, up to two, the bytes of text among seps with a digit on
+// either side.
+func flanked(text, seps string) int {
+	n := 0
+	for i := 1; i+1 < len(text) && n < 2; i++ {
+		if strings.IndexByte(seps, text[i]) >= 0 && isDigit(text[i-1]) && isDigit(text[i+1]) {
+			n++
+		}
+	}
+	return n
+}
 
 func find(re *regexp.Regexp, text string, may bool) []string {
 	if !may {

@@ -347,7 +347,7 @@ var acronymRe = regexp.MustCompile(`\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b`)
 // suggesting ACS").
 func coverAcronyms(m, pw []string, gap []int, acr []bool, covered []bool) {
 	for _, w := range m {
-		if len(w) < 3 || len(w) > 6 || isNum(w) || textnorm.Pronouns[w] {
+		if len(w) < 3 || len(w) > 6 || len(w) > len(pw) || isNum(w) || textnorm.Pronouns[w] {
 			continue // a pronoun is no abbreviation ("her" is no "high event risk")
 		}
 		for i := 0; i+len(w) <= len(pw); i++ {

@@ -6,9 +6,12 @@ package evidence
 
 import (
 	"regexp"
+	"regexp/syntax"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/executablekg/execkg/rules/units"
 )
@@ -50,6 +53,10 @@ var (
 	rangeSep = regexp.MustCompile(`^\s*(?:-|–|to)\s*$`)
 )
 
+// numberSpelling writes a number's minus signs and decimal comma as
+// ParseFloat reads them (built once: a Replacer compiles its table).
+var numberSpelling = strings.NewReplacer("−", "-", "–", "-", ",", ".")
+
 // arrowAfterValue: "=>" right after a number (and its unit) is a trend
 // arrow, not "at least".
 var arrowAfterValue = regexp.MustCompile(`\d\s*[^\s\d=]{0,6}\s*=>$`)
@@ -64,6 +71,11 @@ var cmpWords = []struct {
 	{regexp.MustCompile(`(?i)(?:<|less than|lower than|below|under|fewer than|reduced to below)\s*$`), "<"},
 	{regexp.MustCompile(`(?i)(?:>|more than|greater than|higher than|above|over|exceeding|exceeds|in excess of)\s*$`), ">"},
 }
+
+// cmpWindow bounds a comparator word's length in bytes: the longest
+// cmpWords alternative (16 characters) written with letters that fold to
+// three-byte runes under (?i), with room to spare (TestCmpWindow).
+const cmpWindow = 64
 
 // ParseMeasures reads every number of a mention with the unit after it.
 // The "1.73" of an eGFR unit and the "16" of "3 of 16 segments" are not
@@ -83,7 +95,7 @@ func ParseMeasures(text string) []Measure {
 		if m[1] < len(text) && isLetter(text[m[1]]) && !startsUnit(lower[m[1]:]) {
 			continue
 		}
-		raw := strings.NewReplacer("−", "-", "–", "-", ",", ".").Replace(text[m[0]:m[1]])
+		raw := numberSpelling.Replace(text[m[0]:m[1]])
 		// A leading hyphen after a word or number is a dash, not a minus
 		// ("II-III", "30-35%").
 		start := m[0]
@@ -156,17 +168,86 @@ func canonUnit(u string) string {
 func comparatorBefore(prefix string) string {
 	p := strings.TrimRight(prefix, " ")
 	// An arrow is a trend ("LVEF 50% -> 34%", "EF 55 => 38"), no comparator.
-	if strings.HasSuffix(p, "->") || arrowAfterValue.MatchString(p) {
+	// Both patterns end at the end of p ($): arrowAfterValue needs p to
+	// end in "=>", and a comparator word ends where p's trailing white
+	// space begins, so it lies in p's last cmpWindow bytes before that
+	// (the patterns look at nothing before the word). Matching that tail
+	// instead of the whole prefix is the same answer, in time independent
+	// of how far into the text the number is.
+	if strings.HasSuffix(p, "->") || strings.HasSuffix(p, "=>") && arrowAfterValue.MatchString(p) {
 		return ""
+	}
+	tail := strings.TrimRight(p, " \t\n\f\r")
+	if len(tail) > cmpWindow {
+		tail = tail[len(tail)-cmpWindow:]
+		for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+			tail = tail[1:] // a rune the cut split holds no comparator word
+		}
 	}
 	// Allow "of" between the word and the number: "at least of"? no; but
 	// "an EF of less than 35%" puts the comparator right before.
+	if utf8.ValidString(tail) {
+		// The tail read backwards by the reversed patterns: anchored at
+		// its end, each is tried once instead of at every offset.
+		var buf [cmpWindow]byte
+		rev := buf[:0]
+		for i := len(tail); i > 0; {
+			_, n := utf8.DecodeLastRuneInString(tail[:i])
+			rev = append(rev, tail[i-n:i]...)
+			i -= n
+		}
+		for i, c := range cmpWords {
+			if cmpWordsRev[i].Match(rev) {
+				return c.op
+			}
+		}
+		return ""
+	}
 	for _, c := range cmpWords {
-		if c.re.MatchString(p) {
+		if c.re.MatchString(tail) {
 			return c.op
 		}
 	}
 	return ""
+}
+
+// cmpWordsRev are the cmpWords patterns reversed (reverseRegexp): one
+// matches a string reversed rune by rune where its pattern matches the
+// string.
+var cmpWordsRev = func() []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(cmpWords))
+	for i, c := range cmpWords {
+		re, err := syntax.Parse(c.re.String(), syntax.Perl)
+		if err != nil {
+			panic(err)
+		}
+		out[i] = regexp.MustCompile(reverseRegexp(re).String())
+	}
+	return out
+}()
+
+// reverseRegexp reverses r in place: its language becomes the reversed
+// strings of r's (concatenations and literals run backwards, text and line
+// anchors swap ends; word boundaries read the same both ways).
+func reverseRegexp(r *syntax.Regexp) *syntax.Regexp {
+	switch r.Op {
+	case syntax.OpLiteral:
+		slices.Reverse(r.Rune)
+	case syntax.OpConcat:
+		slices.Reverse(r.Sub)
+	case syntax.OpBeginText:
+		r.Op = syntax.OpEndText
+	case syntax.OpEndText:
+		r.Op = syntax.OpBeginText
+	case syntax.OpBeginLine:
+		r.Op = syntax.OpEndLine
+	case syntax.OpEndLine:
+		r.Op = syntax.OpBeginLine
+	}
+	for _, s := range r.Sub {
+		reverseRegexp(s)
+	}
+	return r
 }
 
 func startsUnit(s string) bool { return unitRe.MatchString(s) }

@@ -18,7 +18,11 @@ import (
 // risk nor low surgical risk. Safe for concurrent use.
 type Names struct {
 	byKey map[string][]string // concept key → its phrases
-	keys  []string            // sorted, for a deterministic scan
+	// words: byKey's phrases' content words (phraseOf), and first the
+	// first bytes they start with (firstBytes), index by index.
+	words map[string][][]string
+	first map[string][]uint64
+	keys  []string // sorted, for a deterministic scan
 	// memo: key, stated and missing words, mention → the answer; bounded,
 	// as mentions are case text.
 	memo *memo.Map[string, bool]
@@ -27,11 +31,13 @@ type Names struct {
 // NewNames indexes a pack's phrases (concept key → names, wordings,
 // synonyms).
 func NewNames(phrases map[string][]string) *Names {
-	n := &Names{byKey: map[string][]string{}, memo: memo.New[string, bool](4096)}
+	n := &Names{byKey: map[string][]string{}, words: map[string][][]string{}, first: map[string][]uint64{}, memo: memo.New[string, bool](4096)}
 	for k, ps := range phrases {
 		for _, p := range ps {
-			if len(phraseOf(p).words) > 0 {
+			if ws := phraseOf(p).words; len(ws) > 0 {
 				n.byKey[k] = append(n.byKey[k], p)
+				n.words[k] = append(n.words[k], ws)
+				n.first[k] = append(n.first[k], firstBytes(ws))
 			}
 		}
 		n.keys = append(n.keys, k)
@@ -58,12 +64,21 @@ func (n *Names) heldByAnother(key string, stated, missing []string, mention stri
 		return v
 	}
 	held := false
+	var need uint64 // the stated words' first bytes (an empty one needs none)
+	for _, w := range stated {
+		if w != "" {
+			need |= 1 << (w[0] & 63)
+		}
+	}
 	for _, k := range n.keys {
 		if k == key || held {
 			continue
 		}
-		for _, rp := range n.byKey[k] {
-			if !sibling(phraseOf(rp).words, stated, missing) {
+		first := n.first[k]
+		for i, rp := range n.byKey[k] {
+			// A phrase with no word starting as a stated word does holds
+			// not that word (sameWord): no sibling.
+			if first[i]&need != need || !sibling(n.words[k][i], stated, missing) {
 				continue
 			}
 			whole, _ := covers(mention, []string{rp}, true, "", nil)
@@ -75,6 +90,20 @@ func (n *Names) heldByAnother(key string, stated, missing []string, mention stri
 	}
 	n.memo.Put(id, held)
 	return held
+}
+
+// firstBytes is the set of the words' first bytes (mod 64), every byte
+// where a word is empty: sameWord holds only for two words with one first
+// byte, or where one of them is empty.
+func firstBytes(ws []string) uint64 {
+	var m uint64
+	for _, w := range ws {
+		if w == "" {
+			return ^uint64(0)
+		}
+		m |= 1 << (w[0] & 63)
+	}
+	return m
 }
 
 // sibling: pw holds every stated word and no missing one.

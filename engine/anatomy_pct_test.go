@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/executablekg/execkg/vignettes"
+	"github.com/executablekg/execkg/vignettes/documents"
+)
+
+// TestPercentStartsKeepMatches: each anatomy pattern that opens with the
+// percentage, tried anchored at percentStarts, finds what its scan of the
+// whole text finds, on every dev document and its lines, every vignette,
+// every stenosis case and texts strung from the anatomy vocabulary with
+// comparators, ranges, dashes and stray percent signs.
+func TestPercentStartsKeepMatches(t *testing.T) {
+	r, err := newAnatomyReader(packAnatomy(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	docs, err := documents.Load(documents.Dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		texts = append(texts, d.Text)
+		texts = append(texts, strings.Split(d.Text, "\n")...)
+	}
+	vs, err := vignettes.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		texts = append(texts, v.Question)
+	}
+	var cases []struct{ Text, Want string }
+	readCases(t, "stenoses.json", &cases)
+	for _, c := range cases {
+		texts = append(texts, c.Text, strings.ToUpper(c.Text))
+	}
+	pcts := []string{"70%", " 50 %", "<50%", "≥ 70 %", "≤70%", ">= 90%", "30-40%", "30 – 40 %", "1234%", "%", "%%", "- 5%", "\t80\n%", "x%"}
+	for i, s := range composed(r.a, 4000) {
+		texts = append(texts, s, pcts[i%len(pcts)]+" "+s, s+" "+pcts[(i*3)%len(pcts)]+" "+s)
+	}
+	tried, found := 0, 0
+	for _, text := range texts {
+		for i, p := range r.res {
+			if !p.pct {
+				continue
+			}
+			tried++
+			got, want := findAllAt(p.anchored, text, percentStarts(text)), p.re.FindAllStringSubmatchIndex(text, -1)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("pattern %d tried at percent starts finds %v in %q, the scan %v", i, got, text, want)
+			}
+			if len(want) > 0 {
+				found++
+			}
+		}
+	}
+	if tried == 0 || found < 500 {
+		t.Fatalf("%d tries, %d texts with a match: the percentage patterns are not reached", tried, found)
+	}
+}
