@@ -547,7 +547,14 @@ func (r *anatomyReader) read(text string) []stenosis {
 			} else if s, _ := get("pos3"); s != "" {
 				after = r.segments[strings.ToLower(s)]
 			}
-			base := stenosis{Start: m[0], End: m[1], Text: strings.TrimSpace(text[m[0]:m[1]])}
+			// A pattern may open on the space before a percentage
+			// ("Angio: 95% ..."): the report starts at its first word,
+			// where the finding that holds it starts.
+			start := m[0]
+			for start < m[1] && (text[start] == ' ' || text[start] == '\t') {
+				start++
+			}
+			base := stenosis{Start: start, End: m[1], Text: strings.TrimSpace(text[m[0]:m[1]])}
 			switch {
 			case p.normal:
 				base.Below, base.Normal = true, true
