@@ -85,3 +85,28 @@ func (p *Program) otherSite(mention string, a grounding.Anchor, s site, others [
 	}
 	return true
 }
+
+// withoutOtherOrgan drops, from a finding that holds a coronary stenosis
+// report, the anchors of concepts about another organ: a concept with a
+// name that holds another site's word and none that holds a site's word
+// ("severe disease in the <vessel>" is no severe renal failure).
+func (p *Program) withoutOtherOrgan(anchors []grounding.Anchor) []grounding.Anchor {
+	if len(p.reading.sites) == 0 {
+		return anchors
+	}
+	kept := anchors[:0:0]
+	for _, a := range anchors {
+		other, own := false, false
+		for _, n := range phrasesFor(a, p.phrases) {
+			for _, s := range p.reading.sites {
+				own = own || s.words.MatchString(n)
+				other = other || s.others.MatchString(n)
+			}
+		}
+		if other && !own {
+			continue
+		}
+		kept = append(kept, a)
+	}
+	return kept
+}

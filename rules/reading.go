@@ -99,6 +99,9 @@ type Sense struct {
 	Not          []string `json:"not"`
 	Between      []string `json:"between,omitempty"`
 	Grades       []string `json:"grades"`
+	// Before: words right before the abbreviation that choose the other
+	// sense as well ("left ICA" is the internal carotid artery).
+	Before []string `json:"before,omitempty"`
 }
 
 // UngroundedValue is a measurement the pack has no concept for and must
@@ -381,7 +384,7 @@ func (r *Reading) check(name string) error {
 			field string
 			ws    []string
 			need  bool
-		}{{"abbreviation", sn.Abbreviation, true}, {"not", sn.Not, true}, {"between", sn.Between, false}, {"grades", sn.Grades, true}} {
+		}{{"abbreviation", sn.Abbreviation, true}, {"not", sn.Not, true}, {"between", sn.Between, false}, {"grades", sn.Grades, true}, {"before", sn.Before, false}} {
 			if err := checkWords(f+"."+l.field, l.ws, l.need); err != nil {
 				return err
 			}
