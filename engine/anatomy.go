@@ -85,10 +85,12 @@ type anatomyReader struct {
 	notStenosis, stenosisWord *regexp.Regexp
 	// grades: lower-case grade word → its band; negated: a negation
 	// ending the text before a graded report (nil: none).
-	grades  map[string]*rules.AnatomyGrade
-	negated *regexp.Regexp
-	names   *nameTokens // nil: every text is read with the patterns
-	memo    stenosisMemo
+	// stentWord: a word of the stent (anatomy stent_words), as a prefix.
+	stentWord *regexp.Regexp
+	grades    map[string]*rules.AnatomyGrade
+	negated   *regexp.Regexp
+	names     *nameTokens // nil: every text is read with the patterns
+	memo      stenosisMemo
 }
 
 // stenosisMemo keeps the reports of the last few texts read: grounding
@@ -339,6 +341,10 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		if len(other) > 0 {
 			r.notStent = regexp.MustCompile(`(?i)\b(?:` + alternation(other) + `)\b`)
 		}
+	}
+	if len(a.StentWords) > 0 {
+		// A prefix: "stenting" and "stented" hold the stent word too.
+		r.stentWord = regexp.MustCompile(`(?i)\b(?:` + alternation(a.StentWords) + `)`)
 	}
 	if len(a.NotStenosis) > 0 {
 		r.notStenosis = regexp.MustCompile(`(?i)\b(?:` + alternation(a.NotStenosis) + `)\b`)
@@ -726,6 +732,23 @@ func (r *anatomyReader) holds(lo, hi int, rep *anatomyReports) bool {
 		}
 	}
 	return false
+}
+
+// withoutStenting drops, from a finding that holds a stenosis report and
+// names no stent, the anchors of concepts named for one: a vessel's
+// initials in a report ("<vessel>/<vessel> unobstructed") are no stenting
+// of that vessel, which the grounder reads from the initials alone.
+func (r *anatomyReader) withoutStenting(mention string, anchors []grounding.Anchor) []grounding.Anchor {
+	if r == nil || r.stentWord == nil || r.stentWord.MatchString(mention) {
+		return anchors
+	}
+	kept := anchors[:0:0]
+	for _, a := range anchors {
+		if !r.stentWord.MatchString(a.Concept) {
+			kept = append(kept, a)
+		}
+	}
+	return kept
 }
 
 // withoutNonStenosis drops the grounder's per-vessel stenosis facts from a

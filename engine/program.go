@@ -481,6 +481,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		anchors = p.anatomy.withoutNonStenosis(f.Text, anchors)
 		if p.anatomy.holds(f.Start, f.End, reports) {
 			anchors = p.withoutOtherOrgan(anchors) // a coronary report names no other organ's disease
+			anchors = p.anatomy.withoutStenting(f.Text, anchors)
 		}
 		if a, ok := p.continuedMeasure(text, prevF, prevAnchors, f, anchors); ok {
 			// "BMI 41, now 29": the value continues the measure before it.
