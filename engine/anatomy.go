@@ -87,8 +87,14 @@ type anatomyReader struct {
 	// stenosis facts (anatomy facts without a value), which
 	// withoutNonStenosis may drop.
 	stenosisFacts map[string]bool
-	names         *nameTokens // nil: every text is read with the patterns
-	memo          stenosisMemo
+	// grades: lower-case grade word → its band; negated: a negation
+	// ending the text before a graded report (nil: none).
+	// stentWord: a word of the stent (anatomy stent_words), as a prefix.
+	stentWord *regexp.Regexp
+	grades    map[string]*rules.AnatomyGrade
+	negated   *regexp.Regexp
+	names     *nameTokens // nil: every text is read with the patterns
+	memo      stenosisMemo
 }
 
 // stenosisMemo keeps the reports of the last few texts read: grounding
@@ -140,21 +146,24 @@ type anatomyPattern struct {
 	occluded bool
 	normal   bool // a vessel reported free of significant disease
 	orphan   bool // a segment report that names no vessel
+	graded   bool // a severity word, no number (anatomy grades)
 }
 
 // stenosis is one per-vessel report read from the case text.
 type stenosis struct {
-	Vessel  *rules.Vessel // the main vessel (a branch counts in its main vessel)
-	Name    string        // as written
-	Branch  bool          // Name is a branch of Vessel
-	At      int           // offset of Name in the text
-	Segment string        // the pack's segment of a main-vessel word, or ""
-	Percent float64       // diameter stenosis; 100 for an occlusion
-	Below   bool          // stated as an upper bound ("<50%") or as free of disease
-	Normal  bool          // stated free of significant disease (no value)
-	Start   int           // offset in the text
-	End     int           // end of the matched words
-	Text    string        // the matched words
+	Vessel  *rules.Vessel       // the main vessel (a branch counts in its main vessel)
+	Name    string              // as written
+	Branch  bool                // Name is a branch of Vessel
+	At      int                 // offset of Name in the text
+	Segment string              // the pack's segment of a main-vessel word, or ""
+	Percent float64             // diameter stenosis; 100 for an occlusion
+	Below   bool                // stated as an upper bound ("<50%") or as free of disease
+	Normal  bool                // stated free of significant disease (no value)
+	Grade   *rules.AnatomyGrade // a graded report: Percent is the band's lower bound, no value
+	Graded  string              // the grade word as written
+	Start   int                 // offset in the text
+	End     int                 // end of the matched words
+	Text    string              // the matched words
 }
 
 func (s stenosis) significant() bool {
@@ -258,8 +267,8 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		nouns = `(?:\s*(?:` + alternation(a.Nouns) + `))?`
 	}
 	type pat struct {
-		src                      string
-		occluded, normal, orphan bool
+		src                              string
+		occluded, normal, orphan, graded bool
 		// named: the pattern opens with \b and a name or segment word
 		// (\b + list + vessel, or orphanSeg), so its matches start where
 		// nameTokens.starts says.
@@ -288,12 +297,35 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		pats = append(pats, pat{src: `(?i)` + orphanSeg + lesionPat + pct, orphan: true, named: true},
 			pat{src: `(?i)` + pct + afterPct[:len(afterPct)-1], orphan: true, pct: true})
 	}
+	r.grades = map[string]*rules.AnatomyGrade{}
+	var gradeWords []string
+	for i := range a.Grades {
+		for _, w := range a.Grades[i].Words {
+			gradeWords = append(gradeWords, w)
+			r.grades[strings.ToLower(w)] = &a.Grades[i]
+		}
+	}
+	if len(gradeWords) > 0 {
+		// A severity word and a stenosis noun, before or after the
+		// vessel name (graded reports, meta/hierarchy.json).
+		g := `(?P<g>` + alternation(gradeWords) + `)\s+`
+		var nounWords []string
+		nounWords = append(append(nounWords, a.NounsBefore...), a.Nouns...)
+		noun := `(?:` + alternation(nounWords) + `)`
+		pats = append(pats,
+			pat{src: `(?i)\b` + g + lesionPat + noun + `\s+(?:(?:in|of|at|within)\s+)?(?:the\s+)?` + list + vessel + `\b`, graded: true},
+			pat{src: `(?i)\b` + g + lesionPat + list + vessel + `\b\s*` + noun + `\b`, graded: true},
+			pat{src: `(?i)\b` + list + vessel + `\b\s*:?\s*(?:(?:is|was|has|with)\s+)?` + postSeg + g + lesionPat + noun + `\b`, graded: true, named: true})
+		if len(a.Negations) > 0 {
+			r.negated = regexp.MustCompile(`(?i)\b(?:` + alternation(a.Negations) + `)\s+(?:\S+\s+){0,2}$`)
+		}
+	}
 	for _, p := range pats {
 		re, err := regexp.Compile(p.src)
 		if err != nil {
-			return nil, fmt.Errorf("%s: anatomy: the vocabulary makes no valid pattern: %w", rules.HierarchyFile, err)
+			return nil, fmt.Errorf("%s: anatomy: the vocabulary makes an invalid pattern: %w", rules.HierarchyFile, err)
 		}
-		ap := anatomyPattern{re: re, occluded: p.occluded, normal: p.normal, orphan: p.orphan, pct: p.pct}
+		ap := anatomyPattern{re: re, occluded: p.occluded, normal: p.normal, orphan: p.orphan, pct: p.pct, graded: p.graded}
 		if p.named || p.pct {
 			ap.anchored = regexp.MustCompile(`^(?:` + p.src + `)`)
 		}
@@ -320,6 +352,10 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		if len(other) > 0 {
 			r.notStent = regexp.MustCompile(`(?i)\b(?:` + alternation(other) + `)\b`)
 		}
+	}
+	if len(a.StentWords) > 0 {
+		// A prefix: "stenting" and "stented" hold the stent word too.
+		r.stentWord = regexp.MustCompile(`(?i)\b(?:` + alternation(a.StentWords) + `)`)
 	}
 	if len(a.NotStenosis) > 0 {
 		r.stenosisFacts = map[string]bool{}
@@ -525,6 +561,11 @@ func (r *anatomyReader) read(text string) []stenosis {
 				return text[m[2*i]:m[2*i+1]], m[2*i]
 			}
 			var vessels []named
+			if p.graded && (overlaps(m[0], m[1]) || r.negated != nil && r.negated.MatchString(text[sentenceStart(text, m[0]):m[0]])) {
+				// A numbered report of the same words wins; a negated
+				// grade states no stenosis.
+				continue
+			}
 			if p.orphan {
 				if overlaps(m[0], m[1]) {
 					continue
@@ -569,12 +610,26 @@ func (r *anatomyReader) read(text string) []stenosis {
 			} else if s, _ := get("pos3"); s != "" {
 				after = r.segments[strings.ToLower(s)]
 			}
-			base := stenosis{Start: m[0], End: m[1], Text: strings.TrimSpace(text[m[0]:m[1]])}
+			// A pattern may open on the space before a percentage
+			// ("Angio: 95% ..."): the report starts at its first word,
+			// where the finding that holds it starts.
+			start := m[0]
+			for start < m[1] && (text[start] == ' ' || text[start] == '\t') {
+				start++
+			}
+			base := stenosis{Start: start, End: m[1], Text: strings.TrimSpace(text[m[0]:m[1]])}
 			switch {
 			case p.normal:
 				base.Below, base.Normal = true, true
 			case p.occluded:
 				base.Percent = 100
+			case p.graded:
+				g, _ := get("g")
+				base.Grade, base.Graded = r.grades[strings.ToLower(g)], g
+				if base.Grade == nil {
+					continue
+				}
+				base.Percent = base.Grade.Percent
 			default:
 				n, _ := get("n")
 				f, err := strconv.ParseFloat(n, 64)
@@ -712,6 +767,36 @@ func (r *anatomyReader) withoutRead(lo, hi int, rep *anatomyReports, anchors []g
 			}
 		}
 		if !drop {
+			kept = append(kept, a)
+		}
+	}
+	return kept
+}
+
+// holds reports whether the finding [lo, hi) holds a stenosis report.
+func (r *anatomyReader) holds(lo, hi int, rep *anatomyReports) bool {
+	if r == nil || rep == nil {
+		return false
+	}
+	for _, s := range rep.ss {
+		if lo <= s.Start && s.Start < hi {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutStenting drops, from a finding that holds a stenosis report and
+// names no stent, the anchors of concepts named for one: a vessel's
+// initials in a report ("<vessel>/<vessel> unobstructed") are no stenting
+// of that vessel, which the grounder reads from the initials alone.
+func (r *anatomyReader) withoutStenting(mention string, anchors []grounding.Anchor) []grounding.Anchor {
+	if r == nil || r.stentWord == nil || r.stentWord.MatchString(mention) {
+		return anchors
+	}
+	kept := anchors[:0:0]
+	for _, a := range anchors {
+		if !r.stentWord.MatchString(a.Concept) {
 			kept = append(kept, a)
 		}
 	}
@@ -869,7 +954,14 @@ func (p *Program) anatomyEvidence(r read.Reader, text string, findings []extract
 		v := s.Percent
 		desc := fmt.Sprintf("%s %g%%", s.Name, s.Percent)
 		span := patient.Span{Start: s.Start, End: s.End}
-		if !s.Below {
+		if s.Grade != nil {
+			// A graded report states its band, not a value.
+			desc = fmt.Sprintf("%s %s (graded >= %g%%)", s.Name, s.Graded, s.Percent)
+			if g := s.Grade; g.Concept != "" && !(g.UnlessSignificant && anySignificant(ss)) {
+				emit(patient.KindProblem, f, g.Concept, true, nil, desc+" → "+g.Concept, span)
+			}
+		}
+		if !s.Below && s.Grade == nil {
 			for _, ft := range a.Facts {
 				if ft.Value && applies(ft, s) {
 					emit(patient.KindFinding, f, ft.Concept, true, &v, desc, span)
@@ -924,12 +1016,26 @@ func (p *Program) anatomyEvidence(r read.Reader, text string, findings []extract
 		}
 		var names []string
 		for _, s := range sig {
-			names = append(names, fmt.Sprintf("%s %g%%", s.Name, s.Percent))
+			if s.Grade != nil {
+				names = append(names, s.Name+" "+s.Graded)
+			} else {
+				names = append(names, fmt.Sprintf("%s %g%%", s.Name, s.Percent))
+			}
 		}
 		emit(patient.KindProblem, first, c.Concept, true, nil, strings.Join(names, ", ")+" → "+c.Label, firstSpan)
 		break
 	}
 	return out
+}
+
+// anySignificant: a report reaches its vessel's cut-off.
+func anySignificant(ss []stenosis) bool {
+	for _, s := range ss {
+		if s.significant() {
+			return true
+		}
+	}
+	return false
 }
 
 // isCount reports whether a normalised concept name is one of the pack's

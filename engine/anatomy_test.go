@@ -115,6 +115,10 @@ func TestAnatomyVocabularyIsPackData(t *testing.T) {
 	for _, s := range a.Segments {
 		reader = append(reader, s.Words...)
 	}
+	for _, g := range a.Grades {
+		reader = append(reader, g.Words...)
+	}
+	reader = append(reader, a.Negations...)
 	pattern := func(words []string) *regexp.Regexp {
 		var alt []string
 		for _, w := range words {

@@ -145,6 +145,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 		// As the text reader: a graded abbreviation's other sense, a risk
 		// score's procedure (meta/reading.json senses, risk_scores).
 		anchors = p.withoutGradedSense(fd.Text, anchors)
+		anchors = p.withoutOtherSite(fd.Text, anchors)
 		anchors = p.withoutScoreSubject(leadIn(text, fd.Start, fd.End), anchors)
 		negated := false
 		if c.checks.Negation {

@@ -470,6 +470,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			anchors = nil
 		}
 		anchors = p.withoutGradedSense(f.Text, anchors)
+		anchors = p.withoutOtherSite(f.Text, anchors)
 		anchors = p.withoutScoreSubject(leadIn(text, f.Start, f.End), anchors)
 		if reports == nil {
 			reports = p.anatomy.reports(text)
@@ -483,6 +484,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		// read from its numbers and segment, not the grounder's guess.
 		anchors = p.anatomy.withoutRead(f.Start, f.End, reports, anchors)
 		anchors = p.anatomy.withoutNonStenosis(f.Text, anchors)
+		if p.anatomy.holds(f.Start, f.End, reports) {
+			anchors = p.withoutOtherOrgan(anchors) // a coronary report names no other organ's disease
+			anchors = p.anatomy.withoutStenting(f.Text, anchors)
+		}
 		if a, ok := p.continuedMeasure(text, prevF, prevAnchors, f, anchors); ok {
 			// "BMI 41, now 29": the value continues the measure before it.
 			anchors = withFirst(a, anchors)

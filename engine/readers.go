@@ -19,6 +19,7 @@ import (
 type reading struct {
 	ungrounded        []*regexp.Regexp
 	senses            []sense
+	sites             []site
 	notTaken, stopped *regexp.Regexp
 	// stopOrder: a finding opening with an order to stop its drug
 	// (reading.json stop_orders); stopOrderNegated: the words before it
@@ -91,6 +92,7 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 	}
 	out.ungrounded = compileUngrounded(r.Ungrounded, site)
 	out.senses = compileSenses(r.Senses)
+	out.sites = compileSites(r.Sites)
 	cues := func(l *rules.CueList) *regexp.Regexp {
 		if l == nil {
 			return nil

@@ -21,8 +21,8 @@ type sense struct {
 }
 
 // compileSenses: the abbreviation, then the grade past any between words
-// ("CCS angina class III"), or a between word and the grade before it
-// ("class II (CCS)").
+// ("CCS angina class III"), a between word and the grade before it
+// ("class II (CCS)"), or a before word right before it ("left ICA").
 func compileSenses(ss []rules.Sense) []sense {
 	var out []sense
 	for _, s := range ss {
@@ -36,6 +36,9 @@ func compileSenses(ss []rules.Sense) []sense {
 		res := []*regexp.Regexp{regexp.MustCompile(`(?i)\b(` + abbr + `)\b` + between + gap + `(?:` + grade + `)\b`)}
 		if len(s.Between) > 0 {
 			res = append(res, regexp.MustCompile(`(?i)\b(?:`+rules.WordsPattern(s.Between)+`)\s+(?:`+grade+`)\s*[(,]?\s*(`+abbr+`)\b`))
+		}
+		if len(s.Before) > 0 {
+			res = append(res, regexp.MustCompile(`(?i)\b(?:`+rules.WordsPattern(s.Before)+`)[\s-]+(`+abbr+`)\b`))
 		}
 		not := map[string]bool{}
 		for _, c := range s.Not {

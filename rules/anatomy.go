@@ -55,6 +55,12 @@ type Anatomy struct {
 	// words) or percentage grounds to none of the per-vessel stenosis
 	// facts below.
 	NotStenosis []string `json:"not_stenosis,omitempty"`
+	// Grades are severity words that report a stenosis without a number
+	// ("moderate disease in the circumflex", "severe LAD stenosis", "RCA:
+	// mild disease"); Negations before a grade word state it absent ("no
+	// significant disease in the LAD"), and such a report is not read.
+	Grades    []AnatomyGrade `json:"grades,omitempty"`
+	Negations []string       `json:"negations,omitempty"`
 	// Facts are the per-vessel items a report gives.
 	Facts []AnatomyFact `json:"facts"`
 	// Counts are the populations by number of significantly diseased
@@ -90,6 +96,20 @@ type AnatomyFact struct {
 	Vessels []string `json:"vessels"`
 	Segment string   `json:"segment,omitempty"`
 	Value   bool     `json:"value,omitempty"`
+}
+
+// AnatomyGrade is a severity band of a graded report: Percent is its
+// lower bound, which the vessel's cut-off is compared with (a graded
+// report states no value, so no value fact is read from it); Concept,
+// when set, is derived for the report too, and with UnlessSignificant only
+// when no report of the case reaches its vessel's cut-off (a concept of
+// the whole coronary tree, such as non-obstructive disease).
+type AnatomyGrade struct {
+	Words             []string `json:"words"`
+	Percent           float64  `json:"percent"`
+	Concept           string   `json:"concept,omitempty"`
+	UnlessSignificant bool     `json:"unless_significant,omitempty"`
+	Source            string   `json:"source"`
 }
 
 // VesselCount is a population by the number of significantly diseased
@@ -190,6 +210,25 @@ func (a *Anatomy) check(where string) error {
 			}
 		}
 	}
+	for i, g := range a.Grades {
+		f := fmt.Sprintf("%s.grades[%d]", where, i)
+		if len(g.Words) == 0 || strings.TrimSpace(g.Source) == "" {
+			return fmt.Errorf("%s: give the grade's words and its source (which grading scale)", f)
+		}
+		if g.Percent <= 0 || g.Percent > 100 {
+			return fmt.Errorf("%s.percent: the band's lower bound in (0, 100] %%, got %g", f, g.Percent)
+		}
+		for j, w := range g.Words {
+			if strings.TrimSpace(w) == "" {
+				return fmt.Errorf("%s.words[%d]: a word must not be empty", f, j)
+			}
+		}
+	}
+	for j, w := range a.Negations {
+		if strings.TrimSpace(w) == "" {
+			return fmt.Errorf("%s.negations[%d]: a word must not be empty", where, j)
+		}
+	}
 	if len(a.Facts) == 0 {
 		return fmt.Errorf("%s.facts: give at least one fact, or the reader derives nothing", where)
 	}
@@ -234,6 +273,11 @@ func (a *Anatomy) concepts() [][2]string {
 	}
 	for i, c := range a.Counts {
 		out = append(out, [2]string{fmt.Sprintf("anatomy.counts[%d]", i), c.Concept})
+	}
+	for i, g := range a.Grades {
+		if g.Concept != "" {
+			out = append(out, [2]string{fmt.Sprintf("anatomy.grades[%d]", i), g.Concept})
+		}
 	}
 	return out
 }

@@ -72,6 +72,21 @@ type Reading struct {
 	Senses []Sense `json:"senses,omitempty"`
 	// RiskScores: scores that predict the risk of a procedure.
 	RiskScores *RiskScores `json:"risk_scores,omitempty"`
+	// Sites: anatomical site words that tell one organ's disease from
+	// another's ("peripheral artery disease" is no coronary disease).
+	Sites []Site `json:"sites,omitempty"`
+}
+
+// Site is an organ's site words (Words: "coronary") and the words of
+// other sites (Others: "carotid", "peripheral"). A mention that states an
+// other site's word names no concept of this site (one whose name holds
+// one of Words) unless it states whole a name of the concept that holds a
+// word of the site, or that holds the other site's word itself: the
+// two-thirds cover allowance must never drop the organ.
+type Site struct {
+	Why    string   `json:"why"`
+	Words  []string `json:"words"`
+	Others []string `json:"others"`
 }
 
 // RiskScores are measured concepts that state the predicted risk of a
@@ -93,6 +108,9 @@ type Sense struct {
 	Not          []string `json:"not"`
 	Between      []string `json:"between,omitempty"`
 	Grades       []string `json:"grades"`
+	// Before: words right before the abbreviation that choose the other
+	// sense as well ("left ICA" is the internal carotid artery).
+	Before []string `json:"before,omitempty"`
 }
 
 // UngroundedValue is a measurement the pack has no concept for and must
@@ -385,6 +403,18 @@ func (r *Reading) check(name string) error {
 			return err
 		}
 	}
+	for i, st := range r.Sites {
+		f := fmt.Sprintf("%s: sites[%d]", name, i)
+		if strings.TrimSpace(st.Why) == "" {
+			return fmt.Errorf("%s: give why (which organ the words tell apart)", f)
+		}
+		if err := checkWords(f+".words", st.Words, true); err != nil {
+			return err
+		}
+		if err := checkWords(f+".others", st.Others, true); err != nil {
+			return err
+		}
+	}
 	for i, sn := range r.Senses {
 		f := fmt.Sprintf("%s: senses[%d]", name, i)
 		if strings.TrimSpace(sn.Why) == "" {
@@ -394,7 +424,7 @@ func (r *Reading) check(name string) error {
 			field string
 			ws    []string
 			need  bool
-		}{{"abbreviation", sn.Abbreviation, true}, {"not", sn.Not, true}, {"between", sn.Between, false}, {"grades", sn.Grades, true}} {
+		}{{"abbreviation", sn.Abbreviation, true}, {"not", sn.Not, true}, {"between", sn.Between, false}, {"grades", sn.Grades, true}, {"before", sn.Before, false}} {
 			if err := checkWords(f+"."+l.field, l.ws, l.need); err != nil {
 				return err
 			}
@@ -664,6 +694,10 @@ func (r *Reading) Words() []string {
 	}
 	if rs := r.RiskScores; rs != nil {
 		add(rs.Scores...)
+	}
+	for _, st := range r.Sites {
+		add(st.Words...)
+		add(st.Others...)
 	}
 	for _, sn := range r.Senses {
 		add(sn.Abbreviation...)

@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/executablekg/execkg/engine/evidence"
+	"github.com/executablekg/execkg/grounding"
+	"github.com/executablekg/execkg/rules"
+)
+
+// site is one compiled meta/reading.json sites entry.
+type site struct {
+	words, others *regexp.Regexp
+}
+
+func compileSites(ss []rules.Site) []site {
+	var out []site
+	for _, s := range ss {
+		// literal words only: always compiles
+		out = append(out, site{
+			words:  regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(s.Words) + `)\b`),
+			others: regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(s.Others) + `)\b`),
+		})
+	}
+	return out
+}
+
+// withoutOtherSite drops the anchors of a site's concepts from a mention
+// that names another site and none of this one ("peripheral artery
+// disease", "cerebral small vessel disease", "carotid endarterectomy"):
+// the grounder's partial cover leaves the organ word out, and the organ is
+// what the concept is about. A name of the concept stated whole that holds
+// the site ("PCI via the femoral artery" states percutaneous coronary
+// intervention through its acronym) or the other site's word itself (a
+// synonym naming that organ) keeps the anchor.
+func (p *Program) withoutOtherSite(mention string, anchors []grounding.Anchor) []grounding.Anchor {
+	for _, s := range p.reading.sites {
+		others := s.others.FindAllString(mention, -1)
+		if len(others) == 0 || s.words.MatchString(mention) {
+			continue
+		}
+		kept := anchors[:0:0]
+		for _, a := range anchors {
+			if p.otherSite(mention, a, s, others) {
+				continue
+			}
+			kept = append(kept, a)
+		}
+		anchors = kept
+	}
+	return anchors
+}
+
+// otherSite: a is a concept of site s, and the mention, which names the
+// other sites others, states whole no name of a that holds s or all of
+// others.
+func (p *Program) otherSite(mention string, a grounding.Anchor, s site, others []string) bool {
+	names := phrasesFor(a, p.phrases)
+	ofSite := false
+	for _, n := range names {
+		ofSite = ofSite || s.words.MatchString(n)
+	}
+	if !ofSite {
+		return false
+	}
+	for _, n := range names {
+		holds := s.words.MatchString(n)
+		if !holds {
+			words := map[string]bool{}
+			for _, w := range strings.FieldsFunc(strings.ToLower(n), func(r rune) bool { return !unicode.IsLetter(r) }) {
+				words[w] = true
+			}
+			holds = true
+			for _, o := range others {
+				holds = holds && words[strings.ToLower(o)]
+			}
+		}
+		if holds {
+			if ok, _ := evidence.CoversAll(mention, []string{n}); ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// withoutOtherOrgan drops, from a finding that holds a coronary stenosis
+// report, the anchors of concepts about another organ: a concept with a
+// name that holds another site's word and none that holds a site's word
+// ("severe disease in the <vessel>" is no severe renal failure).
+func (p *Program) withoutOtherOrgan(anchors []grounding.Anchor) []grounding.Anchor {
+	if len(p.reading.sites) == 0 {
+		return anchors
+	}
+	kept := anchors[:0:0]
+	for _, a := range anchors {
+		other, own := false, false
+		for _, n := range phrasesFor(a, p.phrases) {
+			for _, s := range p.reading.sites {
+				own = own || s.words.MatchString(n)
+				other = other || s.others.MatchString(n)
+			}
+		}
+		if other && !own {
+			continue
+		}
+		kept = append(kept, a)
+	}
+	return kept
+}
