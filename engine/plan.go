@@ -271,3 +271,22 @@ func (p *Program) recommended(f extract.Finding, anchors []grounding.Anchor) boo
 	}
 	return false
 }
+
+// intentionCues reports whether every hypothetical cue read is one of the
+// pack's intention cues ("planned"): an intended finding's own plan word
+// states the plan, which the intended reading has taken.
+func (p *Program) intentionCues(cues []string) bool {
+	for _, c := range cues {
+		if p.doc.Cue(rules.CueIntention, c) == "" {
+			return false
+		}
+	}
+	return len(cues) > 0
+}
+
+// underPlan reports whether a finding sits under an intended section
+// ("Plan:"), not only intended by its own words.
+func (p *Program) underPlan(f extract.Finding) bool {
+	k := p.doc.Kind(f)
+	return k != nil && k.Status == rules.SectionIntended
+}

@@ -532,6 +532,11 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 					seen[a.ConceptKey] = true
 					inPlan[[2]string{f.ID, a.ConceptKey}] = true
 					kept = append(kept, a)
+				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && !p.underPlan(f) && p.notTakenAmong(text, f, findings) {
+					// "Apixaban planned": the drug's own words plan it;
+					// the not-taken reader below types it planned.
+					seen[a.ConceptKey] = true
+					kept = append(kept, a)
 				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && (current[f.ID] || p.stopOrder(text, f, clause[f.ID], date) || p.switchRole(f.Text, append([]string{a.Concept}, p.phrases[a.ConceptKey]...)) != 0) {
 					// "STOP ISMN": the plan's order stops the drug now;
 					// "continue aspirin" keeps it taken; "switch
@@ -580,6 +585,11 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// "Low risk for CAD" speaks of CAD as a risk: judged at the
 			// concept's words, not the finding's first one.
 			kept, none, cues := p.spokenOfAsRisk(at, f.Text, anchors)
+			if none && f.Intended && p.intentionCues(cues) {
+				// "Planned ICA", "ICA is planned": the plan word is the
+				// intention already read above, not a doubt.
+				kept, none = anchors, false
+			}
 			if none {
 				why := riskWhy(cues)
 				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty, BeforeMatching: true, Reason: "certainty: " + why})
