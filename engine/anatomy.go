@@ -517,6 +517,21 @@ func (r *anatomyReader) stenoses(text string) []stenosis {
 	return ss
 }
 
+// anyGrade reports whether text holds one of the grade words (as a
+// case-folded substring: a cheap superset of the graded patterns' match).
+func (r *anatomyReader) anyGrade(text string) bool {
+	if len(r.grades) == 0 {
+		return false
+	}
+	lower := strings.ToLower(text)
+	for w := range r.grades {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // read is stenoses without the filter and the memo.
 func (r *anatomyReader) read(text string) []stenosis {
 	var out []stenosis
@@ -531,9 +546,20 @@ func (r *anatomyReader) read(text string) []stenosis {
 	}
 	var starts, pcts []int
 	startsRead, startsOK, pctsRead := false, false, false
+	gradeRead, graded := false, false
 	for _, p := range r.res {
 		re := p.re
 		var ms [][]int
+		if p.graded {
+			// The graded patterns need a grade word: most texts hold
+			// none, and the unanchored patterns scan the whole text.
+			if !gradeRead {
+				graded, gradeRead = r.anyGrade(text), true
+			}
+			if !graded {
+				continue
+			}
+		}
 		if p.pct {
 			if !pctsRead {
 				pcts, pctsRead = percentStarts(text), true
