@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/engine/patient"
 	"github.com/executablekg/execkg/rules"
 	"github.com/executablekg/execkg/rules/units"
@@ -66,6 +67,25 @@ func (p *Program) currentOnly(m *patient.Model, ev []eval.Evidence, tr *Trace) [
 // CheckCurrency names the check that sets aside a past fact of a concept
 // that holds only while current.
 const CheckCurrency = "currency"
+
+// statedPast says whether the model states an item of the past: its
+// fact (or, for an is-a item, the fact it comes from) is a history or a
+// resolved condition, or stands under a section the pack marks past (meta/sections.json).
+func (p *Program) statedPast(m *patient.Model) func(eval.Evidence) bool {
+	was := pastOf(m)
+	for _, f := range m.Facts {
+		if k := p.doc.Kind(extract.Finding{Section: f.Section}); f.Present && k != nil && k.Status == rules.SectionPast {
+			was[[2]string{f.ID, f.ConceptKey}] = patient.StatusHistory
+		}
+	}
+	return func(e eval.Evidence) bool {
+		if _, ok := was[[2]string{e.ID, e.Key()}]; ok {
+			return true
+		}
+		_, ok := was[[2]string{e.ID, e.From}]
+		return ok && e.From != ""
+	}
+}
 
 // pastOf maps each fact stated of the past, by id and concept key, to
 // its status, so an is-a fact drawn from it (eval.Evidence.From) keeps

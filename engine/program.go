@@ -843,7 +843,7 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 		tr.Rejected = append(tr.Rejected, Rejection{FindingID: d.ID, Check: "definition",
 			Reason: d.Concept + ": derived, then set aside as unknown: " + why})
 	}
-	derived, calcs := p.deriveWithCalculated(ev, eval.Options{Admit: admit, Member: best, Premise: premise, CaseDate: date, Withdrawn: withdrawn}, passes)
+	derived, calcs := p.deriveWithCalculated(ev, eval.Options{Admit: admit, Member: best, Premise: premise, CaseDate: date, Withdrawn: withdrawn, Past: p.statedPast(m)}, passes)
 	tr.Calculations = calcs
 	// A broader concept drawn from a suspected fact is suspected too
 	// ("?vasospastic angina" is a suspected angina), in the model as in

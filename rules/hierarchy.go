@@ -470,6 +470,11 @@ type Expr struct {
 	// a procedure of the document's own episode is no plan once the text
 	// says it was performed.
 	NotStatedDone bool `json:"not_stated_done,omitempty"`
+	// Past, on a concept leaf, is met only by an item the case states of
+	// the past ("history of NSTEMI", "previous ACS", a past-history
+	// section): the record sets the event before the present episode,
+	// dated or not, so an acute event so stated is past its acute phase.
+	Past bool `json:"past,omitempty"`
 }
 
 // IsLeaf reports whether e is a concept or numeric leaf.
@@ -493,6 +498,9 @@ func (e Expr) check(where string) error {
 	}
 	if e.Wording != "" && e.Concept == "" {
 		return fmt.Errorf("%s: a wording belongs on a concept leaf", where)
+	}
+	if e.Past && e.Concept == "" {
+		return fmt.Errorf("%s: past belongs on a concept leaf", where)
 	}
 	if op := NormalizeOperator(e.Op); e.Concept != "" && op != "" && op != OpPresent && op != OpAbsent {
 		return fmt.Errorf("%s (%s): a concept member's op is PRESENT (the default) or ABSENT, got %q", where, e.Concept, e.Op)

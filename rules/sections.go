@@ -110,8 +110,9 @@ type SectionKind struct {
 	// Headings are the heading words that open a section of this kind
 	// ("PMH", "past medical history"), matched word by word, ignoring case.
 	Headings []string `json:"headings"`
-	// Status of what the section states: "" (as stated) or "intended"
-	// (a plan: what it names is not present yet).
+	// Status of what the section states: "" (as stated), "intended"
+	// (a plan: what it names is not present yet) or "past" (a past
+	// history: what it names happened before the present episode).
 	Status string `json:"status,omitempty"`
 	// KeepsRoles: under an intended section, concepts of these condition
 	// roles with no intended form of their own ("planned {concept}") are
@@ -131,6 +132,7 @@ type SectionKind struct {
 // Section semantics the engine knows (the words are the pack's).
 const (
 	SectionIntended        = "intended"
+	SectionPast            = "past"
 	SectionRelative        = "relative"
 	SectionOther           = "other"
 	SectionTaking          = "taking"
@@ -208,8 +210,8 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 			}
 			heading[w] = k.Kind
 		}
-		if k.Status != "" && k.Status != SectionIntended {
-			return nil, fmt.Errorf("%s: status %q: use \"\" or %q", at, k.Status, SectionIntended)
+		if k.Status != "" && k.Status != SectionIntended && k.Status != SectionPast {
+			return nil, fmt.Errorf("%s: status %q: use \"\", %q or %q", at, k.Status, SectionIntended, SectionPast)
 		}
 		if len(k.KeepsRoles) > 0 && k.Status != SectionIntended {
 			return nil, fmt.Errorf("%s: keeps_roles applies to an intended section only; set status %q or drop it", at, SectionIntended)

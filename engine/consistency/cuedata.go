@@ -34,6 +34,11 @@ type cueFile struct {
 	// Self: words that state their own absence ("NKDA"); the cue scopes
 	// over itself.
 	Self []string `json:"self"`
+	// Closing: cues another file lists (a forward cue of its kind) that,
+	// closing their clause right after a finding, are this file's kind
+	// instead, looking back: shorthand that says the work-up before the
+	// finding and its result after it.
+	Closing []string `json:"closing"`
 	// Openers: forward cues that are cues only where they open a
 	// sentence: a verb with no subject before it is the note's own report
 	// of the patient ("Declined PCI."), while after a noun the same word
@@ -293,11 +298,18 @@ func loadCues() (*cueSet, error) {
 		}
 		return nil
 	}
+	type closingList struct {
+		file string
+		kind cueKind
+		list []string
+	}
+	var closing []closingList // set once every file's cues are in
 	for _, c := range categories {
 		var f cueFile
 		if err := readCueFile(c.file, &f); err != nil {
 			return nil, err
 		}
+		closing = append(closing, closingList{c.file, c.kind, f.Closing})
 		switch f.Lists {
 		case "all", "heads", "none":
 			s.lists[c.kind] = f.Lists
@@ -360,6 +372,15 @@ func loadCues() (*cueSet, error) {
 			if d := merged[strings.Join(tokenizeCue(h), " ")]; d.dir&forward == 0 {
 				return nil, fmt.Errorf("engine/consistency/cues/%s: list head %q is not a forward cue; add it to forward or both", c.file, h)
 			}
+		}
+	}
+	for _, cl := range closing {
+		for _, phrase := range cl.list {
+			d, ok := merged[strings.Join(tokenizeCue(phrase), " ")]
+			if !ok || d.kind == cl.kind || d.dir&forward == 0 {
+				return nil, fmt.Errorf("engine/consistency/cues/%s: closing cue %q must be another file's forward cue; list it there under forward", cl.file, phrase)
+			}
+			d.closing = &cueDef{words: d.words, text: d.text, kind: cl.kind, dir: backward, final: true}
 		}
 	}
 	for _, pf := range []struct {

@@ -55,6 +55,9 @@ type cueDef struct {
 	compound bool
 	// opener: a cue only where it opens a sentence (opensSentence).
 	opener bool
+	// closing: the cue as it reads when it closes its clause, of another
+	// kind and looking back ("ACS r/o": ruled out; "r/o ACS": a doubt).
+	closing *cueDef
 }
 
 // cuesByFirst indexes cues by their first word (longest first within), so
@@ -115,6 +118,9 @@ func findCues(ts []token) []cueHit {
 				// "has no doubt had": the pseudo-cue "no doubt" starts
 				// inside "has no" and wins.
 				break
+			}
+			if d.closing != nil && closesClause(ts, i+n) {
+				d = d.closing
 			}
 			dir := d.dir
 			if d.final {

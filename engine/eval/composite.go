@@ -70,6 +70,18 @@ func notDone(pool []Evidence, key string) []Evidence {
 	return out
 }
 
+// onlyPast keeps of the concept's items those the case states of the
+// past (Options.Past); the other concepts' items stay.
+func onlyPast(pool []Evidence, key string, past func(Evidence) bool) []Evidence {
+	out := make([]Evidence, 0, len(pool))
+	for _, e := range pool {
+		if e.Key() != key || past != nil && past(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // statedKey is the key of the stated concept an item was read from: its
 // own for a stated item, its source's for a derived one (step (v) judges
 // a derived item at the words of the concept it comes from).
@@ -181,6 +193,9 @@ func evalNode(e rules.Expr, pool []Evidence, keyOfName map[string]string, opt Op
 		}
 		if e.NotStatedDone {
 			pool = notDone(pool, c.ConceptKey)
+		}
+		if e.Past {
+			pool = onlyPast(pool, c.ConceptKey, opt.Past)
 		}
 		r := EvaluateCond(c, pool, Options{Admit: opt.Admit, CaseDate: opt.CaseDate})
 		if r.Truth == Unknown {

@@ -244,6 +244,10 @@ type Options struct {
 	// then withdrew because one of its own exceptions holds in the final
 	// model, with why.
 	Withdrawn func(d Evidence, why string)
+	// Past, when set, says whether the case states an item of the past
+	// (a history, a past-history section); a definition leaf marked past
+	// reads only such items. Unset, no item is past.
+	Past func(e Evidence) bool
 }
 
 // RuleResult is the evaluation of one rule with its full trace.

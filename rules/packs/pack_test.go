@@ -440,6 +440,10 @@ func definitionsHold(t *testing.T, p *rules.Pack, checked map[string]int) {
 		}
 		return "name:" + rules.NormalizeName(n)
 	}
+	// A leaf marked past is met by an item the case states of the past:
+	// this stand-in for the model's statuses reads it off the words.
+	const pastWords = "history of "
+	statedPast := func(e eval.Evidence) bool { return strings.HasPrefix(e.Text, pastWords) }
 	// stating builds evidence that makes one node true.
 	var stating func(e rules.Expr) []eval.Evidence
 	stating = func(e rules.Expr) []eval.Evidence {
@@ -452,6 +456,9 @@ func definitionsHold(t *testing.T, p *rules.Pack, checked map[string]int) {
 			ev := eval.Evidence{ID: "f", ConceptKey: keyOf(e.Concept), Concept: e.Concept, Text: text, Present: rules.NormalizeOperator(e.Op) != rules.OpAbsent}
 			if e.Window != nil {
 				ev.When = dated(windowInside(*e.Window))
+			}
+			if e.Past {
+				ev.Text = pastWords + text // a mention the case states of the past
 			}
 			return []eval.Evidence{ev}
 		case e.Measure != "":
@@ -497,7 +504,7 @@ func definitionsHold(t *testing.T, p *rules.Pack, checked map[string]int) {
 		return true
 	}
 	derives := func(concept string, ev []eval.Evidence) eval.Truth {
-		for _, d := range eval.DeriveOpt(ev, h, names, keys, eval.Options{CaseDate: caseDay, Admit: admit}) {
+		for _, d := range eval.DeriveOpt(ev, h, names, keys, eval.Options{CaseDate: caseDay, Admit: admit, Past: statedPast}) {
 			if d.ConceptKey == keyOf(concept) && d.Via != "" && d.Via[:len(eval.ViaDefinition)] == eval.ViaDefinition {
 				return eval.Of(d.Present)
 			}
