@@ -974,7 +974,9 @@ func (p *Program) anatomyEvidence(r read.Reader, text string, findings []extract
 	haveFirst := false
 	for _, s := range ss {
 		f, ok := findingAt(s.Start)
-		if !ok {
+		if !ok || doubtedIn(text, f) {
+			// "probable 50-69% proximal": a grade held in doubt states
+			// no stenosis, and no disease derived from one.
 			continue
 		}
 		v := s.Percent

@@ -213,7 +213,27 @@ func pseudoInside(ts []token, from, to int) bool {
 // clause: the text or clause ends there, or only a count follows
 // ("troponin negative x2").
 func closesClause(ts []token, j int) bool {
-	return j >= len(ts) || ts[j].boundary || ts[j].word && (hasDigit(ts[j].low) || scopeRules.tails[ts[j].low])
+	return j >= len(ts) || ts[j].boundary || ts[j].word && (hasDigit(ts[j].low) && !percentAt(ts, j) || scopeRules.tails[ts[j].low])
+}
+
+// percentAt: a percentage or a percentage range starts at token j
+// ("probable 50-69% proximal", "possible 60% LAD stenosis"): a grade the
+// cue qualifies, read forward, not a count after a closing cue.
+func percentAt(ts []token, j int) bool {
+	for k := j; k < len(ts); k++ {
+		switch t := ts[k]; {
+		case t.low == "%":
+			return k > j
+		case t.low == "-" || t.low == "–" || t.low == "to":
+		case t.word && hasDigit(t.low):
+			if strings.HasSuffix(t.low, "%") {
+				return true
+			}
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 func hasDigit(s string) bool {

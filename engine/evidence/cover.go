@@ -156,7 +156,7 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 		total -= joins(lj)
 		n = compoundCount(pw, lj, covered)
 	}
-	if !all && total >= 3 && 3*n >= 2*total && words >= 2 && !modifierMissing && !substituted(m, pw, covered) {
+	if !all && total >= 3 && 3*n >= 2*total && words >= 2 && !modifierMissing && !substituted(m, pw, covered) && !rivalKind(m, pw, covered) {
 		if names != nil {
 			var stated, missing []string
 			for i, c := range covered {
@@ -367,21 +367,51 @@ func coverAcronyms(m, pw []string, gap []int, acr []bool, covered []bool) {
 	}
 }
 
+// rivalKind reports whether the mention names another kind of finding
+// than a word the phrase has and the mention leaves out: "moderate
+// coronary calcification" says what the wall holds, not "moderate
+// coronary stenosis", a narrowing of the lumen. The two-thirds allowance
+// is for a phrase said with fewer words ("proximal LAD not involved" for
+// a proximal LAD stenosis), not for a rival word said in its place,
+// wherever the mention puts it. Kinds are in modifiers.json "kinds": a
+// word of one kind is a rival of every other kind's words, not of its own
+// ("narrowing" says "stenosis").
+func rivalKind(m, pw []string, covered []bool) bool {
+	for i, c := range covered {
+		if c {
+			continue
+		}
+		g, ok := kinds[pw[i]]
+		if !ok {
+			continue
+		}
+		for _, x := range m {
+			if h, ok := kinds[x]; ok && h != g && !hasWord(pw, x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // modifiers change what a phrase means; a phrase missing one of them is
 // another concept ("heart failure" vs "heart failure with preserved
 // ejection fraction"). Generic words only, data in modifiers.json.
-var modifiers = loadModifiers()
+var modifiers, kinds = loadModifiers()
 
 //go:embed modifiers.json
 var modifiersJSON []byte
 
-func loadModifiers() map[string]bool {
+// loadModifiers reads the modifier words and the kinds: each word of a
+// kinds set keyed to its set's name (rivalKind).
+func loadModifiers() (map[string]bool, map[string]string) {
 	var f struct {
 		About  string              `json:"about"`
 		Groups map[string][]string `json:"groups"`
+		Kinds  map[string][]string `json:"kinds"`
 	}
 	if err := json.Unmarshal(modifiersJSON, &f); err != nil {
-		panic("engine/evidence/modifiers.json: " + err.Error() + "; fix the file ({\"about\", \"groups\": {name: [words]}})")
+		panic("engine/evidence/modifiers.json: " + err.Error() + "; fix the file ({\"about\", \"groups\": {name: [words]}, \"kinds\": {name: [words]}})")
 	}
 	m := map[string]bool{}
 	for _, ws := range f.Groups {
@@ -389,7 +419,16 @@ func loadModifiers() map[string]bool {
 			m[w] = true
 		}
 	}
-	return m
+	k := map[string]string{}
+	for name, ws := range f.Kinds {
+		for _, w := range ws {
+			if prev, dup := k[w]; dup {
+				panic("engine/evidence/modifiers.json: kinds word " + w + " is in both " + prev + " and " + name + "; keep it in one set")
+			}
+			k[w] = name
+		}
+	}
+	return m, k
 }
 
 // fillers carry no concept: determiners, "history of", "known", "patient".
