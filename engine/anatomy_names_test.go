@@ -8,7 +8,6 @@ import (
 
 	"github.com/executablekg/execkg/rules"
 	"github.com/executablekg/execkg/vignettes"
-	"github.com/executablekg/execkg/vignettes/documents"
 )
 
 // TestNameTokensKeepStenoses: the name filter (and the memo) only skip
@@ -27,15 +26,7 @@ func TestNameTokensKeepStenoses(t *testing.T) {
 	if r.names == nil {
 		t.Fatal("the default pack's anatomy vocabulary builds no name filter")
 	}
-	var texts []string
-	docs, err := documents.Load(documents.Dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range docs {
-		texts = append(texts, d.Text)
-		texts = append(texts, strings.Split(d.Text, "\n")...)
-	}
+	texts := devTexts(t, true)
 	vs, err := vignettes.Default()
 	if err != nil {
 		t.Fatal(err)

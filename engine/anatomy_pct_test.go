@@ -4,9 +4,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/executablekg/execkg/vignettes"
-	"github.com/executablekg/execkg/vignettes/documents"
 )
 
 // TestPercentStartsKeepMatches: each anatomy pattern that opens with the
@@ -19,22 +16,7 @@ func TestPercentStartsKeepMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var texts []string
-	docs, err := documents.Load(documents.Dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range docs {
-		texts = append(texts, d.Text)
-		texts = append(texts, strings.Split(d.Text, "\n")...)
-	}
-	vs, err := vignettes.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range vs {
-		texts = append(texts, v.Question)
-	}
+	texts := append(devTexts(t, true), vignetteQuestions(t)...)
 	var cases []struct{ Text, Want string }
 	readCases(t, "stenoses.json", &cases)
 	for _, c := range cases {

@@ -96,12 +96,7 @@ func (p *Program) negationAt(ctext *consistency.Text, finding string, anchors []
 	out := map[string]bool{}
 	lower := " " + strings.ToLower(finding) + " "
 	for _, a := range anchors {
-		var stated []string
-		for _, n := range append([]string{a.Concept}, p.phrases[a.ConceptKey]...) {
-			if statedIn(lower, finding, n) {
-				stated = append(stated, n)
-			}
-		}
+		stated := p.statedNames(lower, finding, a)
 		if len(stated) == 0 {
 			continue
 		}
@@ -110,6 +105,18 @@ func (p *Program) negationAt(ctext *consistency.Text, finding string, anchors []
 		}
 	}
 	return out
+}
+
+// statedNames: the anchor's concept name and pack phrases the finding
+// states word for word (lower is the finding lower-cased between spaces).
+func (p *Program) statedNames(lower, finding string, a grounding.Anchor) []string {
+	var stated []string
+	for _, n := range append([]string{a.Concept}, p.phrases[a.ConceptKey]...) {
+		if statedIn(lower, finding, n) {
+			stated = append(stated, n)
+		}
+	}
+	return stated
 }
 
 // undoubtedAt judges the doubt of a doubted finding at each concept it
@@ -146,12 +153,7 @@ func (p *Program) doubtAt(ctext *consistency.Text, finding string, anchors []gro
 		if p.doubtfulName(a.Concept) {
 			continue
 		}
-		var stated []string
-		for _, n := range append([]string{a.Concept}, p.phrases[a.ConceptKey]...) {
-			if statedIn(lower, finding, n) {
-				stated = append(stated, n)
-			}
-		}
+		stated := p.statedNames(lower, finding, a)
 		if len(stated) == 0 {
 			continue
 		}

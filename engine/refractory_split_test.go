@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/executablekg/execkg/rules/packs"
-	"github.com/executablekg/execkg/vignettes"
-	"github.com/executablekg/execkg/vignettes/documents"
 )
 
 // TestSentenceMatchesWhole: the refractory patterns run stretch by stretch
@@ -27,21 +25,7 @@ func TestSentenceMatchesWhole(t *testing.T) {
 	if v == nil || !v.split {
 		t.Fatal("the default pack's refractory words make no split patterns: the test reads nothing")
 	}
-	var texts []string
-	docs, err := documents.Load(documents.Dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range docs {
-		texts = append(texts, d.Text)
-	}
-	vs, err := vignettes.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range vs {
-		texts = append(texts, c.Question)
-	}
+	texts := append(devTexts(t, false), vignetteQuestions(t)...)
 	r := rd.Refractory
 	var words []string
 	for _, g := range r.Symptoms {
