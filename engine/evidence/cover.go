@@ -701,3 +701,35 @@ func initialsOf(pw []string, w string) bool {
 	}
 	return false
 }
+
+// touches: text states at least one word of phrase, spelt out or in
+// initials ("PCI" for "percutaneous coronary intervention").
+func touches(text, phrase string) bool {
+	m := wordsOfMention(text)
+	pi := phraseOf(phrase)
+	covered := make([]bool, len(pi.words))
+	for i, w := range pi.words {
+		if hasWord(m, w) {
+			return true
+		}
+		covered[i] = false
+	}
+	coverAcronyms(m, pi.words, pi.gap, pi.acr, covered)
+	for _, c := range covered {
+		if c {
+			return true
+		}
+	}
+	return false
+}
+
+// hasOwnWord: text holds a content word that is no number and no
+// generic word, a name of something.
+func hasOwnWord(text string) bool {
+	for _, w := range wordsOfMention(text) {
+		if !isNum(w) && !hasDigit(w) && !textnorm.GenericWords[w] && !modifiers[w] {
+			return true
+		}
+	}
+	return false
+}
