@@ -19,6 +19,7 @@ func TestClauseLends(t *testing.T) {
 			Text    string   `json:"text"`
 			Clause  string   `json:"clause"`
 			Phrases []string `json:"phrases"`
+			Others  []string `json:"others"` // other concepts' phrases of the pack
 			Want    bool     `json:"want"`
 		} `json:"cases"`
 	}
@@ -29,7 +30,8 @@ func TestClauseLends(t *testing.T) {
 		t.Fatalf("%s: no cases", path)
 	}
 	for i, c := range f.Cases {
-		a := Anchor{ConceptKey: "name:x", Concept: "x", Phrases: c.Phrases}
+		names := NewNames(map[string][]string{"name:x": c.Phrases, "name:other": c.Others})
+		a := Anchor{ConceptKey: "name:x", Concept: "x", Phrases: c.Phrases, Names: names}
 		items, err := Deterministic{}.FormatCase(context.Background(), c.Clause, []Pair{{FindingID: "f1", Text: c.Text, Clause: c.Clause, Anchor: a}})
 		if err != nil {
 			t.Fatal(err)

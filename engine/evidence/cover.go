@@ -723,11 +723,17 @@ func touches(text, phrase string) bool {
 	return false
 }
 
-// hasOwnWord: text holds a content word that is no number and no
-// generic word, a name of something.
-func hasOwnWord(text string) bool {
+// hasOwnWord: text holds a content word that is no number, no generic
+// word and no modifier, and that names something among the pack's phrases
+// (names; any word when nil), and no number: a value ("now 50%", "now 75
+// on bisoprolol", "improved to 50% on treatment") continues the measure
+// its clause names.
+func hasOwnWord(text string, names *Names) bool {
+	if strings.IndexFunc(text, func(r rune) bool { return r >= '0' && r <= '9' }) >= 0 {
+		return false
+	}
 	for _, w := range wordsOfMention(text) {
-		if !isNum(w) && !hasDigit(w) && !textnorm.GenericWords[w] && !modifiers[w] {
+		if !isNum(w) && !hasDigit(w) && !textnorm.GenericWords[w] && !modifiers[w] && names.Named(w) {
 			return true
 		}
 	}

@@ -400,7 +400,7 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 			} else {
 				ok, by = CoversAmong(mention, p.Anchor.Phrases, p.Anchor.ConceptKey, names)
 			}
-			if ok && mention != p.Text && !touches(p.Text, by) && hasOwnWord(p.Text) {
+			if ok && mention != p.Text && !touches(p.Text, by) && hasOwnWord(p.Text, p.Anchor.Names) {
 				// The clause names the concept with another finding's
 				// words ("?AF on 1 strip -> SR with frequent atrial
 				// ectopics"): a finding that names something of its own
