@@ -706,7 +706,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// which supersedes the list's reading (stopSupersede).
 			e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text}
 			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
-				Reason: it.ConceptKey + ": '" + it.Text + "' orders the drug stopped, so it is read as not taken now"})
+				Reason: it.ConceptKey + ": '" + p.stopOrderWords(text, f) + "' orders the drug stopped, so it is read as not taken now"})
 			stops[it.ConceptKey] = it.Text
 			ev = append(ev, e)
 			e.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]

@@ -76,6 +76,24 @@ func (p *Program) stopReferred(text string, f extract.Finding, date time.Time) b
 	return true
 }
 
+// stopOrderWords are the words of a finding's stop order for the trace:
+// the finding itself, or for an order that points back to it, the finding
+// and the order ("ISMN … stopping both").
+func (p *Program) stopOrderWords(text string, f extract.Finding) string {
+	r := p.reading
+	if r.stopOrder == nil || r.stopOrder.MatchString(f.Text) || r.stopRefer == nil || f.End <= 0 || f.End > len(text) {
+		return f.Text
+	}
+	rest := text[f.End:]
+	if i := strings.IndexAny(rest, ".;\n"); i >= 0 {
+		rest = rest[:i]
+	}
+	if m := r.stopRefer.FindString(rest); m != "" {
+		return f.Text + " … " + m
+	}
+	return f.Text
+}
+
 // stopSupersede drops the taken readings of drugs the document orders
 // stopped (stops: drug key → the ordering finding's words): the list
 // said what the patient took until the order, and the order is the
