@@ -25,6 +25,9 @@ type reading struct {
 	// (reading.json stop_orders); stopOrderNegated: the words before it
 	// that turn it round ("do not stop").
 	stopOrder, stopOrderNegated *regexp.Regexp
+	// stopRefer: a stop order whose object points back to the drugs
+	// named before it in its sentence ("stopping both").
+	stopRefer *regexp.Regexp
 	// currentOrder: a finding opening with an order that keeps or adjusts
 	// its drug (reading.json current_orders); currentOrderNegated: the
 	// words before it that turn it round ("do not continue").
@@ -104,6 +107,9 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 		out.stopOrder = regexp.MustCompile(`(?i)^[\s\-–•*:]*(?:` + rules.WordsPattern(so.Cues) + `)\b`)
 		if len(so.NegatedBy) > 0 {
 			out.stopOrderNegated = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(so.NegatedBy) + `)\W*$`)
+		}
+		if len(so.Refers) > 0 {
+			out.stopRefer = regexp.MustCompile(`(?i)\b(?:` + strings.Join(inflected(so.Cues), "|") + `)\s+(?:` + rules.WordsPattern(so.Refers) + `)\b`)
 		}
 	}
 	if co := r.CurrentOrders; co != nil && len(co.Cues) > 0 {
@@ -324,4 +330,24 @@ func (r *reading) notTakenIn(s string) bool {
 		}
 	}
 	return false
+}
+
+// inflected returns regexp alternatives for each verb and its English
+// forms: "stop" → stop, stops, stopped, stopping; "discontinue" →
+// discontinue(s|d), discontinuing.
+func inflected(verbs []string) []string {
+	var out []string
+	for _, v := range verbs {
+		q := regexp.QuoteMeta(v)
+		switch {
+		case strings.HasSuffix(v, "e"):
+			out = append(out, q+`(?:s|d)?`, regexp.QuoteMeta(strings.TrimSuffix(v, "e"))+`ing`)
+		case len(v) >= 3 && strings.IndexByte("aeiou", v[len(v)-2]) >= 0 && strings.IndexByte("aeiouwy", v[len(v)-1]) < 0 && strings.IndexByte("aeiou", v[len(v)-3]) < 0:
+			d := q + regexp.QuoteMeta(v[len(v)-1:])
+			out = append(out, q+`s?`, d+`ed`, d+`ing`)
+		default:
+			out = append(out, q+`(?:s|ed|ing)?`)
+		}
+	}
+	return out
 }

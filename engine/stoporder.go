@@ -22,8 +22,11 @@ var laterOrder = regexp.MustCompile(`(?i)\b(?:at|after|from|by|once|until|till|w
 // before them ("do not stop"), and its clause names no time to come.
 func (p *Program) stopOrder(text string, f extract.Finding, clause string, date time.Time) bool {
 	r := p.reading
-	if r.stopOrder == nil || !r.stopOrder.MatchString(f.Text) {
+	if r.stopOrder == nil {
 		return false
+	}
+	if !r.stopOrder.MatchString(f.Text) {
+		return p.stopReferred(text, f, date)
 	}
 	before := ""
 	if f.Start > 0 && f.Start <= len(text) {
@@ -39,6 +42,56 @@ func (p *Program) stopOrder(text string, f extract.Finding, clause string, date 
 		return false
 	}
 	return true
+}
+
+// stopReferred: later in the drug's sentence an order stops "both",
+// "them" or "these" (reading.json stop_orders.refers), the drugs the
+// sentence named before it: "Nitrates (ISMN and GTN) are likely to worsen
+// the gradient - recommend stopping both now". The order is the
+// document's, now, as stopOrder reads one that opens its finding: no
+// negation right before it, no time to come in its sentence.
+func (p *Program) stopReferred(text string, f extract.Finding, date time.Time) bool {
+	r := p.reading
+	if r.stopRefer == nil || f.End <= 0 || f.End > len(text) {
+		return false
+	}
+	rest := text[f.End:]
+	if i := strings.IndexAny(rest, ".;\n"); i >= 0 {
+		rest = rest[:i]
+	}
+	loc := r.stopRefer.FindStringIndex(rest)
+	if loc == nil {
+		return false
+	}
+	if r.stopOrderNegated != nil && r.stopOrderNegated.MatchString(rest[:loc[0]]) {
+		return false
+	}
+	order := rest[loc[0]:]
+	if laterOrder.MatchString(order) {
+		return false
+	}
+	if w := p.whenOf(order, date); w != nil && w.From.After(noon(date)) {
+		return false
+	}
+	return true
+}
+
+// stopOrderWords are the words of a finding's stop order for the trace:
+// the finding itself, or for an order that points back to it, the finding
+// and the order ("ISMN … stopping both").
+func (p *Program) stopOrderWords(text string, f extract.Finding) string {
+	r := p.reading
+	if r.stopOrder == nil || r.stopOrder.MatchString(f.Text) || r.stopRefer == nil || f.End <= 0 || f.End > len(text) {
+		return f.Text
+	}
+	rest := text[f.End:]
+	if i := strings.IndexAny(rest, ".;\n"); i >= 0 {
+		rest = rest[:i]
+	}
+	if m := r.stopRefer.FindString(rest); m != "" {
+		return f.Text + " … " + m
+	}
+	return f.Text
 }
 
 // stopSupersede drops the taken readings of drugs the document orders

@@ -262,6 +262,10 @@ type CueList struct {
 	// NegatedBy are words that, right before a cue, turn it into its
 	// opposite ("do not stop" keeps the drug).
 	NegatedBy []string `json:"negated_by,omitempty"`
+	// Refers are words that, right after a cue or its inflected form
+	// ("stopping", "discontinued"), point back to the drugs named before
+	// it in its sentence ("ISMN and GTN ... recommend stopping both").
+	Refers []string `json:"refers,omitempty"`
 }
 
 // Refractory is the vocabulary of "<symptom> ... <link> ... <therapy>":

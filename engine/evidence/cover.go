@@ -48,8 +48,12 @@ func CoversAmong(mention string, phrases []string, key string, names *Names) (bo
 
 func covers(mention string, phrases []string, all bool, key string, names *Names) (bool, string) {
 	m := wordsOfMention(mention)
+	var vocab []string
 	for _, p := range phrases {
-		if coversPhrase(m, phraseOf(p), all, mention, key, names) {
+		vocab = append(vocab, phraseOf(p).words...)
+	}
+	for _, p := range phrases {
+		if coversPhrase(m, phraseOf(p), all, mention, key, names, vocab) && sidesAgree(mention, p) {
 			return true, p
 		}
 	}
@@ -61,6 +65,7 @@ func covers(mention string, phrases []string, all bool, key string, names *Names
 type Phrases struct {
 	texts []string
 	infos []phraseInfo
+	vocab []string // every phrase's content words (compoundOfOther)
 }
 
 // NewPhrases reads ps (kept, not copied).
@@ -68,6 +73,7 @@ func NewPhrases(ps []string) *Phrases {
 	out := &Phrases{texts: ps, infos: make([]phraseInfo, len(ps))}
 	for i, p := range ps {
 		out.infos[i] = phraseOf(p)
+		out.vocab = append(out.vocab, out.infos[i].words...)
 	}
 	return out
 }
@@ -97,7 +103,7 @@ func (ps *Phrases) covers(mention string, all bool, key string, names *Names) (b
 	}
 	m := wordsOfMention(mention)
 	for i := range ps.infos {
-		if coversPhrase(m, ps.infos[i], all, mention, key, names) {
+		if coversPhrase(m, ps.infos[i], all, mention, key, names, ps.vocab) && sidesAgree(mention, ps.texts[i]) {
 			return true, ps.texts[i]
 		}
 	}
@@ -108,7 +114,7 @@ func (ps *Phrases) covers(mention string, all bool, key string, names *Names) (b
 // all of its words, or with all false two thirds of three or more, none
 // of the missing ones critical and, with names, the stated words no other
 // concept's name as well.
-func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, names *Names) bool {
+func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, names *Names, vocab []string) bool {
 	pw, critical := pi.words, pi.critical
 	if len(pw) == 0 {
 		return false
@@ -131,6 +137,9 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 		}
 	}
 	coverAcronyms(m, pw, pi.gap, pi.acr, covered)
+	if compoundOfOther(mention, m, pw, vocab) {
+		return false
+	}
 	n, words, modifierMissing := 0, 0, false
 	for i, c := range covered {
 		if c {
@@ -399,6 +408,97 @@ func rivalKind(m, pw []string, covered []bool) bool {
 // ejection fraction"). Generic words only, data in modifiers.json.
 var modifiers, kinds = loadModifiers()
 
+// comparisons are the verbs that weigh one side against another
+// (modifiers.json "comparisons"; sidesAgree).
+// judges are the verbs that say someone weighs ("judged to outweigh"):
+// on either side of the comparison they weigh nothing.
+var comparisons, judges = loadComparisons()
+
+func loadComparisons() (map[string]bool, map[string]bool) {
+	var f struct {
+		Comparisons []string `json:"comparisons"`
+		Judges      []string `json:"judges"`
+	}
+	if err := json.Unmarshal(modifiersJSON, &f); err != nil {
+		panic("engine/evidence/modifiers.json: " + err.Error())
+	}
+	set := func(ws []string) map[string]bool {
+		m := make(map[string]bool, len(ws))
+		for _, w := range ws {
+			m[w] = true
+		}
+		return m
+	}
+	return set(f.Comparisons), set(f.Judges)
+}
+
+// comparedRe finds a '>' written between two words ("bleeding risk >
+// ischaemic risk"), which weighs one side against the other; before a
+// number it is a value's comparator and is not matched.
+var comparedRe = regexp.MustCompile(`[A-Za-z)]\s*>\s*[A-Za-z(]`)
+
+// sides splits s at its first comparison (a comparisons verb or a '>'
+// between words) into the content words before and after it; ok is false
+// when s weighs nothing.
+func sides(s string) (before, after []string, ok bool) {
+	toks := textnorm.Tokens(s)
+	if loc := comparedRe.FindStringIndex(s); loc != nil {
+		at := strings.IndexByte(s[loc[0]:loc[1]], '>') + loc[0]
+		// A verb before the '>' is the first comparison.
+		if pre := contentWords(s[:at]); !anyComparison(pre) {
+			return pre, contentWords(s[at+1:]), true
+		}
+	}
+	for i, w := range toks {
+		if comparisons[w] {
+			return contentWords(strings.Join(toks[:i], " ")), contentWords(strings.Join(toks[i+1:], " ")), true
+		}
+	}
+	return nil, nil, false
+}
+
+func anyComparison(ws []string) bool {
+	for _, w := range ws {
+		if comparisons[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// sidesAgree: where both the phrase and the mention weigh one thing
+// against another ("judged to outweigh the bleeding risk"), every word
+// the phrase has on one side only, and the mention on one side only, is
+// on the phrase's side: "bleeding risk judged > ischaemic risk" puts the
+// bleeding risk where the phrase has the ischaemic one, the opposite
+// judgement. A mention that weighs nothing is not tested.
+func sidesAgree(mention string, phrase string) bool {
+	pb, pa, ok := sides(phrase)
+	if !ok {
+		return true
+	}
+	mb, ma, ok := sides(mention)
+	if !ok {
+		return true
+	}
+	// A judging verb ("judged", "felt") says that someone weighs, not
+	// what is weighed.
+	wrong := func(w string, own, other []string) bool {
+		return !judges[w] && !hasWord(own, w) && hasWord(other, w)
+	}
+	for _, w := range pb {
+		if !textnorm.GenericWords[w] && !hasWord(pa, w) && wrong(w, mb, ma) {
+			return false
+		}
+	}
+	for _, w := range pa {
+		if !textnorm.GenericWords[w] && !hasWord(pb, w) && wrong(w, ma, mb) {
+			return false
+		}
+	}
+	return true
+}
+
 //go:embed modifiers.json
 var modifiersJSON []byte
 
@@ -406,9 +506,11 @@ var modifiersJSON []byte
 // kinds set keyed to its set's name (rivalKind).
 func loadModifiers() (map[string]bool, map[string]string) {
 	var f struct {
-		About  string              `json:"about"`
-		Groups map[string][]string `json:"groups"`
-		Kinds  map[string][]string `json:"kinds"`
+		About            string              `json:"about"`
+		Groups           map[string][]string `json:"groups"`
+		Kinds            map[string][]string `json:"kinds"`
+		ComparisonsAbout string              `json:"comparisons_about"`
+		Comparisons      []string            `json:"comparisons"`
 	}
 	if err := json.Unmarshal(modifiersJSON, &f); err != nil {
 		panic("engine/evidence/modifiers.json: " + err.Error() + "; fix the file ({\"about\", \"groups\": {name: [words]}, \"kinds\": {name: [words]}})")
@@ -519,3 +621,121 @@ func isNum(s string) bool {
 
 // hasDigit reports whether a word holds a digit ("2", "II" does not).
 func hasDigit(w string) bool { return strings.ContainsAny(w, "0123456789") }
+
+// compoundOfOther reports whether the mention says two of the phrase's
+// words as a hyphenated compound of words that qualifies a noun of its
+// own, right after it: "high-risk plaque features" says that the plaque is
+// high-risk, which states neither "high-risk patient" nor "high event
+// risk"; an adjective compound is said of the word it stands before. The
+// noun is the mention's own when it is no word of any of the concept's
+// phrases (vocab: "high-risk features" is said of what "high-risk features
+// on testing" names), no initials of phrase words ("high-risk PCI"), no
+// number and no generic word. Where the phrase goes on after the compound
+// with a noun the mention does not state, the mention's noun stands in its
+// place, a noun said otherwise ("loss-of-function polymorphism" for
+// "loss-of-function allele"). Acronyms joined by a hyphen ("RF-CL
+// likelihood", "LIMA-LAD") are a name, not an adjective.
+func compoundOfOther(mention string, m, pw, vocab []string) bool {
+	if !strings.Contains(mention, "-") {
+		return false
+	}
+	fields := strings.Fields(mention)
+	for i := 0; i+1 < len(fields); i++ {
+		f := fields[i]
+		if !strings.Contains(f, "-") || strings.ContainsAny(f[len(f)-1:], ",;:.()[]/") {
+			continue // a compound that ends its clause or aside is said of nothing after it
+		}
+		cw := contentWords(f)
+		if len(cw) != 2 || len(cw[0]) < 3 || len(cw[1]) < 3 {
+			continue
+		}
+		if acr := acronyms(f); acr[cw[0]] || acr[cw[1]] {
+			continue
+		}
+		if !hasWord(pw, cw[0]) || !hasWord(pw, cw[1]) {
+			continue
+		}
+		nf := fields[i+1]
+		if c := nf[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			continue
+		}
+		nw := contentWords(nf)
+		if len(nw) == 0 || len(textnorm.Tokens(nf)) != len(nw) {
+			continue // a stop word after it ("high-risk on testing")
+		}
+		if at := wordAt(pw, cw[1]); at >= 0 && at+1 < len(pw) && !hasWord(m, pw[at+1]) {
+			continue // a noun said otherwise in the phrase's place ("loss-of-function polymorphism" for "… allele")
+		}
+		next := nw[0]
+		if hasWord(vocab, next) || isNum(next) || textnorm.GenericWords[next] || initialsOf(pw, next) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// wordAt is the index of w among ws (up to spelling), or -1.
+func wordAt(ws []string, w string) int {
+	for i, x := range ws {
+		if sameWord(x, w) {
+			return i
+		}
+	}
+	return -1
+}
+
+// initialsOf: w is the initials of consecutive phrase words ("pci").
+func initialsOf(pw []string, w string) bool {
+	if len(w) < 2 {
+		return false
+	}
+	for i := 0; i+len(w) <= len(pw); i++ {
+		ok := true
+		for j := 0; j < len(w) && ok; j++ {
+			ok = pw[i+j] != "" && pw[i+j][0] == w[j]
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// touches: text states at least one word of phrase, spelt out or in
+// initials ("PCI" for "percutaneous coronary intervention").
+func touches(text, phrase string) bool {
+	m := wordsOfMention(text)
+	pi := phraseOf(phrase)
+	covered := make([]bool, len(pi.words))
+	for i, w := range pi.words {
+		if hasWord(m, w) {
+			return true
+		}
+		covered[i] = false
+	}
+	coverAcronyms(m, pi.words, pi.gap, pi.acr, covered)
+	for _, c := range covered {
+		if c {
+			return true
+		}
+	}
+	return false
+}
+
+// hasOwnWord: text holds a content word that is no number, no generic
+// word and no modifier, and that names something among the pack's phrases
+// (names; any word when nil), and no number: a value ("now 50%", "now 75
+// on bisoprolol", "improved to 50% on treatment") continues the measure
+// its clause names.
+func hasOwnWord(text string, names *Names) bool {
+	if strings.IndexFunc(text, func(r rune) bool { return r >= '0' && r <= '9' }) >= 0 {
+		return false
+	}
+	for _, w := range wordsOfMention(text) {
+		if !isNum(w) && !hasDigit(w) && !textnorm.GenericWords[w] && !modifiers[w] && names.Named(w) {
+			return true
+		}
+	}
+	return false
+}

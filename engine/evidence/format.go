@@ -394,10 +394,28 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 				names = nil
 			}
 			var ok bool
+			var by string
 			if p.Anchor.Covering != nil {
-				ok, _ = p.Anchor.Covering.CoversAmong(mention, p.Anchor.ConceptKey, names)
+				ok, by = p.Anchor.Covering.CoversAmong(mention, p.Anchor.ConceptKey, names)
 			} else {
-				ok, _ = CoversAmong(mention, p.Anchor.Phrases, p.Anchor.ConceptKey, names)
+				ok, by = CoversAmong(mention, p.Anchor.Phrases, p.Anchor.ConceptKey, names)
+			}
+			if ok && mention != p.Text && !touches(p.Text, by) && hasOwnWord(p.Text, p.Anchor.Names) {
+				// The clause names the concept with another finding's
+				// words ("?AF on 1 strip -> SR with frequent atrial
+				// ectopics"): a finding that names something of its own
+				// and none of the phrase's words does not state it. Another
+				// phrase the clause states may hold one of its words
+				// ("typical" of "typical angina").
+				ok = false
+				for _, ph := range p.Anchor.Phrases {
+					if ph != by && touches(p.Text, ph) {
+						if c, _ := CoversAmong(mention, []string{ph}, p.Anchor.ConceptKey, names); c {
+							ok = true
+							break
+						}
+					}
+				}
 			}
 			if !ok {
 				out = append(out, Item{FindingID: p.FindingID, Text: p.Text, ConceptKey: p.Anchor.ConceptKey, Concept: p.Anchor.Concept,

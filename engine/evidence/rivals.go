@@ -23,6 +23,8 @@ type Names struct {
 	words map[string][][]string
 	first map[string][]uint64
 	keys  []string // sorted, for a deterministic scan
+	// vocab: every content word of every phrase (Named).
+	vocab map[string]bool
 	// memo: key, stated and missing words, mention → the answer; bounded,
 	// as mentions are case text.
 	memo *memo.Map[string, bool]
@@ -31,10 +33,13 @@ type Names struct {
 // NewNames indexes a pack's phrases (concept key → names, wordings,
 // synonyms).
 func NewNames(phrases map[string][]string) *Names {
-	n := &Names{byKey: map[string][]string{}, words: map[string][][]string{}, first: map[string][]uint64{}, memo: memo.New[string, bool](4096)}
+	n := &Names{byKey: map[string][]string{}, words: map[string][][]string{}, first: map[string][]uint64{}, memo: memo.New[string, bool](4096), vocab: map[string]bool{}}
 	for k, ps := range phrases {
 		for _, p := range ps {
 			if ws := phraseOf(p).words; len(ws) > 0 {
+				for _, w := range ws {
+					n.vocab[w] = true
+				}
 				n.byKey[k] = append(n.byKey[k], p)
 				n.words[k] = append(n.words[k], ws)
 				n.first[k] = append(n.first[k], firstBytes(ws))
@@ -119,4 +124,14 @@ func sibling(pw, stated, missing []string) bool {
 		}
 	}
 	return true
+}
+
+// Named reports whether w is a content word of some concept's phrase: a
+// word that names something in the pack ("atrial", "ectopic" is not;
+// "now", "improved" are not).
+func (n *Names) Named(w string) bool {
+	if n == nil {
+		return true
+	}
+	return n.vocab[w]
 }
