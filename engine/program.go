@@ -677,6 +677,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	for _, f := range findings {
 		byID[f.ID] = f
 	}
+	deniedNarrower := p.deniedNarrower(items, pairs)
 	for _, it := range items {
 		override := func(reason string) {
 			if c.trace && it.Rejected == "" {
@@ -713,6 +714,12 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				}
 				continue
 			}
+		}
+		if n, ok := deniedNarrower[[2]string{it.FindingID, it.ConceptKey}]; ok && it.Rejected == "" {
+			// "No obstructive epicardial CAD" denies obstructive CAD, not
+			// CAD: the negation falls on what the narrower name adds.
+			override("the finding denies the narrower '" + n + "', which leaves this broader concept open")
+			continue
 		}
 		if byAntonym[[2]string{it.FindingID, it.ConceptKey}] {
 			// The finding names the concept only inside an antonym
