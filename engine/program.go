@@ -745,7 +745,8 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// planned, not taken. A medication list states each item on
 			// its own: only the item's words count there.
 			if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionTaking {
-				notTaken[[2]string{e.ID, e.ConceptKey}] = p.reading.notTaken != nil && p.reading.notTakenIn(listItem(text, f.Start, f.End))
+				item := listItem(text, f.Start, f.End)
+				notTaken[[2]string{e.ID, e.ConceptKey}] = p.reading.notTaken != nil && p.reading.notTakenIn(item) && !p.stopLater(item, date)
 			} else if p.notTakenAmong(text, f, findings) {
 				notTaken[[2]string{e.ID, e.ConceptKey}] = true
 			}
