@@ -272,6 +272,14 @@ func (a *admitter) derivedPass(c eval.Cond, e eval.Evidence, v consistency.Verdi
 			return v
 		}
 	}
+	// A definition made of stated absences only ("asymptomatic" is chest
+	// pain and exertional dyspnoea stated absent) is affirmed by negated
+	// mentions: the negation is what the definition reads, not a denial
+	// of the defined concept.
+	if v.Check == consistency.CheckNegation && e.DerivedBy == eval.ReaderDefinition && a.p.absenceDefined(e.Concept) {
+		v.Pass, v.Check, v.Reason = true, "", "negation: the definition of '"+e.Concept+"' is made of stated absences"
+		return v
+	}
 	// Derived evidence whose reader declares that its derivation makes
 	// the point of the failed check in the patient's own words
 	// (read.Reader.Satisfies) is let through; Via says how, for the trace.
@@ -317,4 +325,26 @@ func (a *admitter) doubtWorded(c eval.Cond) bool {
 	return strings.HasPrefix(c.DecisionID, "definition::") && c.Wording != "" &&
 		rules.NormalizeName(c.Wording) != rules.NormalizeName(c.Concept) &&
 		a.p.doubtfulName(c.Wording) && !a.p.doubtfulName(c.Concept)
+}
+
+// absenceDefined reports whether concept is a composite every member of
+// which (its exclusions aside) is met by a stated absence (op ABSENT).
+func (p *Program) absenceDefined(concept string) bool {
+	if p.hierarchy == nil {
+		return false
+	}
+	n := rules.NormalizeName(concept)
+	for _, c := range p.hierarchy.Composites {
+		if rules.NormalizeName(c.Concept) != n {
+			continue
+		}
+		leaves := c.Expr.Leaves()
+		for _, l := range leaves {
+			if l.Concept == "" || rules.NormalizeOperator(l.Op) != rules.OpAbsent {
+				return false
+			}
+		}
+		return len(leaves) > 0
+	}
+	return false
 }

@@ -677,16 +677,8 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	for _, f := range findings {
 		byID[f.ID] = f
 	}
-	narrowerAbsent := p.narrowerAbsences(items, byID)
+	deniedNarrower := p.deniedNarrower(items, pairs)
 	for _, it := range items {
-		if by := narrowerAbsent[[2]string{it.FindingID, it.ConceptKey}]; by != "" && it.Rejected == "" {
-			// "No obstructive epicardial CAD" denies the obstructive CAD it
-			// names, not every CAD (a non-obstructive one, a microvascular
-			// disease stay open).
-			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
-				Reason: it.ConceptKey + ": '" + it.Text + "' denies the narrower '" + by + "' it names in full, not the broader '" + it.Concept + "'"})
-			continue
-		}
 		override := func(reason string) {
 			if c.trace && it.Rejected == "" {
 				overridden = append(overridden, whatIf{len(tr.Rejected), eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept,
@@ -723,6 +715,12 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				continue
 			}
 		}
+		if n, ok := deniedNarrower[[2]string{it.FindingID, it.ConceptKey}]; ok && it.Rejected == "" {
+			// "No obstructive epicardial CAD" denies obstructive CAD, not
+			// CAD: the negation falls on what the narrower name adds.
+			override("the finding denies the narrower '" + n + "', which leaves this broader concept open")
+			continue
+		}
 		if byAntonym[[2]string{it.FindingID, it.ConceptKey}] {
 			// The finding names the concept only inside an antonym
 			// phrase ("sparing the proximal LAD"): read as the antonym.
@@ -747,7 +745,8 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// planned, not taken. A medication list states each item on
 			// its own: only the item's words count there.
 			if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionTaking {
-				notTaken[[2]string{e.ID, e.ConceptKey}] = p.reading.notTaken != nil && p.reading.notTakenIn(listItem(text, f.Start, f.End))
+				item := listItem(text, f.Start, f.End)
+				notTaken[[2]string{e.ID, e.ConceptKey}] = p.reading.notTaken != nil && p.reading.notTakenIn(item) && !p.stopLater(item, date)
 			} else if p.notTakenAmong(text, f, findings) {
 				notTaken[[2]string{e.ID, e.ConceptKey}] = true
 			}
@@ -1255,67 +1254,4 @@ func demographicWords(r *rules.Reading) []string {
 		out = append(out, d.Words...)
 	}
 	return out
-}
-
-// narrowerAbsences marks the stated absences a finding gives a broader
-// concept when it names a narrower one in full: a negation denies the
-// most specific concept its words name ("no obstructive CAD" is no
-// obstructive coronary artery disease, and leaves coronary artery disease
-// open), while "no CAD", which names no narrower concept in full, still
-// denies it. Keyed by (finding, broader concept key), the narrower
-// concept's name.
-func (p *Program) narrowerAbsences(items []evidence.Item, byID map[string]extract.Finding) map[[2]string]string {
-	var out map[[2]string]string
-	absent := func(it evidence.Item) bool { return it.Rejected == "" && !it.Present && it.Value == nil }
-	for _, n := range items {
-		if !absent(n) {
-			continue
-		}
-		broader := p.hierarchy.Broader(n.Concept)
-		if len(broader) == 0 {
-			continue
-		}
-		f, ok := byID[n.FindingID]
-		if !ok {
-			continue
-		}
-		for _, b := range items {
-			if b.FindingID != n.FindingID || b.ConceptKey == n.ConceptKey || !absent(b) || !p.namesNarrower(f.Text, n.ConceptKey, b.ConceptKey) {
-				continue
-			}
-			for _, name := range broader {
-				if rules.NormalizeName(name) == rules.NormalizeName(b.Concept) {
-					if out == nil {
-						out = map[[2]string]string{}
-					}
-					out[[2]string{b.FindingID, b.ConceptKey}] = n.Concept
-				}
-			}
-		}
-	}
-	return out
-}
-
-// namesNarrower: text states in full a phrase of concept narrow that holds
-// a word beyond every phrase of concept broad ("obstructive CAD"; a
-// narrower concept's synonym that is just the broader name, "CAD", names
-// nothing narrower).
-func (p *Program) namesNarrower(text, narrow, broad string) bool {
-	bps := p.phrases[broad]
-	for _, ph := range p.phrases[narrow] {
-		if full, _ := evidence.CoversAll(text, []string{ph}); !full {
-			continue
-		}
-		specific := true
-		for _, bp := range bps {
-			if same, _ := evidence.CoversAll(bp, []string{ph}); same {
-				specific = false
-				break
-			}
-		}
-		if specific {
-			return true
-		}
-	}
-	return false
 }

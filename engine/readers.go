@@ -28,6 +28,7 @@ type reading struct {
 	// stopRefer: a stop order whose object points back to the drugs
 	// named before it in its sentence ("stopping both").
 	stopRefer *regexp.Regexp
+	stopWord  *regexp.Regexp // a stop cue anywhere (stopLater)
 	// currentOrder: a finding opening with an order that keeps or adjusts
 	// its drug (reading.json current_orders); currentOrderNegated: the
 	// words before it that turn it round ("do not continue").
@@ -105,6 +106,9 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 	out.notTaken, out.stopped, out.now = cues(r.NotTaken), cues(r.Stopped), cues(r.Now.List())
 	if so := r.StopOrders; so != nil && len(so.Cues) > 0 {
 		out.stopOrder = regexp.MustCompile(`(?i)^[\s\-–•*:]*(?:` + rules.WordsPattern(so.Cues) + `)\b`)
+		// Anywhere in a list item, with its third person ("after aspirin
+		// stops"), for a stop planned at a time to come (stopLater).
+		out.stopWord = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(so.Cues) + `)s?\b`)
 		if len(so.NegatedBy) > 0 {
 			out.stopOrderNegated = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(so.NegatedBy) + `)\W*$`)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -37,8 +38,22 @@ type statusCase struct {
 // rhythm excludes a fast irregular heart rate; the latest dated value of
 // a measure is used; an implausible value is refused or, for a fraction
 // in percent, converted; a completed MedicationRequest states nothing.
-func TestStatusAndCurrency(t *testing.T) {
-	b, err := os.ReadFile("testdata/status/cases.json")
+func TestStatusAndCurrency(t *testing.T) { runStatusCases(t, "testdata/status/cases.json") }
+
+// TestRowCases: testdata/rows/*.json, case texts in, the facts and rows
+// out (statusCase), one file per mechanism that changes which rows fire.
+func TestRowCases(t *testing.T) {
+	files, err := filepath.Glob("testdata/rows/*.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "testdata/rows holds no case files")
+	for _, f := range files {
+		runStatusCases(t, f)
+	}
+}
+
+// runStatusCases runs the cases of one statusCase file ({"note", "cases"}).
+func runStatusCases(t *testing.T, path string) {
+	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
@@ -46,7 +61,7 @@ func TestStatusAndCurrency(t *testing.T) {
 		Note  string       `json:"note"`
 		Cases []statusCase `json:"cases"`
 	}
-	require.NoError(t, dec.Decode(&file), "testdata/status/cases.json")
+	require.NoError(t, dec.Decode(&file), path)
 	require.NotEmpty(t, file.Cases)
 	p := program(t)
 	date := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
@@ -60,7 +75,7 @@ func TestStatusAndCurrency(t *testing.T) {
 			case tc.FHIR != nil && tc.Text == "":
 				res, err = p.AskFHIR(context.Background(), tc.Name, tc.FHIR, engine.EvalDate(date))
 			default:
-				t.Fatalf("testdata/status/cases.json case %s: give text or fhir, one of them", tc.Name)
+				t.Fatalf("%s case %s: give text or fhir, one of them", path, tc.Name)
 			}
 			require.NoError(t, err)
 			have := map[string]bool{}

@@ -123,3 +123,27 @@ func stopSupersede(ev, listed []eval.Evidence, stops map[string]string, tr *Trac
 	}
 	return keep(ev, true), keep(listed, false)
 }
+
+// stopLater reports whether a medication list item's only not-taken words
+// order its drug stopped at a time to come ("Aspirin 75 mg - continue for
+// 1 month only (stop 04/07/2025)", "aspirin 81 mg - STOP after
+// 10/30/2025", "clopidogrel - continue as single antiplatelet after
+// aspirin stops"): the list states the drug taken now, and the stop is
+// planned (laterOrder, or a date after the document's). A stop with no
+// time ("Aspirin - stop"), or any other not-taken word beside it
+// ("stopped", "held"), leaves the item not taken.
+func (p *Program) stopLater(item string, date time.Time) bool {
+	r := p.reading
+	if r.stopWord == nil || !r.stopWord.MatchString(item) {
+		return false
+	}
+	rest := r.stopWord.ReplaceAllString(item, " ")
+	if r.notTakenIn(rest) {
+		return false
+	}
+	if laterOrder.MatchString(rest) {
+		return true
+	}
+	w := p.whenOf(item, date)
+	return w != nil && w.From.After(noon(date))
+}

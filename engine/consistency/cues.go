@@ -706,9 +706,12 @@ func listEnd(ts []token, hits []cueHit, k, end int) int {
 		}
 		i = e
 	}
-	if cut >= 0 && !scopeRules.disj[coord] {
+	if cut >= 0 && !scopeRules.disj[coord] && !(h.def.listHead && proper && cut < len(items)-1) {
 		// Only a list closed by "or" forgives a tail: "no diabetes,
-		// hypertension on ramipril" asserts the hypertension.
+		// hypertension on ramipril" asserts the hypertension. So does a
+		// list head's list that runs on past the tailed item to its end
+		// ("denies CP, SOB on exertion, palps, syncope"): the items after
+		// it are the verb's objects still.
 		items, last, proper = items[:cut], cutEnd, false
 	}
 	if !listOK(items, proper, coord, h.def.listHead) {

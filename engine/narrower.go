@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"slices"
+
+	"github.com/executablekg/execkg/engine/evidence"
+	"github.com/executablekg/execkg/rules"
+)
+
+// deniedNarrower returns the stated absences (finding, concept key) that a
+// denial of a narrower concept in the same finding makes: a finding read
+// as denying both "obstructive coronary artery disease" and "coronary
+// artery disease" ("no obstructive CAD") denies only the narrower one, as
+// the is-a relations read a denial (it reaches down, never up). It holds
+// only where the narrower concept's name the mention states holds every
+// word of the broader one's and more ("obstructive CAD" over "CAD"): two
+// names the mention states alike ("no prior CAD") are one denial. The
+// value is the narrower concept's name, for the trace.
+func (p *Program) deniedNarrower(items []evidence.Item, pairs []evidence.Pair) map[[2]string]string {
+	if p.hierarchy == nil {
+		return nil
+	}
+	denied := map[string][]string{} // finding → denied concept keys
+	for _, it := range items {
+		if it.Rejected == "" && !it.Present && it.Value == nil {
+			denied[it.FindingID] = append(denied[it.FindingID], it.ConceptKey)
+		}
+	}
+	var out map[[2]string]string
+	for id, keys := range denied {
+		if len(keys) < 2 {
+			continue
+		}
+		for _, b := range keys {
+			name := p.names[b]
+			for _, up := range p.hierarchy.Broader(name) {
+				k, ok := p.keys[rules.NormalizeName(up)]
+				if !ok || k == b || !slices.Contains(keys, k) || !p.namesMore(statedName(pairs, id, b), b, statedName(pairs, id, k), k) {
+					continue
+				}
+				if out == nil {
+					out = map[[2]string]string{}
+				}
+				out[[2]string{id, k}] = name
+			}
+		}
+	}
+	return out
+}
+
+// statedName is the name of the concept key that the finding's mention
+// states (step (iv)'s covering phrase), or "".
+func statedName(pairs []evidence.Pair, finding, key string) string {
+	for _, pr := range pairs {
+		if pr.FindingID != finding || pr.Anchor.ConceptKey != key {
+			continue
+		}
+		mention := pr.Text
+		if pr.Clause != "" {
+			mention = pr.Clause
+		}
+		var ph string
+		if pr.Anchor.Covering != nil {
+			_, ph = pr.Anchor.Covering.CoversAmong(mention, key, pr.Anchor.Names)
+		} else {
+			_, ph = evidence.CoversAmong(mention, pr.Anchor.Phrases, key, pr.Anchor.Names)
+		}
+		return ph
+	}
+	return ""
+}
+
+// namesMore: the narrower concept's stated name states the broader
+// concept word for word ("obstructive coronary artery disease" states
+// "coronary artery disease", its acronyms read as the covering reads
+// them), and the broader one's stated name does not state the narrower
+// one: the narrower name says more.
+func (p *Program) namesMore(narrow, narrowKey, broad, broadKey string) bool {
+	if narrow == "" || broad == "" {
+		return false
+	}
+	nc, bc := p.covering[narrowKey], p.covering[broadKey]
+	if nc == nil || bc == nil {
+		return false
+	}
+	if ok, _ := bc.CoversAll(narrow); !ok {
+		return false
+	}
+	ok, _ := nc.CoversAll(broad)
+	return !ok
+}
