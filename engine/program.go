@@ -502,6 +502,17 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if c.checks.Certainty && !f.Intended && (p.weighedOptions(at, f, anchors) || p.consequent(text, f, anchors)) {
 			f.Intended = true // "options PCI or CABG": each is intended, none done
 		}
+		if c.checks.Certainty && !f.Intended {
+			if m := p.optionCue(text, f, findings, anchors); m != "" {
+				// "PCI feasible", "CABG and PCI both appropriate": an
+				// option weighed is no procedure done, planned or absent.
+				if kept := p.withoutOptionProcedures(anchors); len(kept) < len(anchors) {
+					tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty, BeforeMatching: true,
+						Reason: "certainty: its words '" + m + "' speak of the procedure as an option, neither done, planned nor absent"})
+					anchors = kept
+				}
+			}
+		}
 		procOnly := false // only the finding's procedures are intended ("Heart Team recommends CABG")
 		if c.checks.Certainty && !f.Intended && p.recommended(f, anchors) {
 			f.Intended, procOnly = true, true
