@@ -471,6 +471,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		}
 		anchors = p.withoutGradedSense(f.Text, anchors)
 		anchors = p.withoutOtherSite(f.Text, anchors)
+		anchors = p.withoutSymptomlessRefractory(f.Text, anchors)
 		anchors = p.withoutScoreSubject(leadIn(text, f.Start, f.End), anchors)
 		if reports == nil {
 			reports = p.anatomy.reports(text)
