@@ -77,7 +77,7 @@ func (p *Program) antonymEvidence(id, finding string, negated bool) []eval.Evide
 	var out []eval.Evidence
 	seen := map[string]bool{}
 	for _, a := range p.antonyms {
-		if seen[a.key] || !containsWords(hay, a.norm) {
+		if seen[a.key] || !containsWords(hay, a.norm) || p.antonymInWording(hay, a) {
 			continue
 		}
 		seen[a.key] = true
@@ -85,6 +85,75 @@ func (p *Program) antonymEvidence(id, finding string, negated bool) []eval.Evide
 			Via: ViaAntonym + "'" + a.phrase + "'", DerivedBy: antonymStage{}.Name()})
 	}
 	return out
+}
+
+// antonymInWording reports whether every occurrence of an antonym phrase
+// in hay (a normalised finding) lies inside a phrase naming the same
+// concept that hay states: in "angina poorly controlled on bisoprolol"
+// the antonym "controlled on" is a word of the concept's own wording
+// "poorly controlled on", which states the concept, not its absence.
+func (p *Program) antonymInWording(hay string, a antonym) bool {
+	var spans [][2]int
+	for _, n := range append(p.refractoryLinks(a.key), p.phrases[a.key]...) {
+		w := textnorm.Normalize(n)
+		if len(w) <= len(a.norm) || !strings.Contains(w, a.norm) {
+			continue
+		}
+		for from := 0; ; {
+			i := strings.Index(hay[from:], w)
+			if i < 0 {
+				break
+			}
+			i += from
+			j := i + len(w)
+			if (i == 0 || !isWordByte(hay[i-1])) && (j == len(hay) || !isWordByte(hay[j])) {
+				spans = append(spans, [2]int{i, j})
+			}
+			from = i + 1
+		}
+	}
+	if len(spans) == 0 {
+		return false
+	}
+	for from := 0; ; {
+		i := strings.Index(hay[from:], a.norm)
+		if i < 0 {
+			return true
+		}
+		i += from
+		j := i + len(a.norm)
+		if (i == 0 || !isWordByte(hay[i-1])) && (j == len(hay) || !isWordByte(hay[j])) {
+			inside := false
+			for _, sp := range spans {
+				if sp[0] <= i && j <= sp[1] {
+					inside = true
+					break
+				}
+			}
+			if !inside {
+				return false
+			}
+		}
+		from = i + 1
+	}
+}
+
+// refractoryLinks are the pack's refractory links (meta/reading.json
+// refractory.links: "poorly controlled on", "not controlled on") when the
+// refractory reader gives the concept: they word its presence.
+func (p *Program) refractoryLinks(key string) []string {
+	r := p.pack.Reading
+	if r == nil || r.Refractory == nil {
+		return nil
+	}
+	for _, g := range r.Refractory.Symptoms {
+		for _, c := range g.Concepts {
+			if k, ok := p.keys[rules.NormalizeName(c)]; ok && k == key {
+				return r.Refractory.Links
+			}
+		}
+	}
+	return nil
 }
 
 // containsWords reports whether needle occurs in hay at word boundaries.

@@ -290,3 +290,87 @@ func (p *Program) underPlan(f extract.Finding) bool {
 	k := p.doc.Kind(f)
 	return k != nil && k.Status == rules.SectionIntended
 }
+
+// optionCue returns the pack's option cue ("feasible", "would",
+// "appropriate") that speaks of a finding's procedure as an option, a
+// possibility or a comparison, or "" when none does or the finding names
+// no procedure. The cue is read in the finding's own words or in those of
+// a finding joined to it by a bare conjunction ("CABG and PCI both
+// appropriate": the cue after "PCI" speaks of both).
+func (p *Program) optionCue(text string, f extract.Finding, findings []extract.Finding, anchors []grounding.Anchor) string {
+	proc := false
+	for _, a := range anchors {
+		if p.roles[a.ConceptKey] == rules.RoleProcedure && !p.doc.PlannedConcept(a.Concept) {
+			proc = true
+			break
+		}
+	}
+	if !proc {
+		return ""
+	}
+	for cur, hops := f, 0; hops < 4; hops++ {
+		if m := p.doc.Cue(rules.CueOption, cur.Text); m != "" {
+			return m
+		}
+		next := joinedAfter(text, cur, findings)
+		if next == nil {
+			return ""
+		}
+		cur = *next
+	}
+	return ""
+}
+
+// joinedAfter is the finding right after f in the text when only a bare
+// conjunction ("and", "or", "+", "/", "&") stands between them, or nil.
+func joinedAfter(text string, f extract.Finding, findings []extract.Finding) *extract.Finding {
+	var next *extract.Finding
+	for i := range findings {
+		g := &findings[i]
+		if g.Start >= f.End && (next == nil || g.Start < next.Start) {
+			next = g
+		}
+	}
+	if next == nil || f.End < 0 || next.Start > len(text) {
+		return nil
+	}
+	switch strings.ToLower(strings.TrimSpace(text[f.End:next.Start])) {
+	case "and", "or", "+", "/", "&", "and/or":
+		return next
+	}
+	return nil
+}
+
+// withoutOptionProcedures drops a finding's procedure anchors that an
+// option cue speaks of (optionCue): an option weighed is neither done nor
+// planned nor absent. Concepts that are intentions themselves ("candidate
+// for myocardial revascularization") and the finding's other concepts
+// ("complete revascularization achievable with PCI") are kept.
+func (p *Program) withoutOptionProcedures(anchors []grounding.Anchor) []grounding.Anchor {
+	kept := anchors[:0:0]
+	for _, a := range anchors {
+		if !p.doc.PlannedConcept(a.Concept) && (p.roles[a.ConceptKey] == rules.RoleProcedure || p.procedureClass(a.Concept)) {
+			continue
+		}
+		kept = append(kept, a)
+	}
+	return kept
+}
+
+// procedureClass reports whether a concept no rule condition gives a
+// role is a class of procedures: the hierarchy names a procedure as a kind
+// of it ("myocardial revascularization", the class of PCI and CABG). A
+// finding's class that a procedure also implies ("atherosclerotic
+// coronary artery disease") is a condition's concept, with its own role.
+func (p *Program) procedureClass(concept string) bool {
+	key, ok := p.keys[rules.NormalizeName(concept)]
+	if !ok || p.roles[key] != "" {
+		return false
+	}
+	for _, c := range p.hierarchy.Narrower(concept) {
+		if k, ok := p.keys[rules.NormalizeName(c)]; ok && p.roles[k] == rules.RoleProcedure {
+			return true
+		}
+	}
+	return false
+}

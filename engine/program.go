@@ -471,6 +471,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		}
 		anchors = p.withoutGradedSense(f.Text, anchors)
 		anchors = p.withoutOtherSite(f.Text, anchors)
+		anchors = p.withoutSymptomlessRefractory(f.Text, anchors)
 		anchors = p.withoutScoreSubject(leadIn(text, f.Start, f.End), anchors)
 		if reports == nil {
 			reports = p.anatomy.reports(text)
@@ -501,6 +502,17 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		current[f.ID] = p.currentItem(text, f, findings, current, anchors)
 		if c.checks.Certainty && !f.Intended && (p.weighedOptions(at, f, anchors) || p.consequent(text, f, anchors)) {
 			f.Intended = true // "options PCI or CABG": each is intended, none done
+		}
+		if c.checks.Certainty && !f.Intended {
+			if m := p.optionCue(text, f, findings, anchors); m != "" {
+				// "PCI feasible", "CABG and PCI both appropriate": an
+				// option weighed is no procedure done, planned or absent.
+				if kept := p.withoutOptionProcedures(anchors); len(kept) < len(anchors) {
+					tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty, BeforeMatching: true,
+						Reason: "certainty: its words '" + m + "' speak of the procedure as an option, neither done, planned nor absent"})
+					anchors = kept
+				}
+			}
 		}
 		procOnly := false // only the finding's procedures are intended ("Heart Team recommends CABG")
 		if c.checks.Certainty && !f.Intended && p.recommended(f, anchors) {

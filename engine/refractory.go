@@ -10,6 +10,8 @@ import (
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/engine/patient"
 	"github.com/executablekg/execkg/engine/read"
+	"github.com/executablekg/execkg/grounding"
+	"github.com/executablekg/execkg/grounding/textnorm"
 	"github.com/executablekg/execkg/rules"
 )
 
@@ -289,4 +291,86 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 		}
 	}
 	return out
+}
+
+// withoutSymptomlessRefractory drops the anchors of the concepts the
+// refractory reader gives (meta/reading.json refractory.symptoms) from a
+// mention that names none of the reader's symptom words, none of its
+// symptom equivalents (refractory.equivalents) and none of the concept's
+// own wordings: what persists despite therapy must be a symptom,
+// so "LVEF <=35% despite >3 months GDMT" states the therapy, not symptoms
+// refractory to it. A symptom word is matched at a word's start
+// ("symptom" in "symptomatic").
+func (p *Program) withoutSymptomlessRefractory(mention string, anchors []grounding.Anchor) []grounding.Anchor {
+	r := p.pack.Reading
+	if r == nil || r.Refractory == nil || len(anchors) == 0 {
+		return anchors
+	}
+	given := map[string]bool{}
+	for _, g := range r.Refractory.Symptoms {
+		for _, c := range g.Concepts {
+			if k, ok := p.keys[rules.NormalizeName(c)]; ok {
+				given[k] = true
+			}
+		}
+	}
+	hit := false
+	for _, a := range anchors {
+		if given[a.ConceptKey] {
+			hit = true
+			break
+		}
+	}
+	if !hit {
+		return anchors
+	}
+	low := " " + strings.ToLower(mention)
+	for _, g := range r.Refractory.Symptoms {
+		for _, w := range g.Words {
+			if wordStartIn(low, strings.ToLower(w)) {
+				return anchors
+			}
+		}
+	}
+	for _, w := range r.Refractory.Equivalents {
+		if wordStartIn(low, strings.ToLower(w)) {
+			return anchors
+		}
+	}
+	hay := " " + textnorm.Normalize(mention) + " "
+	kept := anchors[:0:0]
+	for _, a := range anchors {
+		if given[a.ConceptKey] && !p.statesWording(hay, a.ConceptKey) {
+			continue
+		}
+		kept = append(kept, a)
+	}
+	return kept
+}
+
+// wordStartIn reports whether w occurs in s (lower case, led by a space)
+// starting at a word's start.
+func wordStartIn(s, w string) bool {
+	for from := 0; ; {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			return false
+		}
+		i += from
+		if i == 0 || !isWordByte(s[i-1]) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+// statesWording reports whether hay (a normalised mention) states one of the
+// concept's own wordings word for word.
+func (p *Program) statesWording(hay, key string) bool {
+	for _, n := range append([]string{p.names[key]}, p.phrases[key]...) {
+		if w := textnorm.Normalize(n); w != "" && containsWords(hay, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -289,6 +289,13 @@ type Refractory struct {
 	// After: "<therapy> ... <no-benefit words>", the therapy first
 	// ("added ISMN, with no real improvement").
 	After *RefractoryAfter `json:"after,omitempty"`
+	// Equivalents are words of symptoms other than the symptom words
+	// (an anginal equivalent: "breathlessness") that may persist despite
+	// therapy. The reader does not read them; a mention the grounder
+	// reads as a refractory concept must name a symptom word or one of
+	// these, or the concept's own wording ("LVEF <=35% despite GDMT"
+	// names no symptom).
+	Equivalents []string `json:"equivalents,omitempty"`
 }
 
 // RefractoryAfter is "<therapy> ... <outcome>" within one sentence, the

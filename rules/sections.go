@@ -38,6 +38,13 @@ type Sections struct {
 	//                   ("Recommend CABG", "Heart Team advises PCI"): the
 	//                   procedure is intended, not done; the finding's
 	//                   other concepts are read as stated
+	//   option          words that speak of a procedure as an option, a
+	//                   possibility or a comparison ("PCI feasible",
+	//                   "CABG and PCI both appropriate", "PCI would need
+	//                   long stents"): the procedure is neither done nor
+	//                   planned nor stated absent, so it is not read; the
+	//                   finding's other concepts are ("complete
+	//                   revascularisation achievable by PCI")
 	// A cue is a phrase of words; "*" ending a word matches any word it
 	// starts ("intoleran*"), "#" matches a number, and a leading "^" ties
 	// the cue to the start of the finding.
@@ -143,11 +150,12 @@ const (
 	CueAlternatives        = "alternatives"
 	CueCondition           = "condition"
 	CueRecommendation      = "recommendation"
+	CueOption              = "option"
 	FormPlaceholderDrug    = "{drug}"
 	FormPlaceholderConcept = "{concept}"
 )
 
-var knownCues = map[string]bool{CueIntention: true, CueNotTolerated: true, CueNotTaken: true, CueAlternatives: true, CueCondition: true, CueRecommendation: true}
+var knownCues = map[string]bool{CueIntention: true, CueNotTolerated: true, CueNotTaken: true, CueAlternatives: true, CueCondition: true, CueRecommendation: true, CueOption: true}
 
 // Kind returns the section kind named k, or nil.
 func (s *Sections) Kind(k string) *SectionKind {
@@ -230,7 +238,7 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 	}
 	for c, ws := range s.Cues {
 		if !knownCues[c] {
-			return nil, fmt.Errorf("%s: cues.%s: unknown cue kind; use %s, %s, %s, %s, %s or %s (a drug's stopped words are meta/reading.json's)", name, c, CueIntention, CueNotTolerated, CueNotTaken, CueAlternatives, CueCondition, CueRecommendation)
+			return nil, fmt.Errorf("%s: cues.%s: unknown cue kind; use %s, %s, %s, %s, %s, %s or %s (a drug's stopped words are meta/reading.json's)", name, c, CueIntention, CueNotTolerated, CueNotTaken, CueAlternatives, CueCondition, CueRecommendation, CueOption)
 		}
 		for j, w := range ws {
 			if len(CueWords(strings.TrimPrefix(w, "^"))) == 0 {

@@ -39,7 +39,7 @@ var unitPatterns = []string{
 	`beats?\s*/\s*min(?:ute)?`, `bpm`,
 	`mm\s*hg`, `mv`, `msec`, `ms`, `mm`, `cm`, `kg`, `mg`,
 	`%`, `percent`, `per\s*cent`,
-	`years?[\s-]*old`, `years?`, `yrs?`, `y/?o\b`,
+	`years?[\s-]*old`, `years?`, `yrs?`, `y/?o\b`, `y\b`,
 	`points?`,
 }
 
@@ -69,7 +69,7 @@ var cmpWords = []struct {
 	{regexp.MustCompile(`(?i)(?:≤|<=|=<|at most|no more than|not more than|up to|maximum of|max\.?)\s*$`), "<="},
 	{regexp.MustCompile(`(?i)(?:≥|>=|=>|at least|no less than|not less than|minimum of|min\.?)\s*$`), ">="},
 	{regexp.MustCompile(`(?i)(?:<|less than|lower than|below|under|fewer than|reduced to below)\s*$`), "<"},
-	{regexp.MustCompile(`(?i)(?:>|more than|greater than|higher than|above|over|exceeding|exceeds|in excess of)\s*$`), ">"},
+	{regexp.MustCompile(`(?i)(?:>|more than|greater than|higher than|above|over|beyond|exceeding|exceeds|in excess of)\s*$`), ">"},
 }
 
 // cmpWindow bounds a comparator word's length in bytes: the longest

@@ -44,6 +44,9 @@ func TestParseMeasures(t *testing.T) {
 		{"CYP2C19 loss-of-function", ""},
 		{"stent length 65 mm", "65 mm"},
 		{"150 minutes per week of exercise", "150 min/week"},
+		{"expected survival well beyond 1 year", ">1 years"},
+		{"likely to live >2y", ">2 years"},
+		{"prognosis over 5 y", ">5 years"},
 	}
 	for _, c := range cases {
 		if got := show(ParseMeasures(c.in)); got != c.want {
