@@ -72,7 +72,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 	case got == nil:
 		got = &patient.Model{}
 	}
-	date := noon(c.date)
+	date := documentDate(text, noon(c.date))
 	res := &Result{CaseID: caseID, Question: text, CaseDate: date.Format("2006-01-02")}
 	tr := p.newTrace(c)
 	ctext := consistency.NewText(text)

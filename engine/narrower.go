@@ -49,7 +49,7 @@ func (p *Program) deniedNarrower(items []evidence.Item, pairs []evidence.Pair) m
 }
 
 // statedName is the name of the concept key that the finding's mention
-// states (step (iv)'s covering phrase), or "".
+// states in full (step (iv)'s covering phrase), or "".
 func statedName(pairs []evidence.Pair, finding, key string) string {
 	for _, pr := range pairs {
 		if pr.FindingID != finding || pr.Anchor.ConceptKey != key {
@@ -64,6 +64,12 @@ func statedName(pairs []evidence.Pair, finding, key string) string {
 			_, ph = pr.Anchor.Covering.CoversAmong(mention, key, pr.Anchor.Names)
 		} else {
 			_, ph = evidence.CoversAmong(mention, pr.Anchor.Phrases, key, pr.Anchor.Names)
+		}
+		// Only a name the mention states word for word: a name it covers
+		// by the two-thirds allowance ("recent PCI" for "no previous
+		// PCI") says nothing more than the words that are there.
+		if full, _ := evidence.CoversAll(mention, []string{ph}); !full {
+			return ""
 		}
 		return ph
 	}

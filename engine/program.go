@@ -416,7 +416,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		text = strings.ToValidUTF8(text, "\uFFFD")
 		repairs = append(repairs, fmt.Sprintf("invalid UTF-8: %d byte(s) that encode no character were replaced by U+FFFD before extraction", n))
 	}
-	date := noon(c.date)
+	date := documentDate(text, noon(c.date))
 	res := &Result{CaseID: caseID, Question: text, CaseDate: date.Format("2006-01-02")}
 	findings, err := p.cfg.extractor.Extract(ctx, text)
 	if err != nil {

@@ -168,7 +168,7 @@ func readFacts(t *testing.T, name string, tc readerCase) map[string]bool {
 				got[f.Text+"|not-taken"] = true
 			}
 		case "when":
-			if w := p.whenOf(f.Text, date); w != nil {
+			if w := p.whenOf(f.Text, documentDate(tc.Text, date)); w != nil {
 				got[f.Text+"|"+w.From.Format(time.DateOnly)+".."+w.To.Format(time.DateOnly)] = true
 			} else {
 				got[f.Text+"|undated"] = true

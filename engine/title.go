@@ -179,20 +179,23 @@ func (p *Program) labelWhen(text string, f extract.Finding, kind patient.Kind, f
 		return nil
 	}
 	ls := strings.LastIndexByte(text[:f.Start], '\n') + 1
-	if w, named := p.lineLabelWhen(text, f, kind, ls, f.Start, findings, procedural, now); named {
+	item := extract.ListItem(text[ls:f.Start]) || indented(text[ls:min(f.End, len(text))])
+	if w, named := p.lineLabelWhen(text, f, kind, ls, f.Start, findings, procedural, now); named && (w != nil || !item) {
 		return w
 	}
-	if !extract.ListItem(text[ls:f.Start]) {
+	if !item {
 		return nil
 	}
-	// Up past the list's other items to the line it hangs from.
+	// Up past the list's other items to the line it hangs from: bulleted
+	// items, or lines indented under it ("Procedure 29/06/2025:" then
+	// " PCI mid RCA: 1 x DES"), whose own undated label it dates.
 	for h := ls; h > 0; {
 		ps := strings.LastIndexByte(text[:h-1], '\n') + 1
 		line := text[ps : h-1]
 		switch {
 		case strings.TrimSpace(line) == "":
 			return nil
-		case extract.ListItem(line):
+		case extract.ListItem(line) || indented(line):
 			h = ps
 			continue
 		case !strings.HasSuffix(strings.TrimSpace(line), ":"):
@@ -419,4 +422,10 @@ func (p *Program) doneLabel(label string) bool {
 		}
 	}
 	return false
+}
+
+// indented reports whether a line starts with white space before its
+// words: a line of the block that the unindented line above heads.
+func indented(line string) bool {
+	return strings.TrimSpace(line) != "" && (line[0] == ' ' || line[0] == '\t')
 }

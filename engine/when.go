@@ -22,7 +22,12 @@ var (
 	// months as month/year ("03/2025"). Two numbers alone ("3/12", "2/52")
 	// are durations or ratios, never read as dates.
 	whenDMY = regexp.MustCompile(`(?:^|[^\d/.])([0-2]?\d|3[01])[/.](0?[1-9]|1[0-2])[/.]((?:19|20)\d\d|\d\d)\b`)
-	whenMY  = regexp.MustCompile(`(?:^|[^\d/.])(0?[1-9]|1[0-2])/((?:19|20)\d\d)\b`)
+	// whenMDY is the same date month first ("09/30/2025"), read only in
+	// a document that writes its dates so (see monthFirstText).
+	whenMDY = regexp.MustCompile(`(?:^|[^\d/.])(0?[1-9]|1[0-2])[/.]([0-2]?\d|3[01])[/.]((?:19|20)\d\d|\d\d)\b`)
+	// fullDate is any a/b/year, for the document's date order.
+	fullDate = regexp.MustCompile(`(?:^|[^\d/.])(\d{1,2})[/.](\d{1,2})[/.](?:19|20)\d\d\b`)
+	whenMY   = regexp.MustCompile(`(?:^|[^\d/.])(0?[1-9]|1[0-2])/((?:19|20)\d\d)\b`)
 	// Notes drop the year: "29/01" (day/month) and "09/25" (month/
 	// two-digit year), both parts two digits. Which one it is follows from
 	// which part can be a month and which reading lies nearer the case
@@ -134,9 +139,13 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 		t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
 		return &eval.When{From: t, To: end(t), Text: m[0]}
 	}
-	if m := find(whenDMY, text, dmy); m != nil {
-		d, _ := strconv.Atoi(m[1])
-		mo, _ := strconv.Atoi(m[2])
+	dayMonth, dI, moI := whenDMY, 1, 2
+	if monthFirst(now) {
+		dayMonth, dI, moI = whenMDY, 2, 1
+	}
+	if m := find(dayMonth, text, dmy); m != nil {
+		d, _ := strconv.Atoi(m[dI])
+		mo, _ := strconv.Atoi(m[moI])
 		y, _ := strconv.Atoi(m[3])
 		if len(m[3]) == 2 {
 			// A two-digit year is this century unless that is after now.
@@ -156,7 +165,11 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 		return &eval.When{From: t, To: t.AddDate(0, 1, 0).Add(-time.Second), Text: strings.TrimLeft(m[0], " ([,;:-")}
 	}
 	if m := find(whenShort, text, slash); m != nil {
-		if w := shortDate(m[1], m[2], now); w != nil {
+		a, b := m[1], m[2]
+		if monthFirst(now) {
+			a, b = b, a // "09/29": September 29th
+		}
+		if w := shortDate(a, b, now); w != nil {
 			w.Text = m[1] + "/" + m[2]
 			return w
 		}
@@ -361,4 +374,45 @@ func shortDate(a, b string, now time.Time) *eval.When {
 		}
 	}
 	return best
+}
+
+// monthFirstZone marks a case date whose document writes its dates month
+// first (US order, "09/30/2025"): the zone is UTC under another name, so
+// the date's instant and every calculation on it are unchanged and the
+// order travels with the date to every reader that dates a phrase.
+var monthFirstZone = time.FixedZone("UTC month-first", 0)
+
+// monthFirst reports whether the case date carries the month-first order.
+func monthFirst(now time.Time) bool { return now.Location() == monthFirstZone }
+
+// monthFirstText reports whether a document writes its dates month first:
+// one of its full dates can only be read so (the second number above 12:
+// "09/30/2025") and none can only be read day first ("30/09/2025"). A
+// document has one date order; with no date that settles it, dates are
+// read day first.
+func monthFirstText(text string) bool {
+	if !strings.Contains(text, "/") && !strings.Contains(text, ".") {
+		return false
+	}
+	mdy, dmy := false, false
+	for _, m := range fullDate.FindAllStringSubmatch(text, -1) {
+		a, _ := strconv.Atoi(m[1])
+		b, _ := strconv.Atoi(m[2])
+		switch {
+		case a >= 1 && a <= 12 && b > 12 && b <= 31:
+			mdy = true
+		case b >= 1 && b <= 12 && a > 12 && a <= 31:
+			dmy = true
+		}
+	}
+	return mdy && !dmy
+}
+
+// documentDate is the case date a document's phrases are dated from: the
+// date itself, carrying the document's date order (monthFirstText).
+func documentDate(text string, date time.Time) time.Time {
+	if monthFirstText(text) {
+		return date.In(monthFirstZone)
+	}
+	return date
 }
