@@ -104,10 +104,13 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	cf, coded := a.coded[e.ID]
 	var v consistency.Verdict
 	if coded {
-		if e.DerivedBy == eval.ReaderIsA && !cf.Uncertain && a.nameDoubts(e.Concept) {
+		if (e.DerivedBy == eval.ReaderIsA || e.DerivedBy == eval.ReaderDefinition) && !cf.Uncertain && a.nameDoubts(e.Concept) {
 			// A broader concept whose own name states a doubt ("symptoms
 			// suggestive of ischaemia" from a recorded angina) is as
-			// doubtful as a record naming it: the pack's is-a says so.
+			// doubtful as a record naming it: the pack's is-a says so,
+			// and so does a definition that makes it of recorded facts
+			// (a recorded chest pain with a recorded pre-test likelihood),
+			// as it does for the same words in text.
 			cf.Uncertain = true
 		}
 		v = a.p.compile(cond).CheckCoded(cf, a.checks)
