@@ -104,10 +104,13 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	cf, coded := a.coded[e.ID]
 	var v consistency.Verdict
 	if coded {
-		if e.DerivedBy == eval.ReaderIsA && !cf.Uncertain && a.nameDoubts(e.Concept) {
+		if (e.DerivedBy == eval.ReaderIsA || e.DerivedBy == eval.ReaderDefinition) && !cf.Uncertain && a.nameDoubts(e.Concept) {
 			// A broader concept whose own name states a doubt ("symptoms
 			// suggestive of ischaemia" from a recorded angina) is as
-			// doubtful as a record naming it: the pack's is-a says so.
+			// doubtful as a record naming it: the pack's is-a says so,
+			// and so does a definition that makes it of recorded facts
+			// (a recorded chest pain with a recorded pre-test likelihood),
+			// as it does for the same words in text.
 			cf.Uncertain = true
 		}
 		v = a.p.compile(cond).CheckCoded(cf, a.checks)
@@ -266,7 +269,8 @@ func (a *admitter) derivedPass(c eval.Cond, e eval.Evidence, v consistency.Verdi
 	// suggestive of ischaemia) has read the case's doubt as what the
 	// defined concept says: the doubt was the member's.
 	if v.Check == consistency.CheckCertainty && e.DerivedBy == eval.ReaderDefinition &&
-		strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the case is uncertain") {
+		(strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the case is uncertain") ||
+			strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the record states the fact with doubt")) {
 		if w := a.doubtingMember(e); w != "" {
 			v.Pass, v.Check, v.Reason = true, "", "certainty: the definition of '"+e.Concept+"' reads the doubt as its member '"+w+"'"
 			return v
@@ -294,8 +298,11 @@ func (a *admitter) derivedPass(c eval.Cond, e eval.Evidence, v consistency.Verdi
 // states by step (v) (a doubted "?angina" states "suspected angina
 // pectoris"), or "". Coded facts have no words to judge.
 func (a *admitter) doubtingMember(e eval.Evidence) string {
-	if _, coded := a.coded[e.ID]; coded || a.p.hierarchy == nil || !strings.HasPrefix(e.Via, eval.ViaDefinition+e.Concept+" ") {
+	if a.p.hierarchy == nil || !strings.HasPrefix(e.Via, eval.ViaDefinition+e.Concept+" ") {
 		return ""
+	}
+	if cf, coded := a.coded[e.ID]; coded {
+		return a.codedDoubtingMember(e, cf)
 	}
 	for _, c := range a.p.hierarchy.Composites {
 		if rules.NormalizeName(c.Concept) != rules.NormalizeName(e.Concept) {
@@ -311,6 +318,32 @@ func (a *admitter) doubtingMember(e eval.Evidence) string {
 			// qualifiers ("acute").
 			cond := consistency.Condition{Concept: l.Concept, Wording: l.Wording, Operator: rules.OpPresent}
 			if a.at(e.ID).CheckCompiled(a.mention[e.ID], a.p.compile(cond), consistency.Checks{Certainty: a.checks.Certainty}).Pass {
+				return l.Wording
+			}
+		}
+	}
+	return ""
+}
+
+// codedDoubtingMember is doubtingMember for a coded fact, which has no
+// words: a record that holds the fact as uncertain (a provisional
+// diagnosis) states the doubt of a member worded as one whose concept is
+// the fact's own (a provisional "suspected vasospastic angina" is the
+// member "suspected vasospastic angina" of angina pectoris), as the same
+// words in text do.
+func (a *admitter) codedDoubtingMember(e eval.Evidence, cf consistency.Coded) string {
+	if !cf.Uncertain || e.From == "" {
+		return ""
+	}
+	for _, c := range a.p.hierarchy.Composites {
+		if rules.NormalizeName(c.Concept) != rules.NormalizeName(e.Concept) {
+			continue
+		}
+		for _, l := range c.Expr.Leaves() {
+			if l.Wording == "" || l.Concept == "" || !a.p.doubtfulName(l.Wording) {
+				continue
+			}
+			if k, ok := a.p.keys[rules.NormalizeName(l.Concept)]; ok && k == e.From {
 				return l.Wording
 			}
 		}

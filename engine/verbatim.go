@@ -43,6 +43,11 @@ func (p *Program) verbatimIn(set *verbatimSet, finding string, strict bool) ([]g
 		key        string
 		start, end int
 	}
+	// Double quotation marks set off the patient's own word ('central
+	// chest "tightness"'); they are no word of the phrase, so a name is
+	// stated across them. (Offsets below are of this unquoted text; they
+	// stay inside this function.)
+	finding = unquote.Replace(finding)
 	lower := strings.ToLower(finding)
 	var hits []hit
 	// Every occurrence starting at a word start: only the phrases whose
@@ -120,6 +125,9 @@ func (p *Program) verbatimIn(set *verbatimSet, finding string, strict bool) ([]g
 	}
 	return out, compound
 }
+
+// unquote drops double quotation marks, straight and curly.
+var unquote = strings.NewReplacer("\"", "", "\u201c", "", "\u201d", "")
 
 // channelNarrowed marks a verbatimNamed phrase that lies inside a longer
 // stated phrase whose words before it only narrow it ("chest discomfort"

@@ -274,7 +274,7 @@ func (t *Text) checkCompiled(mention string, cc *Compiled, checks Checks, shared
 	}
 	// A negated mention supports a stated absence, which both ABSENT and
 	// the exception operator UNLESS accept.
-	if checks.Negation && op != rules.OpAbsent && op != rules.OpUnless && ctx.Negated && !conditionNegated(cc, mentionToks) {
+	if checks.Negation && op != rules.OpAbsent && op != rules.OpUnless && ctx.Negated && !conditionNegated(cc, mentionToks, a.toks[focus[0]]) {
 		return block(CheckNegation, fmt.Sprintf("%s negates the mention in %s, so it cannot support %s %s",
 			quote(strings.Join(ctx.Cues, ", ")), clause, name(cond), op))
 	}
@@ -414,14 +414,25 @@ func conditionCertainty(cc *Compiled, mention []token) (uncertain, either bool, 
 // conditionNegated reports whether the condition's own wording or concept
 // is negative over the words it shares with the mention ("no imaging test
 // is available", "not amenable to PCI"): then a negated mention matches
-// it rather than contradicting it.
-func conditionNegated(cc *Compiled, mention []token) bool {
+// it rather than contradicting it. The mention is judged negated at its
+// first focus word (at), so the condition is judged at the same word too
+// where it has it: in "non-obstructive coronary arteries (suspected
+// ANOCA)" for "suspected angina ... with non-obstructive coronary
+// arteries" the mention's first shared word is "obstructive", under the
+// condition's own "non-", though the condition's first shared word is
+// "suspected".
+func conditionNegated(cc *Compiled, mention []token, at token) bool {
 	for _, a := range []analysis{cc.wording, cc.concept} {
 		if strings.TrimSpace(a.text) == "" {
 			continue
 		}
 		if !a.found {
 			continue
+		}
+		if same := linked(a.toks, a.from, a.to, []token{at}); len(same) > 0 {
+			if neg, _ := a.under(kindNegation, same); neg {
+				return true
+			}
 		}
 		focus := linked(a.toks, a.from, a.to, mention)
 		if len(focus) == 0 {
