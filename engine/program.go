@@ -67,10 +67,10 @@ type Program struct {
 	medications map[string]bool
 	// roles: the pack's role per concept key, which types a fact's kind.
 	roles map[string]string
-	// otherOrgan: the concept keys withoutOtherOrgan drops (a name holds
-	// another site's word and none a site's word), judged once from the
-	// pack's phrases and sites.
-	otherOrgan map[string]bool
+	// otherOrgan: concept key → withoutOtherOrgan drops its anchors (a
+	// name holds another site's word and none a site's word), judged once
+	// per concept from the pack's phrases and sites (sites.go).
+	otherOrgan sync.Map
 	// reading: the pack's reading vocabulary compiled; readers by name
 	// (step v asks them) and the case readers in rounds (readers.go).
 	reading *reading
@@ -307,7 +307,6 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 	if err := p.initReaders(); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	p.otherOrgan = p.otherOrganKeys()
 	p.doc = extract.NewReading(pack.Sections)
 	p.cfg = cfg
 	return p, nil

@@ -146,7 +146,7 @@ func (p *Program) withoutOtherOrgan(anchors []grounding.Anchor) []grounding.Anch
 	}
 	kept := anchors[:0:0]
 	for _, a := range anchors {
-		if !patternOnly(a) && p.otherOrgan[a.ConceptKey] {
+		if !patternOnly(a) && p.otherOrganKey(a.ConceptKey) {
 			continue
 		}
 		kept = append(kept, a)
@@ -154,25 +154,20 @@ func (p *Program) withoutOtherOrgan(anchors []grounding.Anchor) []grounding.Anch
 	return kept
 }
 
-// otherOrganKeys judges, once per Program, the concepts withoutOtherOrgan
-// drops: those with a name that holds another site's word and none that
-// holds a site's word (the names are pack data, the same in every case).
-func (p *Program) otherOrganKeys() map[string]bool {
-	out := map[string]bool{}
-	if p.reading == nil || len(p.reading.sites) == 0 {
-		return out
+// otherOrganKey: the concept has a name that holds another site's word
+// and none that holds a site's word. The names are pack data, the same in
+// every case, so each concept is judged once per Program, when first met.
+func (p *Program) otherOrganKey(key string) bool {
+	if v, ok := p.otherOrgan.Load(key); ok {
+		return v.(bool)
 	}
-	for k, names := range p.phrases {
-		other, own := false, false
-		for _, n := range names {
-			for _, s := range p.reading.sites {
-				own = own || s.words.MatchString(n)
-				other = other || s.others.MatchString(n)
-			}
-		}
-		if other && !own {
-			out[k] = true
+	other, own := false, false
+	for _, n := range p.phrases[key] {
+		for _, s := range p.reading.sites {
+			own = own || s.words.MatchString(n)
+			other = other || s.others.MatchString(n)
 		}
 	}
-	return out
+	p.otherOrgan.Store(key, other && !own)
+	return other && !own
 }

@@ -142,6 +142,21 @@ func normalizedPackName(name string) string {
 	return n
 }
 
+// hasKey reports whether an item of pool has key as evaluate matches it
+// (its ConceptKey, else its Key).
+func hasKey(pool []Evidence, key string) bool {
+	for i := range pool {
+		k := pool[i].ConceptKey
+		if k == "" {
+			k = pool[i].Key()
+		}
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
 // keyOf is the concept key of a pack name: the pack's, else the name key.
 func keyOf(name string, keyOfName map[string]string) string {
 	n := normalizedPackName(name)
@@ -180,6 +195,11 @@ func evalNode(e rules.Expr, pool []Evidence, keyOfName map[string]string, opt Op
 				Threshold: strconv.FormatFloat(*e.Value, 'f', -1, 64), Unit: e.Unit}
 		}
 		c.ConceptKey = keyOf(c.Concept, keyOfName)
+		if c.Operator != rules.OpUnless && !hasKey(pool, c.ConceptKey) {
+			// No item of the concept: EvaluateCond below would find it
+			// not mentioned, unknown in its open world, asking no hook.
+			return Unknown, nil
+		}
 		// Step (v) records its refusals under this id, so a re-score
 		// from the trace refuses the same members; a leaf with a wording
 		// of its own ("suspected angina pectoris") is judged apart.
