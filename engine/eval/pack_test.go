@@ -365,3 +365,58 @@ func TestUnmatchedLeafIsUnknown(t *testing.T) {
 		t.Errorf("step (v) was asked %d times about items of other concepts", asked)
 	}
 }
+
+// TestNameKeysKeepDerivations: the definitions' names looked up in
+// NameKeys have the keys keyOf works out, and DeriveOpt derives the same
+// facts with them as without, over a pool stating every leaf of the
+// built-in pack's definitions (present, absent, valued) and over each
+// third of it.
+func TestNameKeysKeepDerivations(t *testing.T) {
+	p, err := packs.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, keys := p.ConceptIndex()
+	nk := NameKeys(p.Hierarchy, keys)
+	if len(nk) == 0 {
+		t.Fatal("NameKeys is empty for the built-in pack")
+	}
+	for n, k := range nk {
+		if want := keyOf(n, keys); k != want {
+			t.Errorf("NameKeys[%q] = %q, keyOf gives %q", n, k, want)
+		}
+	}
+	var pool []Evidence
+	for i, c := range p.Hierarchy.Composites {
+		for j, l := range c.Leaves() {
+			name := l.Concept
+			if name == "" {
+				name = l.Measure
+			}
+			e := Evidence{ID: "f" + strconv.Itoa(i) + "_" + strconv.Itoa(j), ConceptKey: keyOf(name, keys), Concept: name, Text: name, Present: (i+j)%4 != 1}
+			if l.Value != nil {
+				v := *l.Value + float64((i+j)%3-1)
+				e.Value, e.Unit = &v, l.Unit
+			}
+			pool = append(pool, e)
+		}
+	}
+	derived := 0
+	for part := 0; part < 4; part++ {
+		var ev []Evidence
+		for i, e := range pool {
+			if part == 3 || i%3 == part {
+				ev = append(ev, e)
+			}
+		}
+		without := DeriveOpt(ev, p.Hierarchy, names, keys, Options{})
+		with := DeriveOpt(ev, p.Hierarchy, names, keys, Options{NameKeys: nk})
+		if !reflect.DeepEqual(with, without) {
+			t.Fatalf("part %d: DeriveOpt with NameKeys derives\n%+v\nwithout\n%+v", part, with, without)
+		}
+		derived += len(with)
+	}
+	if derived == 0 {
+		t.Fatal("nothing derived: the pool reaches no definition")
+	}
+}
