@@ -94,7 +94,10 @@ type anatomyReader struct {
 	grades    map[string]*rules.AnatomyGrade
 	negated   *regexp.Regexp
 	names     *nameTokens // nil: every text is read with the patterns
-	memo      stenosisMemo
+	// openings: the first-token sets of the patterns' opening words
+	// (anatomyPattern.opening; nil: that pattern is scanned for).
+	openings []map[string]bool
+	memo     stenosisMemo
 }
 
 // stenosisMemo keeps the reports of the last few texts read: grounding
@@ -147,6 +150,12 @@ type anatomyPattern struct {
 	normal   bool // a vessel reported free of significant disease
 	orphan   bool // a segment report that names no vessel
 	graded   bool // a severity word, no number (anatomy grades)
+	// opening: for a pattern that opens with \b and an alternation of
+	// words followed by a non-word character (a grade word, an occluded
+	// word), the index of those words' lower-case first tokens in
+	// anatomyReader.openings: every match starts at such a token, where
+	// anchored is tried (-1: none).
+	opening int
 }
 
 // stenosis is one per-vessel report read from the case text.
@@ -275,13 +284,16 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		named bool
 		// pct: the pattern opens with pct (anatomyPattern.pct).
 		pct bool
+		// opens: the pattern opens with \b and an alternation of these
+		// words, followed by \s (anatomyPattern.opening).
+		opens []string
 	}
 	pats := []pat{
 		{src: `(?i)\b` + list + vessel + `\b` + nouns + `\s*:?\s*` + postSeg + lesionPat + pct + afterPct, named: true},
 		{src: `(?i)` + pct + `\s*` + lesionPat + optional(a.NounsBefore, `\s+`) + `(?:(?:in|of|at)\s+)?(?:the\s+)?` + vessel + `\b`, pct: true},
 	}
 	if len(a.OccludedBefore) > 0 {
-		pats = append(pats, pat{src: `(?i)\b(?:` + alternation(a.OccludedBefore) + `)\s+` + vessel + `\b`, occluded: true})
+		pats = append(pats, pat{src: `(?i)\b(?:` + alternation(a.OccludedBefore) + `)\s+` + vessel + `\b`, occluded: true, opens: a.OccludedBefore})
 	}
 	if len(a.OccludedAfter) > 0 {
 		occ := `(?:` + alternation(a.OccludedAfter) + `)\b`
@@ -313,8 +325,8 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		nounWords = append(append(nounWords, a.NounsBefore...), a.Nouns...)
 		noun := `(?:` + alternation(nounWords) + `)`
 		pats = append(pats,
-			pat{src: `(?i)\b` + g + lesionPat + noun + `\s+(?:(?:in|of|at|within)\s+)?(?:the\s+)?` + list + vessel + `\b`, graded: true},
-			pat{src: `(?i)\b` + g + lesionPat + list + vessel + `\b\s*` + noun + `\b`, graded: true},
+			pat{src: `(?i)\b` + g + lesionPat + noun + `\s+(?:(?:in|of|at|within)\s+)?(?:the\s+)?` + list + vessel + `\b`, graded: true, opens: gradeWords},
+			pat{src: `(?i)\b` + g + lesionPat + list + vessel + `\b\s*` + noun + `\b`, graded: true, opens: gradeWords},
 			pat{src: `(?i)\b` + list + vessel + `\b\s*:?\s*(?:(?:is|was|has|with)\s+)?` + postSeg + g + lesionPat + noun + `\b`, graded: true, named: true})
 		if len(a.Negations) > 0 {
 			r.negated = regexp.MustCompile(`(?i)\b(?:` + alternation(a.Negations) + `)\s+(?:\S+\s+){0,2}$`)
@@ -325,9 +337,13 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: anatomy: the vocabulary makes an invalid pattern: %w", rules.HierarchyFile, err)
 		}
-		ap := anatomyPattern{re: re, occluded: p.occluded, normal: p.normal, orphan: p.orphan, pct: p.pct, graded: p.graded}
+		ap := anatomyPattern{re: re, occluded: p.occluded, normal: p.normal, orphan: p.orphan, pct: p.pct, graded: p.graded, opening: -1}
 		if p.named || p.pct {
 			ap.anchored = regexp.MustCompile(`^(?:` + p.src + `)`)
+		} else if heads := openingTokens(p.opens); heads != nil {
+			ap.anchored = regexp.MustCompile(`^(?:` + p.src + `)`)
+			ap.opening = len(r.openings)
+			r.openings = append(r.openings, heads)
 		}
 		r.res = append(r.res, ap)
 	}
@@ -546,6 +562,7 @@ func (r *anatomyReader) read(text string) []stenosis {
 	}
 	var starts, pcts []int
 	startsRead, startsOK, pctsRead := false, false, false
+	opened := make([]openingStarts, len(r.openings))
 	gradeRead, graded := false, false
 	for _, p := range r.res {
 		re := p.re
@@ -565,6 +582,17 @@ func (r *anatomyReader) read(text string) []stenosis {
 				pcts, pctsRead = percentStarts(text), true
 			}
 			ms = findAllAt(p.anchored, text, pcts)
+		} else if p.opening >= 0 {
+			o := &opened[p.opening]
+			if !o.read {
+				o.at, o.ok = openingStartsIn(text, r.openings[p.opening])
+				o.read = true
+			}
+			if o.ok {
+				ms = findAllAt(p.anchored, text, o.at)
+			} else {
+				ms = re.FindAllStringSubmatchIndex(text, -1)
+			}
 		} else if p.anchored != nil && r.names != nil {
 			if !startsRead {
 				starts, startsOK = r.names.starts(text)

@@ -214,3 +214,55 @@ func findAllAt(anchored *regexp.Regexp, text string, starts []int) [][]int {
 	}
 	return out
 }
+
+// openingTokens returns the lower-case first tokens of words, for a
+// pattern that opens with \b, an alternation of words and then \s: such a
+// match starts at an ASCII word token (after \b) that is the first token
+// of one of the words, whole (a word's first token ends at the word's end,
+// where \s follows, or at a non-word character of the word). Nil (scan
+// the text) when a word is empty, not ASCII, starts with no word
+// character or ends with "#" (a digit follows: alternation).
+func openingTokens(words []string) map[string]bool {
+	if len(words) == 0 {
+		return nil
+	}
+	heads := map[string]bool{}
+	for _, w := range words {
+		if w == "" || strings.HasSuffix(w, "#") {
+			return nil
+		}
+		for i := 0; i < len(w); i++ {
+			if w[i] >= utf8.RuneSelf {
+				return nil
+			}
+		}
+		w = strings.ToLower(w)
+		i := 0
+		for i < len(w) && wordByte(w[i]) {
+			i++
+		}
+		if i == 0 {
+			return nil
+		}
+		heads[w[:i]] = true
+	}
+	return heads
+}
+
+// openingStarts caches one text's openingStartsIn for a set of heads.
+type openingStarts struct {
+	at       []int
+	ok, read bool
+}
+
+// openingStartsIn returns the offsets of text's ASCII word tokens in heads,
+// ascending; ok is false where tokens cannot be told (nameTokens.tokens).
+func openingStartsIn(text string, heads map[string]bool) (at []int, ok bool) {
+	ok = (*nameTokens)(nil).tokens(text, func(i int, tok []byte) bool {
+		if heads[string(tok)] {
+			at = append(at, i)
+		}
+		return true
+	})
+	return at, ok
+}

@@ -67,6 +67,13 @@ type Program struct {
 	medications map[string]bool
 	// roles: the pack's role per concept key, which types a fact's kind.
 	roles map[string]string
+	// otherOrgan: concept key → withoutOtherOrgan drops its anchors (a
+	// name holds another site's word and none a site's word), judged once
+	// per concept from the pack's phrases and sites (sites.go).
+	otherOrgan sync.Map
+	// nameKeys: the definitions' names with their concept keys
+	// (eval.Options.NameKeys).
+	nameKeys map[string]string
 	// reading: the pack's reading vocabulary compiled; readers by name
 	// (step v asks them) and the case readers in rounds (readers.go).
 	reading *reading
@@ -303,6 +310,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 	if err := p.initReaders(); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
+	p.nameKeys = eval.NameKeys(p.hierarchy, p.keys)
 	p.doc = extract.NewReading(pack.Sections)
 	p.cfg = cfg
 	return p, nil
@@ -863,7 +871,7 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 		tr.Rejected = append(tr.Rejected, Rejection{FindingID: d.ID, Check: "definition",
 			Reason: d.Concept + ": derived, then set aside as unknown: " + why})
 	}
-	derived, calcs := p.deriveWithCalculated(ev, eval.Options{Admit: admit, Member: best, Premise: premise, CaseDate: date, Withdrawn: withdrawn, Past: p.statedPast(m)}, passes)
+	derived, calcs := p.deriveWithCalculated(ev, eval.Options{Admit: admit, Member: best, Premise: premise, CaseDate: date, Withdrawn: withdrawn, Past: p.statedPast(m), NameKeys: p.nameKeys}, passes)
 	tr.Calculations = calcs
 	// A broader concept drawn from a suspected fact is suspected too
 	// ("?vasospastic angina" is a suspected angina), in the model as in

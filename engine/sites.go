@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/executablekg/execkg/engine/evidence"
 	"github.com/executablekg/execkg/grounding"
@@ -13,6 +14,10 @@ import (
 // site is one compiled meta/reading.json sites entry.
 type site struct {
 	words, others *regexp.Regexp
+	// otherLower: the others' words lower-cased ("*" dropped), for a
+	// cheap test that others cannot match an ASCII mention (none is a
+	// substring of it lowered); nil where a word is not ASCII.
+	otherLower []string
 }
 
 func compileSites(ss []rules.Site) []site {
@@ -20,11 +25,52 @@ func compileSites(ss []rules.Site) []site {
 	for _, s := range ss {
 		// literal words only: always compiles
 		out = append(out, site{
-			words:  regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(s.Words) + `)\b`),
-			others: regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(s.Others) + `)\b`),
+			words:      regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(s.Words) + `)\b`),
+			others:     regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(s.Others) + `)\b`),
+			otherLower: asciiLower(s.Others),
 		})
 	}
 	return out
+}
+
+// asciiLower lowers ws with "*" dropped, or is nil when one is not ASCII.
+func asciiLower(ws []string) []string {
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		if !isASCII(w) {
+			return nil
+		}
+		out = append(out, strings.ToLower(strings.TrimSuffix(w, "*")))
+	}
+	return out
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// mayMatchOthers: s.others may match mention. For an ASCII mention and
+// ASCII words (?i) is ASCII case folding, so a match needs one of the
+// words (its literal part) as a substring of the lowered mention; any
+// other mention goes to the pattern.
+func (s site) mayMatchOthers(mention string, lower *string) bool {
+	if s.otherLower == nil || !isASCII(mention) {
+		return true
+	}
+	if *lower == "" {
+		*lower = strings.ToLower(mention)
+	}
+	for _, w := range s.otherLower {
+		if strings.Contains(*lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // withoutOtherSite drops the anchors of a site's concepts from a mention
@@ -36,7 +82,11 @@ func compileSites(ss []rules.Site) []site {
 // intervention through its acronym) or the other site's word itself (a
 // synonym naming that organ) keeps the anchor.
 func (p *Program) withoutOtherSite(mention string, anchors []grounding.Anchor) []grounding.Anchor {
+	lower := ""
 	for _, s := range p.reading.sites {
+		if !s.mayMatchOthers(mention, &lower) {
+			continue // no other site named
+		}
 		others := s.others.FindAllString(mention, -1)
 		if len(others) == 0 || s.words.MatchString(mention) {
 			continue
@@ -96,17 +146,28 @@ func (p *Program) withoutOtherOrgan(anchors []grounding.Anchor) []grounding.Anch
 	}
 	kept := anchors[:0:0]
 	for _, a := range anchors {
-		other, own := false, false
-		for _, n := range phrasesFor(a, p.phrases) {
-			for _, s := range p.reading.sites {
-				own = own || s.words.MatchString(n)
-				other = other || s.others.MatchString(n)
-			}
-		}
-		if other && !own {
+		if !patternOnly(a) && p.otherOrganKey(a.ConceptKey) {
 			continue
 		}
 		kept = append(kept, a)
 	}
 	return kept
+}
+
+// otherOrganKey: the concept has a name that holds another site's word
+// and none that holds a site's word. The names are pack data, the same in
+// every case, so each concept is judged once per Program, when first met.
+func (p *Program) otherOrganKey(key string) bool {
+	if v, ok := p.otherOrgan.Load(key); ok {
+		return v.(bool)
+	}
+	other, own := false, false
+	for _, n := range p.phrases[key] {
+		for _, s := range p.reading.sites {
+			own = own || s.words.MatchString(n)
+			other = other || s.others.MatchString(n)
+		}
+	}
+	p.otherOrgan.Store(key, other && !own)
+	return other && !own
 }

@@ -9,6 +9,7 @@
 package consistency
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -405,15 +406,14 @@ func (a analysis) context(target string, focus []int) Context {
 	c.Hypothetical, hyp = a.under(kindHypothetical, focus[:1])
 	var unl []string
 	c.Unlikely, unl = a.under(kindUnlikely, focus[:1])
-	// Cues in text order.
-	want := map[string]bool{}
-	for _, s := range append(append(append(append(neg, unc...), either...), hyp...), unl...) {
-		want[s] = true
+	// Cues in text order, each once (the lists are a few cues at most).
+	want := append(append(append(append(neg, unc...), either...), hyp...), unl...)
+	if len(want) == 0 {
+		return c
 	}
 	for _, h := range a.hits {
-		if want[h.def.text] {
+		if slices.Contains(want, h.def.text) && !slices.Contains(c.Cues, h.def.text) {
 			c.Cues = append(c.Cues, h.def.text)
-			delete(want, h.def.text)
 		}
 	}
 	return c

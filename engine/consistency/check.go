@@ -3,6 +3,7 @@ package consistency
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/executablekg/execkg/internal/memo"
@@ -206,6 +207,33 @@ type Compiled struct {
 	// wording and concept, each located in itself; context with the
 	// wording (or, without one, the concept) located in it.
 	wording, concept, context analysis
+	// wordingQuals, conceptQuals: the qualifiers of wording and concept
+	// as missingQualifier meets them, read once (qualifierRuns).
+	wordingQuals, conceptQuals []qualifierRun
+}
+
+// qualifierRun is one qualifier of a phrase: its name, first token and
+// number of tokens (qualifierAt).
+type qualifierRun struct {
+	q    string
+	i, n int
+}
+
+// qualifierRuns lists the qualifiers of ts in the order a scan meets
+// them: at each token the longest qualifier there (qualifierAt), the scan
+// going on after it. The tokens are the condition's own, so the list is
+// the same in every verdict.
+func qualifierRuns(ts []token) []qualifierRun {
+	var out []qualifierRun
+	for i := 0; i < len(ts); i++ {
+		q, n := qualifierAt(ts, i, false)
+		if n == 0 {
+			continue
+		}
+		out = append(out, qualifierRun{q: q, i: i, n: n})
+		i += n - 1
+	}
+	return out
 }
 
 // Compile reads a condition for CheckCompiled.
@@ -213,6 +241,7 @@ func Compile(cond Condition) *Compiled {
 	c := &Compiled{cond: cond, op: rules.NormalizeOperator(cond.Operator), toks: tokenize(cond.Wording + " ; " + cond.Concept)}
 	c.wording = analyse(cond.Wording, cond.Wording)
 	c.concept = analyse(cond.Concept, cond.Concept)
+	c.wordingQuals, c.conceptQuals = qualifierRuns(c.wording.toks), qualifierRuns(c.concept.toks)
 	target := cond.Wording
 	if target == "" {
 		target = cond.Concept
@@ -311,7 +340,7 @@ func (t *Text) checkCompiled(mention string, cc *Compiled, checks Checks, shared
 				return block(CheckQualifier, fmt.Sprintf("the case negates only the %s form (%s), which does not show that %s is absent",
 					quote(q), clause, name(cond)))
 			}
-		} else if q, phrase := missingQualifier(cc, a, rules.IsNumeric(op)); q != "" {
+		} else if q, phrase := missingQualifier(cc, a, ctx.Qualifiers, rules.IsNumeric(op)); q != "" {
 			return block(CheckQualifier, fmt.Sprintf("the condition says %s (%s) but the case clause %s does not",
 				quote(q), quote(phrase), clause))
 		}
@@ -473,31 +502,25 @@ func extraQualifier(cc *Compiled, a analysis) string {
 // are skipped: "moderate pre-test likelihood > 15 %" names a band the
 // value states, while "resting ST-segment depression" names a kind of
 // finding the value does not.
-func missingQualifier(cc *Compiled, a analysis, numeric bool) (string, string) {
-	have := map[string]bool{}
-	for _, q := range a.qualifiers() {
-		have[q] = true
+func missingQualifier(cc *Compiled, a analysis, have []string, numeric bool) (string, string) {
+	type phrase struct {
+		pa    *analysis
+		quals []qualifierRun
 	}
-	phrases := []analysis{cc.wording, cc.concept}
+	phrases := []phrase{{&cc.wording, cc.wordingQuals}, {&cc.concept, cc.conceptQuals}}
 	if numeric {
 		phrases = phrases[1:]
 	}
-	for _, pa := range phrases {
-		phrase, ts := pa.text, pa.toks
-		for i := 0; i < len(ts); i++ {
-			q, n := qualifierAt(ts, i, false)
-			if n == 0 {
-				continue
-			}
+	for _, p := range phrases {
+		for _, r := range p.quals {
+			q := r.q
 			if numeric && qualifiers[q] == qualSeverity {
-				i += n - 1
 				continue
 			}
-			if qualifiers[q] == qualCertainty || have[q] || acronymInClause(ts[i:], a) {
-				i += n - 1
+			if qualifiers[q] == qualCertainty || slices.Contains(have, q) || acronymInClause(p.pa.toks[r.i:], a) {
 				continue
 			}
-			return q, phrase
+			return q, p.pa.text
 		}
 	}
 	return "", ""

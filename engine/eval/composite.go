@@ -31,7 +31,7 @@ func composites(pool []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[st
 		if t == Unknown || len(why) == 0 {
 			continue
 		}
-		key := keyOf(c.Concept, keyOfName)
+		key := opt.keyOf(c.Concept, keyOfName)
 		if t == True && statedAbsent(pool, key) {
 			// The case's own word wins over an inference from it: "no
 			// known CAD" with a relative's stent misread as the patient's.
@@ -142,6 +142,56 @@ func normalizedPackName(name string) string {
 	return n
 }
 
+// hasKey reports whether an item of pool has key as evaluate matches it
+// (its ConceptKey, else its Key).
+func hasKey(pool []Evidence, key string) bool {
+	for i := range pool {
+		k := pool[i].ConceptKey
+		if k == "" {
+			k = pool[i].Key()
+		}
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// NameKeys returns the concept key of every name h's definitions read
+// (a definition's concept, its leaves' concepts and measures), as keyOf
+// gives it with keyOfName: pack data, the same in every case
+// (Options.NameKeys).
+func NameKeys(h *rules.Hierarchy, keyOfName map[string]string) map[string]string {
+	out := map[string]string{}
+	if h == nil {
+		return out
+	}
+	add := func(n string) {
+		if _, ok := out[n]; !ok {
+			out[n] = keyOf(n, keyOfName)
+		}
+	}
+	for _, c := range h.Composites {
+		add(c.Concept)
+		for _, l := range c.Leaves() {
+			if l.Measure != "" {
+				add(l.Measure)
+			} else {
+				add(l.Concept)
+			}
+		}
+	}
+	return out
+}
+
+// keyOf is keyOf(name, keyOfName), looked up in NameKeys when set.
+func (o Options) keyOf(name string, keyOfName map[string]string) string {
+	if k, ok := o.NameKeys[name]; ok {
+		return k
+	}
+	return keyOf(name, keyOfName)
+}
+
 // keyOf is the concept key of a pack name: the pack's, else the name key.
 func keyOf(name string, keyOfName map[string]string) string {
 	n := normalizedPackName(name)
@@ -179,7 +229,12 @@ func evalNode(e rules.Expr, pool []Evidence, keyOfName map[string]string, opt Op
 			c = Cond{Concept: e.Measure, Wording: e.Measure, Operator: rules.NormalizeOperator(e.Op),
 				Threshold: strconv.FormatFloat(*e.Value, 'f', -1, 64), Unit: e.Unit}
 		}
-		c.ConceptKey = keyOf(c.Concept, keyOfName)
+		c.ConceptKey = opt.keyOf(c.Concept, keyOfName)
+		if c.Operator != rules.OpUnless && !hasKey(pool, c.ConceptKey) {
+			// No item of the concept: EvaluateCond below would find it
+			// not mentioned, unknown in its open world, asking no hook.
+			return Unknown, nil
+		}
 		// Step (v) records its refusals under this id, so a re-score
 		// from the trace refuses the same members; a leaf with a wording
 		// of its own ("suspected angina pectoris") is judged apart.

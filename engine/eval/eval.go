@@ -248,6 +248,10 @@ type Options struct {
 	// (a history, a past-history section); a definition leaf marked past
 	// reads only such items. Unset, no item is past.
 	Past func(e Evidence) bool
+	// NameKeys, when set, is NameKeys(h, keyOfName) for the hierarchy
+	// and name index DeriveOpt is given: the definitions' names with
+	// their concept keys, looked up instead of worked out per case.
+	NameKeys map[string]string
 }
 
 // RuleResult is the evaluation of one rule with its full trace.

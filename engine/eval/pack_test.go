@@ -3,6 +3,7 @@ package eval
 import (
 	"math"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -290,5 +291,132 @@ func TestRuleBufferSameAsEvaluateRule(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no rule evaluated")
+	}
+}
+
+// TestUnmatchedLeafIsUnknown: evalNode answers a definition leaf whose
+// concept no item of the pool carries unknown without evaluating it
+// (hasKey). That is what EvaluateCond gives such a leaf, without asking
+// step (v): every leaf of the built-in pack's definitions, against a pool
+// of the other leaves' concepts (stated present, stated absent, with a
+// value), is unknown, no item is judged, and evalNode says the same.
+func TestUnmatchedLeafIsUnknown(t *testing.T) {
+	p, err := packs.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Hierarchy == nil || len(p.Hierarchy.Composites) == 0 {
+		t.Fatal("the built-in pack has no definitions")
+	}
+	var leaves []rules.Expr
+	for _, c := range p.Hierarchy.Composites {
+		leaves = append(leaves, c.Leaves()...)
+	}
+	var pool []Evidence
+	for i, l := range leaves {
+		name := l.Concept
+		if name == "" {
+			name = l.Measure
+		}
+		e := Evidence{ID: "f" + strconv.Itoa(i), Concept: name, Text: name, Present: i%3 != 1}
+		if i%2 == 0 {
+			e.ConceptKey = keyOf(name, nil)
+		}
+		if i%3 == 2 {
+			v := float64(i)
+			e.Value, e.Unit = &v, l.Unit
+		}
+		pool = append(pool, e)
+	}
+	asked := 0
+	opt := Options{Admit: func(Cond, Evidence) bool { asked++; return true }}
+	for i, l := range leaves {
+		name := l.Concept
+		if name == "" {
+			name = l.Measure
+		}
+		key := keyOf(name, nil)
+		var others []Evidence
+		for j, e := range pool {
+			if j != i && e.Key() != key {
+				others = append(others, e)
+			}
+		}
+		c := Cond{Concept: name, Wording: name, ConceptKey: key, Operator: rules.OpPresent}
+		if l.Measure != "" {
+			c.Operator = rules.NormalizeOperator(l.Op)
+		} else if rules.NormalizeOperator(l.Op) == rules.OpAbsent {
+			c.Operator = rules.OpAbsent
+		}
+		if c.Operator == rules.OpUnless {
+			continue
+		}
+		if hasKey(others, key) {
+			t.Fatalf("leaf %q: the pool without its concept has it", name)
+		}
+		if r := EvaluateCond(c, others, opt); r.Truth != Unknown {
+			t.Errorf("leaf %q with no item of its concept evaluates %v, not unknown", name, r.Truth)
+		}
+		if got, why := evalNode(l, others, nil, opt); got != Unknown || why != nil {
+			t.Errorf("leaf %q with no item of its concept: evalNode gives %v %v", name, got, why)
+		}
+	}
+	if asked != 0 {
+		t.Errorf("step (v) was asked %d times about items of other concepts", asked)
+	}
+}
+
+// TestNameKeysKeepDerivations: the definitions' names looked up in
+// NameKeys have the keys keyOf works out, and DeriveOpt derives the same
+// facts with them as without, over a pool stating every leaf of the
+// built-in pack's definitions (present, absent, valued) and over each
+// third of it.
+func TestNameKeysKeepDerivations(t *testing.T) {
+	p, err := packs.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, keys := p.ConceptIndex()
+	nk := NameKeys(p.Hierarchy, keys)
+	if len(nk) == 0 {
+		t.Fatal("NameKeys is empty for the built-in pack")
+	}
+	for n, k := range nk {
+		if want := keyOf(n, keys); k != want {
+			t.Errorf("NameKeys[%q] = %q, keyOf gives %q", n, k, want)
+		}
+	}
+	var pool []Evidence
+	for i, c := range p.Hierarchy.Composites {
+		for j, l := range c.Leaves() {
+			name := l.Concept
+			if name == "" {
+				name = l.Measure
+			}
+			e := Evidence{ID: "f" + strconv.Itoa(i) + "_" + strconv.Itoa(j), ConceptKey: keyOf(name, keys), Concept: name, Text: name, Present: (i+j)%4 != 1}
+			if l.Value != nil {
+				v := *l.Value + float64((i+j)%3-1)
+				e.Value, e.Unit = &v, l.Unit
+			}
+			pool = append(pool, e)
+		}
+	}
+	derived := 0
+	for part := 0; part < 4; part++ {
+		var ev []Evidence
+		for i, e := range pool {
+			if part == 3 || i%3 == part {
+				ev = append(ev, e)
+			}
+		}
+		without := DeriveOpt(ev, p.Hierarchy, names, keys, Options{})
+		with := DeriveOpt(ev, p.Hierarchy, names, keys, Options{NameKeys: nk})
+		if !reflect.DeepEqual(with, without) {
+			t.Fatalf("part %d: DeriveOpt with NameKeys derives\n%+v\nwithout\n%+v", part, with, without)
+		}
+		derived += len(with)
+	}
+	if derived == 0 {
+		t.Fatal("nothing derived: the pool reaches no definition")
 	}
 }
