@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
@@ -334,6 +335,16 @@ func (r *reading) notTakenIn(s string) bool {
 		}
 	}
 	return false
+}
+
+// leadingCue: s opens with a not-taken cue, no word before it ("NOT
+// started (single episode)", the value after "Anticoagulation:").
+func (r *reading) leadingCue(s string) bool {
+	if r.notTaken == nil {
+		return false
+	}
+	m := r.notTaken.FindStringIndex(s)
+	return m != nil && strings.IndexFunc(s[:m[0]], unicode.IsLetter) < 0
 }
 
 // inflected returns regexp alternatives for each verb and its English

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
@@ -53,6 +54,12 @@ func (p *Program) notTakenAmong(text string, f extract.Finding, findings []extra
 	sentence := []byte(text[lo:hi])
 	for _, o := range findings {
 		if o.ID == f.ID || o.Start < lo || o.End > hi || o.Start >= o.End || o.Start < f.End && f.Start < o.End {
+			continue
+		}
+		if gap := text[min(f.End, o.Start):o.Start]; o.Start >= f.End && strings.Contains(gap, ":") && strings.IndexFunc(gap, unicode.IsLetter) < 0 && p.reading.leadingCue(text[o.Start:o.End]) {
+			// "Apixaban: NOT started (single episode)": a finding after
+			// the drug's colon that opens with the cue is the label's
+			// value, the drug's own status word, not another finding's.
 			continue
 		}
 		for i := o.Start; i < o.End; i++ {
