@@ -111,6 +111,10 @@ type Sense struct {
 	// Before: words right before the abbreviation that choose the other
 	// sense as well ("left ICA" is the internal carotid artery).
 	Before []string `json:"before,omitempty"`
+	// Exact: the abbreviation names the other sense only written in the
+	// case given ("3 mi" is miles, "2 MI" may count infarctions); the
+	// grade and before words still match in any case.
+	Exact bool `json:"exact,omitempty"`
 }
 
 // UngroundedValue is a measurement the pack has no concept for and must
@@ -435,7 +439,7 @@ func (r *Reading) check(name string) error {
 			field string
 			ws    []string
 			need  bool
-		}{{"abbreviation", sn.Abbreviation, true}, {"not", sn.Not, true}, {"between", sn.Between, false}, {"grades", sn.Grades, true}, {"before", sn.Before, false}} {
+		}{{"abbreviation", sn.Abbreviation, true}, {"not", sn.Not, true}, {"between", sn.Between, false}, {"grades", sn.Grades, len(sn.Before) == 0}, {"before", sn.Before, false}} {
 			if err := checkWords(f+"."+l.field, l.ws, l.need); err != nil {
 				return err
 			}
