@@ -469,7 +469,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
 		}
 		if !p.listedValue(text, prevF, prevAnchors, f) {
-			anchors = p.withDemographic(f.Text, anchors)
+			anchors = p.withDemographic(text, f.Start, f.End, f.Text, anchors)
 		}
 		anchors = p.withVerbatim(f.Text, covering, anchors, p.cfg.topK)
 		if p.ungrounded(f.Text) {
