@@ -23,6 +23,9 @@ type demographicShape struct {
 	concept string // concept name as the pack data writes it
 	norm    string // normalised, to look its key up
 	only    bool   // the finding grounds to this concept alone
+	// after, before: the words one of which must stand right after or
+	// before the finding (nil: the shape alone names the concept).
+	after, before *regexp.Regexp
 }
 
 // compileDemographics compiles the pack's shapes: a pattern as written, a
@@ -38,7 +41,20 @@ func compileDemographics(ds []rules.Demographic) ([]demographicShape, error) {
 		if err != nil {
 			return nil, locatedf("demographics[%d] (%s): not a valid pattern: %v", i, d.Concept, err)
 		}
-		out = append(out, demographicShape{re, d.Concept, rules.NormalizeName(d.Concept), d.Only})
+		sh := demographicShape{re: re, concept: d.Concept, norm: rules.NormalizeName(d.Concept), only: d.Only}
+		if len(d.After) > 0 || d.Before != "" {
+			// literal words: always compiles; one not given never matches
+			sh.after, sh.before = regexp.MustCompile(`^\b\B`), regexp.MustCompile(`^\b\B`)
+			if len(d.After) > 0 {
+				sh.after = regexp.MustCompile(`(?i)^[ \t|/-]*(?:` + rules.WordsPattern(d.After) + `)\b`)
+			}
+			if d.Before != "" {
+				if sh.before, err = regexp.Compile(`(?:` + d.Before + `)$`); err != nil {
+					return nil, locatedf("demographics[%d] (%s): not a valid before pattern: %v", i, d.Concept, err)
+				}
+			}
+		}
+		out = append(out, sh)
 	}
 	return out, nil
 }
@@ -54,21 +70,34 @@ func (demographicStage) Emits() []patient.Kind { return []patient.Kind{patient.K
 // the formatter's, judged by step (v) as any other.
 func (demographicStage) Satisfies(eval.Cond) consistency.Checks { return consistency.Checks{} }
 
-// demographicAnchor returns the anchor a demographic finding must have
-// first, if any, and whether it must be its only one.
-func (p *Program) demographicAnchor(finding string) (a grounding.Anchor, only, ok bool) {
+// demographicAnchor returns the anchor a demographic finding (text bytes
+// start-end; start < 0: no text around it) must have first, if any, and
+// whether it must be its only one.
+func (p *Program) demographicAnchor(text string, start, end int, finding string) (a grounding.Anchor, only, ok bool) {
 	for _, d := range p.reading.demographics {
-		if key, ok := p.keys[d.norm]; ok && d.re.MatchString(finding) {
+		if key, ok := p.keys[d.norm]; ok && d.re.MatchString(finding) && d.beside(text, start, end) {
 			return grounding.Anchor{Rank: 1, ConceptKey: key, Concept: d.concept, Score: 1, Channels: []string{"pattern"}}, d.only, true
 		}
 	}
 	return grounding.Anchor{}, false, false
 }
 
+// beside: the words the shape needs stand right after or before the
+// finding in the text (always, for a shape that needs none).
+func (d demographicShape) beside(text string, start, end int) bool {
+	if d.after == nil {
+		return true
+	}
+	if start < 0 || end > len(text) || start > end {
+		return false
+	}
+	return d.after.MatchString(text[end:]) || d.before.MatchString(text[:start])
+}
+
 // withDemographic puts a finding's demographic anchor first (alone when
 // its shape says so).
-func (p *Program) withDemographic(finding string, anchors []grounding.Anchor) []grounding.Anchor {
-	a, only, ok := p.demographicAnchor(finding)
+func (p *Program) withDemographic(text string, start, end int, finding string, anchors []grounding.Anchor) []grounding.Anchor {
+	a, only, ok := p.demographicAnchor(text, start, end, finding)
 	switch {
 	case !ok:
 		return anchors

@@ -137,7 +137,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 		if err != nil {
 			return nil, stageErr(caseID, StageGround, err, "grounding %q", fd.Text)
 		}
-		anchors = p.withDemographic(fd.Text, anchors)
+		anchors = p.withDemographic(text, fd.Start, fd.End, fd.Text, anchors)
 		anchors = p.withVerbatim(fd.Text, clause, anchors, p.cfg.topK)
 		if p.ungrounded(fd.Text) {
 			anchors = nil // a measurement the pack has no concept for (meta/reading.json)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -469,7 +470,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
 		}
 		if !p.listedValue(text, prevF, prevAnchors, f) {
-			anchors = p.withDemographic(f.Text, anchors)
+			anchors = p.withDemographic(text, f.Start, f.End, f.Text, anchors)
 		}
 		anchors = p.withVerbatim(f.Text, covering, anchors, p.cfg.topK)
 		if p.ungrounded(f.Text) {
@@ -698,6 +699,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		byID[f.ID] = f
 	}
 	deniedNarrower := p.deniedNarrower(items, pairs)
+	sharedValue := sharedBareValues(items, pairs)
 	for _, it := range items {
 		override := func(reason string) {
 			if c.trace && it.Rejected == "" {
@@ -739,6 +741,12 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// "No obstructive epicardial CAD" denies obstructive CAD, not
 			// CAD: the negation falls on what the narrower name adds.
 			override("the finding denies the narrower '" + n + "', which leaves this broader concept open")
+			continue
+		}
+		if sharedValue[[2]string{it.FindingID, it.ConceptKey}] && it.Rejected == "" {
+			// "LDL 1.3": the bare number is the value of the measure the
+			// finding names whole, not of a neighbour it names in part.
+			override("the finding's number, written without a unit, is the value of the measure it names whole, not of this one")
 			continue
 		}
 		if byAntonym[[2]string{it.FindingID, it.ConceptKey}] {
@@ -1272,6 +1280,61 @@ func demographicWords(r *rules.Reading) []string {
 	var out []string
 	for _, d := range r.Demographics {
 		out = append(out, d.Words...)
+	}
+	return out
+}
+
+// sharedBareValues: (finding, key) of the measures that read a number
+// written without a unit which another measure of the same finding reads
+// too, where the finding states that other's name whole and not theirs
+// ("LDL 1.3" is an LDL-C level, not a 1.3 % reduction of it from
+// baseline). One number is one measure's value; where no measure is
+// named whole, or several are, every reading is kept.
+func sharedBareValues(items []evidence.Item, pairs []evidence.Pair) map[[2]string]bool {
+	anchor := map[[2]string]evidence.Anchor{}
+	for _, pr := range pairs {
+		anchor[[2]string{pr.FindingID, pr.Anchor.ConceptKey}] = pr.Anchor
+	}
+	whole := func(it evidence.Item) bool {
+		a, ok := anchor[[2]string{it.FindingID, it.ConceptKey}]
+		if !ok {
+			return false
+		}
+		if a.Covering != nil {
+			ok, _ = a.Covering.CoversAll(it.Text)
+			return ok
+		}
+		ok, _ = evidence.CoversAll(it.Text, a.Phrases)
+		return ok
+	}
+	type reading struct {
+		key   string
+		whole bool
+	}
+	by := map[[2]string][]reading{} // (finding, value) → the measures reading it bare
+	for _, it := range items {
+		if it.Rejected != "" || it.Value == nil || !strings.HasPrefix(it.Note, "unit not written") {
+			continue
+		}
+		k := [2]string{it.FindingID, strconv.FormatFloat(*it.Value, 'g', -1, 64)}
+		by[k] = append(by[k], reading{it.ConceptKey, whole(it)})
+	}
+	out := map[[2]string]bool{}
+	for k, rs := range by {
+		n := 0
+		for _, r := range rs {
+			if r.whole {
+				n++
+			}
+		}
+		if len(rs) < 2 || n == 0 || n == len(rs) {
+			continue
+		}
+		for _, r := range rs {
+			if !r.whole {
+				out[[2]string{k[0], r.key}] = true
+			}
+		}
 	}
 	return out
 }

@@ -153,7 +153,7 @@ func readFacts(t *testing.T, name string, tc readerCase) map[string]bool {
 				got[factKey(e.Concept, e.Present)] = true
 			}
 		case "demographics":
-			if a, _, ok := p.demographicAnchor(f.Text); ok {
+			if a, _, ok := p.demographicAnchor(tc.Text, f.Start, f.End, f.Text); ok {
 				got[factKey(a.Concept, true)] = true
 			}
 		case "ungrounded":

@@ -27,14 +27,21 @@ func compileSenses(ss []rules.Sense) []sense {
 	var out []sense
 	for _, s := range ss {
 		abbr, grade := rules.WordsPattern(s.Abbreviation), rules.WordsPattern(s.Grades)
+		if s.Exact {
+			// Only the abbreviation as written; every other word in any case.
+			abbr = `(?-i:` + abbr + `)`
+		}
 		gap := `[\s:,(/-]+`
 		between := ""
 		if len(s.Between) > 0 {
 			between = `(?:` + gap + `(?:` + rules.WordsPattern(s.Between) + `)\b)*`
 		}
 		// literal words only: always compiles
-		res := []*regexp.Regexp{regexp.MustCompile(`(?i)\b(` + abbr + `)\b` + between + gap + `(?:` + grade + `)\b`)}
-		if len(s.Between) > 0 {
+		var res []*regexp.Regexp
+		if len(s.Grades) > 0 {
+			res = append(res, regexp.MustCompile(`(?i)\b(`+abbr+`)\b`+between+gap+`(?:`+grade+`)\b`))
+		}
+		if len(s.Between) > 0 && len(s.Grades) > 0 {
 			res = append(res, regexp.MustCompile(`(?i)\b(?:`+rules.WordsPattern(s.Between)+`)\s+(?:`+grade+`)\s*[(,]?\s*(`+abbr+`)\b`))
 		}
 		if len(s.Before) > 0 {

@@ -111,6 +111,10 @@ type Sense struct {
 	// Before: words right before the abbreviation that choose the other
 	// sense as well ("left ICA" is the internal carotid artery).
 	Before []string `json:"before,omitempty"`
+	// Exact: the abbreviation names the other sense only written in the
+	// case given ("3 mi" is miles, "2 MI" may count infarctions); the
+	// grade and before words still match in any case.
+	Exact bool `json:"exact,omitempty"`
 }
 
 // UngroundedValue is a measurement the pack has no concept for and must
@@ -345,12 +349,20 @@ type Recency struct {
 // Words (the whole finding).
 type Demographic struct {
 	Concept string   `json:"concept"`
+	Why     string   `json:"why,omitempty"`
 	Pattern string   `json:"pattern,omitempty"`
 	Words   []string `json:"words,omitempty"`
 	// Only: the shape is all the finding states, so it grounds to this
 	// concept alone (a title kept from a patient's name says the sex and
 	// nothing a search on its letters would find).
 	Only bool `json:"only,omitempty"`
+	// After, Before: when given, the shape names the concept only where
+	// one of After is written right after the finding (past spaces and a
+	// hyphen: "74F", "68 M") or the text right before it ends as Before
+	// (a pattern: "Age: 74", "Mrs Jones, 72"); elsewhere a bare number is
+	// a value of something else ("Hb 97 (102)", "calcium score 412").
+	After  []string `json:"after,omitempty"`
+	Before string   `json:"before,omitempty"`
 }
 
 // AnatomyChecks: a stenosis report states anatomical significance in its
@@ -435,7 +447,7 @@ func (r *Reading) check(name string) error {
 			field string
 			ws    []string
 			need  bool
-		}{{"abbreviation", sn.Abbreviation, true}, {"not", sn.Not, true}, {"between", sn.Between, false}, {"grades", sn.Grades, true}, {"before", sn.Before, false}} {
+		}{{"abbreviation", sn.Abbreviation, true}, {"not", sn.Not, true}, {"between", sn.Between, false}, {"grades", sn.Grades, len(sn.Before) == 0}, {"before", sn.Before, false}} {
 			if err := checkWords(f+"."+l.field, l.ws, l.need); err != nil {
 				return err
 			}
