@@ -387,16 +387,16 @@ func splitSpans(text string, layout [][2]int) [][2]int {
 }
 
 // valueAfterParen returns where a bare value starts after the
-// parenthesis closing at c, after at most a colon, or 0 ("Clinical
-// likelihood (ESC tool, with my adjustments): ~38%", "RF-CL (male, 61,
-// 4 RF) ~24%"): the value is the label's, and the parenthesis an aside
-// between them.
+// parenthesis closing at c, after at most a colon or an equals sign, or 0
+// ("Clinical likelihood (ESC tool, with my adjustments): ~38%", "RF-CL
+// (male, 61, 4 RF) ~24%", "RF-CL (typical, male, 58 y) = 16%"): the value
+// is the label's, and the parenthesis an aside between them.
 func valueAfterParen(text string, c int) int {
 	j := c + 1
 	for j < len(text) && text[j] == ' ' {
 		j++
 	}
-	if j < len(text) && text[j] == ':' {
+	if j < len(text) && (text[j] == ':' || text[j] == '=') {
 		j++
 		for j < len(text) && text[j] == ' ' {
 			j++
