@@ -26,7 +26,11 @@ func LockPath(uri string) string {
 // the lock is released (a package's clean-up of what its tests wrote).
 func Main(m *testing.M, after func()) int {
 	uri := os.Getenv("NEO4J_URI")
-	if uri == "" {
+	if uri == "" || fuzzWorker(os.Args[1:]) {
+		// A fuzz worker is a child of the process that already holds
+		// the lock (go test -fuzz runs TestMain in both): waiting for it
+		// would stall every worker until -fuzztime ran out, with the
+		// baseline never gathered.
 		return m.Run()
 	}
 	unlock, err := Lock(uri)
@@ -40,6 +44,18 @@ func Main(m *testing.M, after func()) int {
 		after()
 	}
 	return code
+}
+
+// fuzzWorker reports whether the arguments are those go test gives a fuzz
+// worker process (-test.fuzzworker).
+func fuzzWorker(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "-test.fuzzworker", "--test.fuzzworker", "-test.fuzzworker=true", "--test.fuzzworker=true":
+			return true
+		}
+	}
+	return false
 }
 
 // Lock blocks until this process holds the lock for the server at uri.
