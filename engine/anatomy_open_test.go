@@ -19,13 +19,9 @@ func TestOpeningStartsKeepMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	texts := append(devTexts(t, true), vignetteQuestions(t)...)
-	var cases []struct{ Text, Want string }
-	readCases(t, "stenoses.json", &cases)
-	for _, c := range cases {
-		texts = append(texts, c.Text, strings.ToUpper(c.Text),
-			strings.NewReplacer("k", "\u212a", "s", "\u017f").Replace(c.Text))
-	}
+	texts := anatomyCorpus(t, func(s string) []string {
+		return []string{s, strings.ToUpper(s), strings.NewReplacer("k", "\u212a", "s", "\u017f").Replace(s)}
+	})
 	var extra []string
 	for _, g := range r.a.Grades {
 		extra = append(extra, g.Words...)

@@ -16,12 +16,7 @@ func TestPercentStartsKeepMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	texts := append(devTexts(t, true), vignetteQuestions(t)...)
-	var cases []struct{ Text, Want string }
-	readCases(t, "stenoses.json", &cases)
-	for _, c := range cases {
-		texts = append(texts, c.Text, strings.ToUpper(c.Text))
-	}
+	texts := anatomyCorpus(t, func(s string) []string { return []string{s, strings.ToUpper(s)} })
 	pcts := []string{"70%", " 50 %", "<50%", "≥ 70 %", "≤70%", ">= 90%", "30-40%", "30 – 40 %", "1234%", "%", "%%", "- 5%", "\t80\n%", "x%"}
 	for i, s := range composed(r.a, 4000) {
 		texts = append(texts, s, pcts[i%len(pcts)]+" "+s, s+" "+pcts[(i*3)%len(pcts)]+" "+s)
@@ -45,4 +40,17 @@ func TestPercentStartsKeepMatches(t *testing.T) {
 	if tried == 0 || found < 500 {
 		t.Fatalf("%d tries, %d texts with a match: the percentage patterns are not reached", tried, found)
 	}
+}
+
+// anatomyCorpus is the texts the anatomy speed-up equivalence tests read:
+// every dev document and its lines, every vignette, and each stenosis
+// case in the forms variants writes it.
+func anatomyCorpus(t *testing.T, variants func(string) []string) []string {
+	texts := append(devTexts(t, true), vignetteQuestions(t)...)
+	var cases []struct{ Text, Want string }
+	readCases(t, "stenoses.json", &cases)
+	for _, c := range cases {
+		texts = append(texts, variants(c.Text)...)
+	}
+	return texts
 }
