@@ -30,7 +30,7 @@ func TestBuiltinValueSets(t *testing.T) {
 		{"http://www.whocc.no/atc", "B01AF02", "oral anticoagulant", true},
 		{"http://www.whocc.no/atc", "C07AB07", "beta-blocker", true},
 		{"http://hl7.org/fhir/sid/icd-10", "I25.2", "myocardial infarction", false},
-		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.10", "coronary artery disease", true},
+		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.10", "atherosclerotic coronary artery disease", true},
 		{"http://hl7.org/fhir/sid/icd-10", "I21.4", "acute myocardial infarction", true},
 		{"http://hl7.org/fhir/sid/icd-10-cm", "I22.0", "acute myocardial infarction", true},
 		{"http://www.nlm.nih.gov/research/umls/rxnorm", "2059015", "low-dose rivaroxaban", false},
@@ -104,11 +104,11 @@ func TestValueSetCombinationCodes(t *testing.T) {
 		system, code, concept string
 		also                  []string
 	}{
-		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.119", "coronary artery disease", []string{"angina pectoris"}},
-		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.111", "coronary artery disease", []string{"angina pectoris", "vasospastic angina"}},
-		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.112", "coronary artery disease", []string{"angina pectoris", "refractory angina pectoris"}},
-		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.709", "coronary artery disease", []string{"angina pectoris"}},
-		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.10", "coronary artery disease", nil},
+		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.119", "atherosclerotic coronary artery disease", []string{"angina pectoris"}},
+		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.111", "atherosclerotic coronary artery disease", []string{"angina pectoris", "vasospastic angina"}},
+		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.112", "atherosclerotic coronary artery disease", []string{"angina pectoris", "refractory angina pectoris"}},
+		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.709", "atherosclerotic coronary artery disease", []string{"angina pectoris"}},
+		{"http://hl7.org/fhir/sid/icd-10-cm", "I25.10", "atherosclerotic coronary artery disease", nil},
 		{"http://snomed.info/sct", "53741008", "coronary artery disease", nil},
 	} {
 		m, ok := vs.Lookup(c.system, c.code)
