@@ -258,7 +258,7 @@ func (p *Program) wordAnchors(w fhir.Words) (anchors []grounding.Anchor, unread 
 		if w.Product {
 			set = &p.recordNaming.products
 		}
-		found, _ := p.verbatimIn(set, text, true)
+		found, _, _ := p.verbatimIn(set, text, true)
 		for _, a := range found {
 			if slices.Contains(a.Channels, channelNarrowed) || drugsOnly && !p.drug(a.ConceptKey) {
 				continue
@@ -322,7 +322,7 @@ func (p *Program) oneKeyPerName(anchors []grounding.Anchor) []grounding.Anchor {
 // namesDrug reports whether words, as a product's, name a drug on their
 // own (not only inside a longer phrase).
 func (p *Program) namesDrug(words string) bool {
-	found, _ := p.verbatimIn(&p.recordNaming.products, words, true)
+	found, _, _ := p.verbatimIn(&p.recordNaming.products, words, true)
 	for _, a := range found {
 		if !slices.Contains(a.Channels, channelNarrowed) && p.drug(a.ConceptKey) {
 			return true

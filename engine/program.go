@@ -244,6 +244,9 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 			}
 		}
 	}
+	if err := distinctNested(p.hierarchy, p.keys, names); err != nil {
+		return nil, err
+	}
 	p.naming = verbatimPhrases(names)
 	if !storeHolds(ctx, cfg.store, pack) {
 		_, err := cfg.store.Load(ctx, pack, graph.BuildOptions{

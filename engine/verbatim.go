@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/executablekg/execkg/grounding"
+	"github.com/executablekg/execkg/rules"
 )
 
 // verbatimAnchors returns the concepts one of whose phrases (name, row
@@ -25,7 +27,8 @@ func (p *Program) verbatimAnchors(finding string) []grounding.Anchor {
 // longer phrase of another concept that joins it without a space
 // ("DAPT" of "PRECISE-DAPT 14", a score's name, is no therapy).
 func (p *Program) verbatimRead(finding string) ([]grounding.Anchor, map[string]bool) {
-	return p.verbatimIn(&p.verbatim, finding, false)
+	out, compound, _ := p.verbatimIn(&p.verbatim, finding, false)
+	return out, compound
 }
 
 // verbatimNamed is verbatimAnchors over the concepts' names and lexicon
@@ -34,11 +37,11 @@ func (p *Program) verbatimRead(finding string) ([]grounding.Anchor, map[string]b
 // in "planned PCI"): the concepts the finding states the patient has.
 // A phrase only narrowed by the longer one carries channelNarrowed.
 func (p *Program) verbatimNamed(finding string) []grounding.Anchor {
-	out, _ := p.verbatimIn(&p.naming, finding, true)
+	out, _, _ := p.verbatimIn(&p.naming, finding, true)
 	return out
 }
 
-func (p *Program) verbatimIn(set *verbatimSet, finding string, strict bool) ([]grounding.Anchor, map[string]bool) {
+func (p *Program) verbatimIn(set *verbatimSet, finding string, strict bool) (out []grounding.Anchor, compound, inside map[string]bool) {
 	type hit struct {
 		key        string
 		start, end int
@@ -76,7 +79,6 @@ func (p *Program) verbatimIn(set *verbatimSet, finding string, strict bool) ([]g
 			}
 		}
 	}
-	var out []grounding.Anchor
 	seen := map[string]bool{}
 	sort.Slice(hits, func(a, b int) bool {
 		if hits[a].start != hits[b].start {
@@ -87,10 +89,11 @@ func (p *Program) verbatimIn(set *verbatimSet, finding string, strict bool) ([]g
 		}
 		return hits[a].key < hits[b].key
 	})
-	free := map[string]bool{}     // the concept has an occurrence outside any compound
-	compound := map[string]bool{} // the concept has an occurrence glued into a compound
+	free := map[string]bool{}    // the concept has an occurrence outside any compound
+	compound = map[string]bool{} // the concept has an occurrence glued into a compound
+	inside = map[string]bool{}   // the concept has an occurrence inside another's longer phrase
 	for _, h := range hits {
-		inside, narrowed, glued := false, false, false
+		in, narrowed, glued := false, false, false
 		for _, o := range hits {
 			if o.key != h.key && o.start <= h.start && o.end >= h.end && o.end-o.start > h.end-h.start {
 				narrows := narrowedBy(lower[o.start:h.start], o.end == h.end) || strict && o.start == h.start && postNarrowedBy(lower[h.end:o.end])
@@ -98,7 +101,7 @@ func (p *Program) verbatimIn(set *verbatimSet, finding string, strict bool) ([]g
 				// (hierarchy "distinct"): then its words do not narrow it.
 				narrows = narrows && !p.hierarchy.IsDistinct(p.names[o.key], p.names[h.key])
 				if !narrows || strict && p.doc.PlannedConcept(p.names[o.key]) {
-					inside = true
+					in = true
 					glued = glued || o.start < h.start && !strings.ContainsAny(lower[o.start:h.start], " \t\n")
 					continue
 				}
@@ -110,7 +113,10 @@ func (p *Program) verbatimIn(set *verbatimSet, finding string, strict bool) ([]g
 		} else {
 			free[h.key] = true
 		}
-		if inside || seen[h.key] {
+		if in {
+			inside[h.key] = true
+		}
+		if in || seen[h.key] {
 			continue
 		}
 		seen[h.key] = true
@@ -123,7 +129,10 @@ func (p *Program) verbatimIn(set *verbatimSet, finding string, strict bool) ([]g
 	for k := range free {
 		delete(compound, k)
 	}
-	return out, compound
+	for k := range seen {
+		delete(inside, k) // stated on its own somewhere too
+	}
+	return out, compound, inside
 }
 
 // unquote drops double quotation marks, straight and curly.
@@ -233,7 +242,7 @@ func (p *Program) withVerbatim(finding, clause string, anchors []grounding.Ancho
 	if clause != "" {
 		mention = clause
 	}
-	verb, compound := p.verbatimRead(finding)
+	verb, compound, inside := p.verbatimIn(&p.verbatim, finding, false)
 	// A drug the finding names word for word keeps a place among the k
 	// (keepNamed), unless the finding dates an episode: the drug of "GI
 	// bleed 2022 on aspirin" is that episode's, not stated taken now.
@@ -248,6 +257,12 @@ func (p *Program) withVerbatim(finding, clause string, anchors []grounding.Ancho
 	for _, a := range anchors {
 		if compound[a.ConceptKey] {
 			continue // named only inside another concept's compound word
+		}
+		if inside[a.ConceptKey] {
+			// Named only inside a longer name of another concept that does
+			// not merely narrow it: "CT coronary angiography" is CCTA, and
+			// its "coronary angiography" states no invasive angiogram.
+			continue
 		}
 		have[a.ConceptKey] = true
 		ph := p.coveringFor(a)
@@ -347,4 +362,40 @@ func isAcronym(ph string) bool {
 		}
 	}
 	return caps >= 2
+}
+
+// distinctNested checks the pack's "distinct" pairs against the phrases
+// that name each concept (names, lexicon synonyms): a pair says a phrase
+// of From inside a phrase of Concept is no From, so some phrase of
+// Concept must hold one of From's as whole words, or the entry can never
+// apply.
+func distinctNested(h *rules.Hierarchy, keys map[string]string, names map[string][]string) error {
+	if h == nil {
+		return nil
+	}
+	for i, d := range h.Distinct {
+		long, short := names[keys[rules.NormalizeName(d.Concept)]], names[keys[rules.NormalizeName(d.From)]]
+		if len(long) == 0 || len(short) == 0 {
+			return fmt.Errorf("engine: %s: distinct[%d] (%s, from %s): names a concept the pack does not have; name both exactly as the tables do", rules.HierarchyFile, i, d.Concept, d.From)
+		}
+		if !anyHolds(long, short) {
+			return fmt.Errorf("engine: %s: distinct[%d] (%s): no name or lexicon synonym of it holds one of %q's, so no phrase of one lies inside the other; remove the entry or add the synonym", rules.HierarchyFile, i, d.Concept, d.From)
+		}
+	}
+	return nil
+}
+
+// anyHolds: some phrase of long holds some phrase of short as whole
+// words, case aside.
+func anyHolds(long, short []string) bool {
+	for _, l := range long {
+		ll := " " + strings.Join(strings.Fields(strings.ToLower(l)), " ") + " "
+		for _, s := range short {
+			ss := strings.Join(strings.Fields(strings.ToLower(s)), " ")
+			if ss != "" && len(ss) < len(ll)-2 && strings.Contains(ll, " "+ss+" ") {
+				return true
+			}
+		}
+	}
+	return false
 }
