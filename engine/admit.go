@@ -124,6 +124,13 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 				v = a.doubtAtOwnWords(c, e, cond, v)
 			}
 		}
+		if v.Pass && a.checks.Negation && wordedAbsence(c) && !cuesWorded(c.Wording, v.Context.Cues) {
+			// A definition's member worded as an absence with its cue
+			// ("acute coronary syndrome ruled out") asks for that cue: a
+			// plain denial ("no ACS") is an absence of another kind.
+			v.Pass, v.Check = false, consistency.CheckNegation
+			v.Reason = consistency.CheckNegation + ": the definition's member asks for the absence worded '" + c.Wording + "', which '" + a.mention[e.ID] + "' does not state"
+		}
 	}
 	if v.Pass {
 		return v
@@ -276,6 +283,18 @@ func (a *admitter) derivedPass(c eval.Cond, e eval.Evidence, v consistency.Verdi
 			return v
 		}
 	}
+	// A definition whose member is a stated absence worded with its cue
+	// ("acute coronary syndrome ruled out" makes a clinical presentation
+	// suggestive of ACS: what was ruled out was suspected) is affirmed by
+	// a mention negated by that cue ("ACS excluded by serial troponins"),
+	// not by any other ("no ACS", "not ACS": a denial says nothing of a
+	// suspicion).
+	if v.Check == consistency.CheckNegation && e.DerivedBy == eval.ReaderDefinition {
+		if w := a.excludingMember(e, v.Context.Cues); w != "" {
+			v.Pass, v.Check, v.Reason = true, "", "negation: the definition of '"+e.Concept+"' reads the negation as its member '"+w+"'"
+			return v
+		}
+	}
 	// A definition made of stated absences only ("asymptomatic" is chest
 	// pain and exertional dyspnoea stated absent) is affirmed by negated
 	// mentions: the negation is what the definition reads, not a denial
@@ -323,6 +342,56 @@ func (a *admitter) doubtingMember(e eval.Evidence) string {
 		}
 	}
 	return ""
+}
+
+// excludingMember returns the wording of a member of the definition that
+// derived e which is a stated absence (operator ABSENT) worded with the
+// negation cues that negate the mention of e ("acute coronary syndrome
+// ruled out" for "ACS ruled out"), or "". Every cue must be a phrase of
+// the wording, so a plain denial ("no ACS") states no such member.
+func (a *admitter) excludingMember(e eval.Evidence, cues []string) string {
+	if a.p.hierarchy == nil || len(cues) == 0 || !strings.HasPrefix(e.Via, eval.ViaDefinition+e.Concept+" ") {
+		return ""
+	}
+	for _, c := range a.p.hierarchy.Composites {
+		if rules.NormalizeName(c.Concept) != rules.NormalizeName(e.Concept) {
+			continue
+		}
+		for _, l := range c.Expr.Leaves() {
+			if l.Wording == "" || l.Concept == "" || rules.NormalizeOperator(l.Op) != rules.OpAbsent {
+				continue
+			}
+			if cuesWorded(l.Wording, cues) {
+				return l.Wording
+			}
+		}
+	}
+	return ""
+}
+
+// wordedAbsence: c is a definition's member asking for a stated absence
+// in words of its own ("acute coronary syndrome ruled out"), not its
+// concept's bare name.
+func wordedAbsence(c eval.Cond) bool {
+	return c.Operator == rules.OpAbsent && strings.HasPrefix(c.DecisionID, "definition::") && c.Wording != "" &&
+		rules.NormalizeName(c.Wording) != rules.NormalizeName(c.Concept)
+}
+
+// cuesWorded reports whether every negation cue is a phrase of wording
+// ("ruled out" of "acute coronary syndrome ruled out"); no cue states
+// none.
+func cuesWorded(wording string, cues []string) bool {
+	if len(cues) == 0 {
+		return false
+	}
+	w := " " + strings.Join(strings.Fields(strings.ToLower(wording)), " ") + " "
+	for _, cue := range cues {
+		k := strings.Join(strings.Fields(strings.ToLower(strings.Trim(cue, "'"))), " ")
+		if k == "" || !strings.Contains(w, " "+k+" ") {
+			return false
+		}
+	}
+	return true
 }
 
 // codedDoubtingMember is doubtingMember for a coded fact, which has no

@@ -436,6 +436,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	}
 	secs := p.doc.Sections(text)
 	p.doc.Annotate(text, secs, findings)
+	title := titleLine(text)
 	tr := p.newTrace(c)
 	tr.Repairs = repairs
 	ctext := consistency.NewText(text) // step (v) reads the case once
@@ -673,7 +674,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if doubted[f.ID] && p.doubtfulName(a.Concept) {
 				ph, cov = p.undoubtedForms(ph), nil // the formatter reads ph itself
 			}
-			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negatedOf(negatedAt, a.ConceptKey, negated), Clause: labelled(text, secs, f.Start, clause[f.ID]),
+			pairs = append(pairs, evidence.Pair{FindingID: f.ID, Text: f.Text, Negated: negatedOf(negatedAt, a.ConceptKey, negated), Clause: labelled(text, secs, f.Start, clause[f.ID]), Title: title,
 				Anchor: evidence.Anchor{ConceptKey: a.ConceptKey, Concept: a.Concept, Units: p.units[a.ConceptKey], Phrases: ph, Names: p.rivals, Covering: cov, Scales: p.reading.scales[a.ConceptKey]}})
 		}
 		tr.Anchors = append(tr.Anchors, fa)
@@ -1254,6 +1255,47 @@ func labelled(text string, secs []extract.Section, pos int, clause string) strin
 		}
 	}
 	return label + ": " + out
+}
+
+// titleLine is the document's first line when it is written as a title:
+// no colon (a "Label: value" line is no title), at most 12 words, and its
+// first two words in capitals ("DOBUTAMINE STRESS ECHOCARDIOGRAPHY",
+// "CARDIAC MRI - STRESS PERFUSION + VIABILITY    21-Jul-2026"). A letter's
+// "Cardiology Outpatient Clinic" or a note starting "58M chest pain" is
+// none. The title names what a report is a report of (see Pair.Title).
+func titleLine(text string) string {
+	line := text
+	for {
+		i := strings.IndexByte(line, '\n')
+		first := line
+		if i >= 0 {
+			first = line[:i]
+		}
+		if strings.TrimSpace(first) != "" || i < 0 {
+			line = strings.TrimSpace(first)
+			break
+		}
+		line = line[i+1:]
+	}
+	ws := strings.Fields(line)
+	if line == "" || strings.ContainsRune(line, ':') || len(ws) > 12 || len(ws) < 2 {
+		return ""
+	}
+	for _, w := range ws[:2] {
+		letters := 0
+		for _, r := range w {
+			if unicode.IsLower(r) {
+				return ""
+			}
+			if unicode.IsLetter(r) {
+				letters++
+			}
+		}
+		if letters < 2 {
+			return ""
+		}
+	}
+	return line
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -94,7 +94,27 @@ func daysBefore(now time.Time, d float64) time.Time {
 // "Recent" / "recently" without a date is within the pack's recent window
 // (meta/reading.json recency); a pack without one leaves it undated.
 func (p *Program) whenOf(text string, now time.Time) *eval.When {
-	return whenOf(text, now, p.reading.recentDays)
+	w := whenOf(text, now, p.reading.recentDays)
+	if w != nil && comparedWith(text, w.Text) {
+		return nil
+	}
+	return w
+}
+
+// comparedBefore: words that set a time up as the point of comparison,
+// not the event's own time ("new compared with 2023", "worse than in
+// March 2024", "vs 2021").
+var comparedBefore = regexp.MustCompile(`(?i)\b(?:compared\s+(?:with|to)|in\s+comparison\s+(?:with|to)|relative\s+to|cf\.?|vs\.?|versus)(?:\s+(?:in|on|at|from|that\s+of|the))*\s*[(]?$`)
+
+// comparedWith reports whether the time phrase at of text is the time of
+// what the finding is compared with: the finding is now, and new or
+// changed since then ("T inversion V2-V4 (new compared with 2023)").
+func comparedWith(text, at string) bool {
+	i := strings.Index(text, at)
+	if i < 0 {
+		return false
+	}
+	return comparedBefore.MatchString(text[:i])
 }
 
 func whenOf(text string, now time.Time, recentDays int) *eval.When {

@@ -309,6 +309,19 @@ func unitStated(ms []Measure, a Anchor) bool {
 	return false
 }
 
+// valueStated: the mention states a value of the measured anchor, in one
+// of its units, or a bare count where the anchor is a count (unitless:
+// "2/16 segments").
+func valueStated(ms []Measure, a Anchor) bool {
+	if len(a.Units) == 0 {
+		return false
+	}
+	if unitStated(ms, a) {
+		return true
+	}
+	return len(ms) > 0 && len(a.Units) == 1 && a.Units[0] == "unitless"
+}
+
 func compatible(m Measure, a Anchor) (string, bool) {
 	if m.Canon == "" {
 		if len(a.Units) == 1 {
@@ -353,6 +366,14 @@ type Pair struct {
 	// nearest comma, semicolon or sentence end; the extractor splits finer
 	// ("achievable with PCI"), so the concept's words are looked for here.
 	Clause string
+	// Title is the document's title line when it is written as one (a
+	// report's "DOBUTAMINE STRESS ECHOCARDIOGRAPHY", "CARDIAC MRI - STRESS
+	// PERFUSION"): it names the study every result of the report comes
+	// from, so a measured concept's name may take its words from it
+	// ("Inducible perfusion defect 2/16 segments" in a stress CMR report
+	// states the CMR perfusion-defect segment count). Only a mention that
+	// states a value in the anchor's unit uses it.
+	Title string
 }
 
 // Formatter is step (iv) for a whole case: one call serves every pair, so
@@ -415,6 +436,16 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 							break
 						}
 					}
+				}
+			}
+			if !ok && p.Title != "" && valueStated(parse(p.Text), p.Anchor) {
+				// The report's title names the study the value is a result
+				// of: its words count as stated for the measured concept.
+				titled := p.Title + ": " + mention
+				if p.Anchor.Covering != nil {
+					ok, _ = p.Anchor.Covering.CoversAmong(titled, p.Anchor.ConceptKey, p.Anchor.Names)
+				} else {
+					ok, _ = CoversAmong(titled, p.Anchor.Phrases, p.Anchor.ConceptKey, p.Anchor.Names)
 				}
 			}
 			if !ok {
