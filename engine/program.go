@@ -787,6 +787,19 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				// taken now
 				notTaken[[2]string{e.ID, e.ConceptKey}] = false
 			}
+			// "Atorvastatin 80 mg - INCREASED from 40 mg": what the pack
+			// names by the new dose is ordered, not yet taken.
+			item := clause[f.ID]
+			if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionTaking {
+				item = listItem(text, f.Start, f.End)
+			}
+			if e.Present && !notTaken[[2]string{e.ID, e.ConceptKey}] {
+				if w := p.upTitratedTo(item, e.ConceptKey); w != "" {
+					notTaken[[2]string{e.ID, e.ConceptKey}] = true
+					tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
+						Reason: it.ConceptKey + ": '" + w + "' raises the dose now, so what is named by the new dose is ordered, not yet taken"})
+				}
+			}
 		}
 		// "LVEF 35% (2020), now 50%": a value its own words state now is
 		// of the document's date; the clause's or label's date is another
@@ -821,6 +834,8 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		ei.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
 		res.Evidence = append(res.Evidence, ei)
 	}
+	// "Admitted 16/04/2026 ... Reason for admission: elective PCI": done in the stay.
+	p.stayDates(p.admissionStay(text, date), ev, res.Evidence, byID)
 	ev, res.Evidence = stopSupersede(ev, res.Evidence, stops, tr, &dropped)
 	ev, res.Evidence = p.plannedByName(ev, res.Evidence, byID, clause, tr, &dropped)
 	for _, a := range append(antonyms, listedIntolerant...) {

@@ -22,6 +22,9 @@ type reading struct {
 	senses            []sense
 	sites             []site
 	notTaken, stopped *regexp.Regexp
+	// upTitrated: a medication item's words raising its dose now
+	// (reading.json up_titrated; upTitratedTo).
+	upTitrated *regexp.Regexp
 	// stopOrder: a finding opening with an order to stop its drug
 	// (reading.json stop_orders); stopOrderNegated: the words before it
 	// that turn it round ("do not stop").
@@ -105,6 +108,7 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 		return regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(l.Cues) + `)\b`) // literal words: always compiles
 	}
 	out.notTaken, out.stopped, out.now = cues(r.NotTaken), cues(r.Stopped), cues(r.Now.List())
+	out.upTitrated = cues(r.UpTitrated)
 	if so := r.StopOrders; so != nil && len(so.Cues) > 0 {
 		out.stopOrder = regexp.MustCompile(`(?i)^[\s\-–•*:]*(?:` + rules.WordsPattern(so.Cues) + `)\b`)
 		// Anywhere in a list item, with its third person ("after aspirin

@@ -183,6 +183,9 @@ func (p *Program) labelWhen(text string, f extract.Finding, kind patient.Kind, f
 	if w, named := p.lineLabelWhen(text, f, kind, ls, f.Start, findings, procedural, now); named && (w != nil || !item) {
 		return w
 	}
+	if w := p.ownLabelWhen(text, f, ls, findings, procedural, now); w != nil {
+		return w
+	}
 	if !item {
 		return nil
 	}
@@ -211,6 +214,39 @@ func (p *Program) labelWhen(text string, f extract.Finding, kind patient.Kind, f
 		return w
 	}
 	return nil
+}
+
+// ownLabelWhen dates a finding that is itself its line's label in a
+// procedure report ("PCI pLAD:" heading the steps of the stenting that
+// follow, "- PCI mid RCA: DES 3.0 x 22"): the report's own procedure,
+// done on its date, as an undated done label there is (lineLabelWhen).
+// The finding must open its line (after a list marker at most), be
+// followed by the line's first colon, name a procedure first (procedural)
+// and be neither intended, planned, nor worded as before or after the
+// report ("Previous PCI:", "Post-PCI plan:"). nil otherwise.
+func (p *Program) ownLabelWhen(text string, f extract.Finding, ls int, findings []extract.Finding, procedural map[string]bool, now time.Time) *eval.When {
+	if !procedural[f.ID] || f.Intended || f.End > len(text) || p.doc.PlannedConcept(f.Text) {
+		return nil
+	}
+	lead := strings.TrimLeft(text[ls:f.Start], " \t")
+	if lead != "" && !extract.ListItem(lead) {
+		return nil
+	}
+	rest := text[f.End:]
+	if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
+		rest = rest[:nl]
+	}
+	if !strings.HasPrefix(strings.TrimLeft(rest, " \t"), ":") || strings.Contains(text[ls:f.Start], ":") {
+		return nil
+	}
+	label := text[f.Start:f.End]
+	if p.notDoneWords(label) || p.labelPast(label) || (p.reading.past != nil && p.reading.past.MatchString(label)) || datedLabel(label) {
+		return nil
+	}
+	if !p.doneReport(text) && !p.procedureReport(text, findings, procedural) {
+		return nil
+	}
+	return p.reportDay(text, now, "the procedure report's label '"+strings.TrimSpace(label)+"'")
 }
 
 // lineLabelWhen reads the label of the line starting at ls (the text

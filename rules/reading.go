@@ -42,6 +42,13 @@ type Reading struct {
 	// "reduce bisoprolol to 2.5 mg"): the drug is taken now, under a
 	// plan heading too.
 	CurrentOrders *CueList `json:"current_orders,omitempty"`
+	// UpTitrated: words of a medication item saying its dose was raised
+	// now ("Atorvastatin 80 mg - INCREASED from 40 mg"; "40 -> 80", a
+	// rising arrow, is notation the engine reads itself): the new dose is
+	// ordered, not yet taken, so what the pack names by that dose
+	// ("atorvastatin 80": a maximum tolerated statin) is the plan's
+	// reading, as an order to increase is.
+	UpTitrated *CueList `json:"up_titrated,omitempty"`
 	// Switched: a done change of drug ("switched from clopidogrel to
 	// ticagrelor"): see SwitchCues.
 	Switched *SwitchCues `json:"switched,omitempty"`

@@ -95,6 +95,18 @@ type Frame struct {
 	// DateLabels: labels of a report's own date line ("Date: 14/11/2026"):
 	// the day a procedure report's undated procedure was done.
 	DateLabels []string `json:"date_labels,omitempty"`
+	// AdmissionLabels and DischargeLabels open the dates of the stay a
+	// discharge document reports ("Admitted 16/04/2026   Discharged
+	// 17/04/2026", "adm 04/06/2025, d/c 05/06/2025"): an undated
+	// procedure it states done, and dates nowhere else, was done in that
+	// stay.
+	AdmissionLabels []string `json:"admission_labels,omitempty"`
+	DischargeLabels []string `json:"discharge_labels,omitempty"`
+	// StaySections: the section kinds (sections[].kind) whose undated
+	// procedures a discharge document states as the stay's own ("Reason
+	// for admission: elective PCI", "Diagnosis: ... treated with PCI");
+	// elsewhere a procedure may be one discussed or of another time.
+	StaySections []string `json:"stay_sections,omitempty"`
 	// SexTitles: titles that say the patient's sex ("Mrs"), written as
 	// the title is (matched case-sensitively, so an abbreviation in
 	// capitals is no title). On the patient's own line (opened by one of
@@ -253,6 +265,7 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 	}
 	for field, ws := range map[string][]string{"title_roles": s.Frame.TitleRoles, "title_not_done": s.Frame.TitleNotDone, "done_labels": s.Frame.DoneLabels,
 		"label_past": s.Frame.LabelPast, "date_labels": s.Frame.DateLabels, "done_words": s.Frame.DoneWords,
+		"admission_labels": s.Frame.AdmissionLabels, "discharge_labels": s.Frame.DischargeLabels, "stay_sections": s.Frame.StaySections,
 		"sex_titles": s.Frame.SexTitles, "patient_labels": s.Frame.PatientLabels, "patient_identifiers": s.Frame.PatientIdentifiers, "patient_verbs": s.Frame.PatientVerbs} {
 		for j, w := range ws {
 			if len(CueWords(w)) == 0 {

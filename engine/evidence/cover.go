@@ -546,7 +546,7 @@ func contentWordsGaps(s string) ([]string, []int) {
 	var out []string
 	var gap []int
 	skipped := 0
-	for _, w := range textnorm.Tokens(s) {
+	for _, w := range numberUnitTokens(s) {
 		if textnorm.StopWords[w] || fillers[w] {
 			skipped++
 			continue
@@ -562,13 +562,52 @@ func contentWordsGaps(s string) ([]string, []int) {
 
 func contentWords(s string) []string {
 	var out []string
-	for _, w := range textnorm.Tokens(s) {
+	for _, w := range numberUnitTokens(s) {
 		if textnorm.StopWords[w] || fillers[w] {
 			continue
 		}
 		out = append(out, w)
 	}
 	return out
+}
+
+// numberUnitTokens is textnorm.Tokens with a number written against its
+// unit ("80mg", "5mcg", "10ml") read as the number and the unit, as
+// "80 mg" reads: the number is what a name's number ("atorvastatin 80")
+// is compared with. Only a token of digits then letters is split.
+func numberUnitTokens(s string) []string {
+	toks := textnorm.Tokens(s)
+	var out []string // nil while no token needs splitting
+	for i, t := range toks {
+		j := 0
+		for j < len(t) && t[j] >= '0' && t[j] <= '9' {
+			j++
+		}
+		if j == 0 || j == len(t) || !lettersOnly(t[j:]) {
+			if out != nil {
+				out = append(out, t)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]string, 0, len(toks)+1), toks[:i]...)
+		}
+		out = append(out, t[:j], t[j:])
+	}
+	if out == nil {
+		return toks
+	}
+	return out
+}
+
+// lettersOnly: s is lower-case ASCII letters only.
+func lettersOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 func hasWord(ws []string, w string) bool {

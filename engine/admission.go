@@ -1,0 +1,127 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/extract"
+	"github.com/executablekg/execkg/rules"
+)
+
+// admissionStay is the stay a discharge document reports: the day after
+// its admission label to the day after its discharge label (the pack's
+// meta/sections.json frame.admission_labels and discharge_labels:
+// "Admitted 16/04/2026   Discharged 17/04/2026", "adm 04/06/2025, d/c
+// 05/06/2025", "Admission 20.08.2025 -> discharge 22.08.2025"). nil
+// unless the document writes exactly one admission day and one discharge
+// day, the discharge not before the admission nor after the case date,
+// within a stay of at most maxStayDays.
+func (p *Program) admissionStay(text string, now time.Time) *eval.When {
+	if p.pack.Sections == nil || len(p.pack.Sections.Frame.AdmissionLabels) == 0 || len(p.pack.Sections.Frame.DischargeLabels) == 0 {
+		return nil
+	}
+	adm := p.labelDay(text, p.pack.Sections.Frame.AdmissionLabels, now)
+	dis := p.labelDay(text, p.pack.Sections.Frame.DischargeLabels, now)
+	if adm == nil || dis == nil || dis.From.Before(adm.From) || dis.From.After(now) || dis.From.Sub(adm.From) > maxStayDays*24*time.Hour {
+		return nil
+	}
+	return &eval.When{From: adm.From, To: dis.To, Text: "the stay " + adm.Text + " to " + dis.Text}
+}
+
+// maxStayDays: a longer span between the two dates is no one stay.
+const maxStayDays = 60
+
+// labelDay is the one day the document writes right after one of the
+// labels (a colon, a dash or the word "date" between at most); nil when
+// it writes none or two different days.
+func (p *Program) labelDay(text string, labels []string, now time.Time) *eval.When {
+	var found *eval.When
+	for _, l := range labels {
+		re := stayLabelRE(l)
+		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+			rest := text[m[1]:]
+			if nl := strings.IndexAny(rest, "\n,;("); nl >= 0 {
+				rest = rest[:nl]
+			}
+			if len(rest) > 12 {
+				rest = rest[:12]
+			}
+			w := p.whenOf(rest, now)
+			if w == nil || w.To.Sub(w.From) > 24*time.Hour || !strings.HasPrefix(strings.TrimSpace(rest), strings.TrimSpace(w.Text)) {
+				continue
+			}
+			if found != nil && !found.From.Equal(w.From) {
+				return nil
+			}
+			found = w
+		}
+	}
+	return found
+}
+
+// stayLabelRE matches a stay label as whole words, followed by what may
+// stand between it and its date.
+func stayLabelRE(label string) *regexp.Regexp {
+	if re, ok := stayLabels.Load(label); ok {
+		return re.(*regexp.Regexp)
+	}
+	re := regexp.MustCompile(`(?i)(?:^|[^\pL/])` + regexp.QuoteMeta(label) + `\b(?:\s+date)?\s*[:\-]?\s*`)
+	stayLabels.Store(label, re)
+	return re
+}
+
+// stayLabels caches stayLabelRE's patterns by label.
+var stayLabels sync.Map
+
+// stayDates dates, in a discharge document (admissionStay), each undated
+// procedure a section of the pack's stay_sections states present and as
+// the patient's (the reason for admission, the diagnosis) in that stay, when no item of the same concept is dated before the stay:
+// "Reason for admission: elective PCI", "Diagnosis: stable angina -
+// treated with PCI" were done in the stay the summary reports. A planned
+// or intended finding, one in a past-history section or of someone
+// else's, or one whose lead words place it earlier (labelPast: "previous
+// PCI") keeps no date. ev and shown (the evidence shown in the result)
+// are dated alike.
+func (p *Program) stayDates(stay *eval.When, ev, shown []eval.Evidence, byID map[string]extract.Finding) {
+	if stay == nil {
+		return
+	}
+	before := map[string]bool{} // concepts an item dates before the stay
+	for _, e := range ev {
+		if e.When != nil && e.When.To.Before(stay.From) {
+			before[e.ConceptKey] = true
+		}
+	}
+	dated := map[[2]string]bool{}
+	for i := range ev {
+		e := &ev[i]
+		if e.When != nil || !e.Present || e.Secondary || e.DerivedBy != "" || before[e.ConceptKey] || p.roles[e.ConceptKey] != rules.RoleProcedure {
+			continue
+		}
+		f, ok := byID[e.ID]
+		if !ok || f.Start < 0 || f.Intended || p.doc.PlannedConcept(f.Text) || p.labelPast(f.Text) ||
+			(p.reading.past != nil && p.reading.past.MatchString(f.Text)) {
+			continue
+		}
+		if k := p.doc.Kind(f); k == nil || k.Status != "" || k.Experiencer != "" || !containsFold(p.pack.Sections.Frame.StaySections, k.Kind) {
+			continue
+		}
+		w := *stay
+		w.Text = stay.Text + ", the stay this discharge document reports"
+		e.When = &w
+		dated[[2]string{e.ID, e.ConceptKey}] = true
+	}
+	for i := range shown {
+		if shown[i].When == nil && dated[[2]string{shown[i].ID, shown[i].ConceptKey}] && shown[i].DerivedBy == "" {
+			for _, e := range ev {
+				if e.ID == shown[i].ID && e.ConceptKey == shown[i].ConceptKey && e.When != nil {
+					shown[i].When = e.When
+					break
+				}
+			}
+		}
+	}
+}
