@@ -1,6 +1,9 @@
 package fulltext
 
 import (
+	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,5 +143,41 @@ func TestQueryTermsMatchAnalyzer(t *testing.T) {
 	}
 	if words < 10000 {
 		t.Fatalf("only %d terms compared", words)
+	}
+}
+
+// TestBestHitsSameAsSortAndCut: choosing the size best hits (bestHits)
+// gives exactly the list a sort of every hit cut to size gives, with many
+// tied scores, every size, and a NaN score.
+func TestBestHitsSameAsSortAndCut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 300; trial++ {
+		n := rng.IntN(200)
+		hits := make([]nhit, n)
+		for i, o := range rng.Perm(n) {
+			hits[i] = nhit{ord: int32(o), score: float64(rng.IntN(8)) / 4}
+		}
+		if trial%50 == 49 && n > 0 {
+			hits[rng.IntN(n)].score = math.NaN()
+		}
+		for _, size := range []int{1, 2, 7, 50, 150, n, n + 1} {
+			if size <= 0 {
+				continue
+			}
+			want := slices.Clone(hits)
+			slices.SortFunc(want, compareHits)
+			if len(want) > size {
+				want = want[:size]
+			}
+			got := bestHits(slices.Clone(hits), size)
+			if len(got) != len(want) {
+				t.Fatalf("trial %d size %d: %d hits, sort and cut gives %d", trial, size, len(got), len(want))
+			}
+			for i := range got {
+				if got[i].ord != want[i].ord || math.Float64bits(got[i].score) != math.Float64bits(want[i].score) {
+					t.Fatalf("trial %d size %d hit %d: %+v, sort and cut gives %+v", trial, size, i, got[i], want[i])
+				}
+			}
+		}
 	}
 }
