@@ -181,3 +181,50 @@ func TestBestHitsSameAsSortAndCut(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainTermsMatchAnalyzer: for normalised ASCII texts (letters,
+// digits, spaces) whose words the memo holds, plainTerms, which splits on
+// spaces without the tokenizer, gives the terms and positions of Bleve's
+// analyser, with digit-letter mixes, stop words and runs of spaces.
+func TestPlainTermsMatchAnalyzer(t *testing.T) {
+	ix, err := New(findings(t)[:50], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	rng := rand.New(rand.NewPCG(7, 8))
+	words := []string{"a", "the", "of", "x2", "2x", "12", "1", "a1b2", "hba1c", "cha2ds2", "running", "stenoses", "lvef", "3vd", "00", "z"}
+	fast := 0
+	for i := 0; i < 3000; i++ {
+		var b strings.Builder
+		for j := rng.IntN(6); j >= 0; j-- {
+			b.WriteString(strings.Repeat(" ", rng.IntN(3)))
+			b.WriteString(words[rng.IntN(len(words))])
+		}
+		text := b.String()
+		for round := 0; round < 2; round++ { // the first fills the memo
+			if _, _, ok := ix.plainTerms(text); ok {
+				fast++
+			}
+			terms, pos, ok := ix.queryTerms(text)
+			if !ok {
+				t.Fatal("the index analyser is not a tokenizer and one-token filters")
+			}
+			toks := ix.analyzer.Analyze([]byte(text))
+			if len(toks) != len(terms) {
+				t.Fatalf("%q: %d terms, Analyze %d", text, len(terms), len(toks))
+			}
+			for j, tok := range toks {
+				if string(tok.Term) != terms[j] || tok.Position != pos[j] {
+					t.Fatalf("%q: term %d is %q at %d, Analyze %q at %d", text, j, terms[j], pos[j], tok.Term, tok.Position)
+				}
+			}
+		}
+	}
+	if fast < 3000 {
+		t.Fatalf("only %d texts took the plain path", fast)
+	}
+	if _, _, ok := ix.plainTerms("LVEF 35%"); ok {
+		t.Error("a text with upper case and punctuation took the plain path")
+	}
+}
