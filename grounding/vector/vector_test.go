@@ -159,3 +159,42 @@ func TestSearchSparseSameAsSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestSparseThresholdBoundary: the sparse search's float32 cut-off keeps a
+// score exactly when float64(score) >= threshold, for thresholds at a
+// score, just above and just below it (between two float32 values).
+func TestSparseThresholdBoundary(t *testing.T) {
+	var vecs [][]float32
+	for i := 1; i <= 40; i++ {
+		v := make([]float32, 512)
+		v[0], v[1+i%7] = float32(i), float32(41-i)
+		vecs = append(vecs, v)
+	}
+	ix, err := New(vecs)
+	if err != nil || !ix.Sparse() {
+		t.Fatalf("sparse index: %v", err)
+	}
+	q := make([]float32, 512)
+	q[0], q[3] = 1, 0.25
+	all, err := ix.Search(q, 100, -1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range all {
+		for _, th := range []float64{h.Score, math.Nextafter(h.Score, 2), math.Nextafter(h.Score, -2), float64(math.Nextafter32(float32(h.Score), 2)), -math.Inf(1), math.Inf(1), math.NaN()} {
+			got, err := ix.Search(q, 100, th, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept := false
+			for _, g := range got {
+				if g.ID == h.ID {
+					kept = true
+				}
+			}
+			if want := h.Score >= th; kept != want {
+				t.Fatalf("score %v, threshold %v: kept %v, want %v", h.Score, th, kept, want)
+			}
+		}
+	}
+}
