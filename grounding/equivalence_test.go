@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/executablekg/execkg/grounding/embed"
 	"github.com/executablekg/execkg/grounding/fulltext"
 	"github.com/executablekg/execkg/internal/corpus"
 )
@@ -97,4 +98,72 @@ func TestGroundConcurrentUncached(t *testing.T) {
 		}(w)
 	}
 	wg.Wait()
+}
+
+// denseOnly hides an embedder's sparse form (AppendSparse), so the
+// Grounder embeds queries dense and searches with vector.Index.Search.
+type denseOnly struct{ embed.Embedder }
+
+// TestSparseQueriesSameAsDense: over the findings corpus and the shipped
+// pack, grounding with the built-in embedder's sparse query vectors
+// (SearchSparse) retrieves exactly (hits, scores, ranks) what the dense
+// query vectors retrieve, with and without a hidden phrase, and grounds to
+// the same anchors.
+func TestSparseQueriesSameAsDense(t *testing.T) {
+	fs := corpusFindings(t)
+	if testing.Short() {
+		var some []string
+		for i := 0; i < len(fs); i += 8 {
+			some = append(some, fs[i])
+		}
+		fs = some
+	}
+	recs := packRecords(t)
+	ref, err := New(recs, WithCacheSize(0), WithEmbedder(denseOnly{embed.NewBuiltin(0)}), WithThreshold(embed.BuiltinThreshold))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	g, err := New(recs, WithCacheSize(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if _, ok := g.cfg.embedder.(sparseEmbedder); !ok || !g.vec.Sparse() {
+		t.Fatal("the built-in embedder and its index no longer take the sparse path; this test compares nothing")
+	}
+	ctx := context.Background()
+	hits := 0
+	for i, f := range fs {
+		o := g.RetrieveDefaults()
+		if i%3 == 0 {
+			o.Hide = f
+		}
+		want, err := ref.Retrieve(ctx, f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := g.Retrieve(ctx, f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Retrieve(%q, hide %q): sparse query\n%+v\ndense query\n%+v", f, o.Hide, got.Vector, want.Vector)
+		}
+		hits += len(got.Vector)
+		wa, err := ref.Ground(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ga, err := g.Ground(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(ga, wa) {
+			t.Fatalf("Ground(%q): sparse query %+v, dense %+v", f, ga, wa)
+		}
+	}
+	if hits == 0 {
+		t.Fatal("no vector hits compared")
+	}
 }

@@ -436,23 +436,9 @@ func (g *Grounder) search(ctx context.Context, c *Candidates, o RetrieveOptions,
 		c.FullText = append(c.FullText, PhraseHit{Element: h.ID, Phrase: g.elems[h.ID].text, Rank: i + 1, Score: h.Score, Matched: h.Matched, Exact: h.Phrase})
 	}
 
-	qv, err := g.cfg.embedder.Embed(ctx, c.Variants)
+	byVariant, n, err := g.searchVector(ctx, c.Variants, o, isHidden)
 	if err != nil {
-		return fmt.Errorf("ground %q: embed the query with %s: %w", finding, g.cfg.embedder.Name(), err)
-	}
-	// Each phrase's best (discounted) cosine over the variants.
-	byVariant := make([][]vector.Hit, len(qv))
-	n := 0
-	for i, v := range qv {
-		w := 1.0
-		if i > 0 {
-			w = expansionWeight
-		}
-		// a discounted cosine must still clear the threshold
-		if byVariant[i], err = g.vec.Search(v, o.K, o.Threshold/w, isHidden); err != nil {
-			return fmt.Errorf("ground %q: %w", finding, err)
-		}
-		n += len(byVariant[i])
+		return fmt.Errorf("ground %q: %w", finding, err)
 	}
 	c.Vector = slices.Grow(c.Vector[:0], n)
 	for i, hits := range byVariant {
@@ -464,7 +450,7 @@ func (g *Grounder) search(ctx context.Context, c *Candidates, o RetrieveOptions,
 			c.Vector = append(c.Vector, PhraseHit{Element: h.ID, Score: h.Score * w})
 		}
 	}
-	if len(qv) > 1 {
+	if len(byVariant) > 1 {
 		slices.SortFunc(c.Vector, func(a, b PhraseHit) int {
 			if a.Element != b.Element {
 				return a.Element - b.Element
@@ -489,4 +475,62 @@ func (g *Grounder) search(ctx context.Context, c *Candidates, o RetrieveOptions,
 		c.Vector[i].Rank = i + 1
 	}
 	return nil
+}
+
+// sparseEmbedder is an embedder that also gives its vectors in sparse form
+// (embed.Builtin.AppendSparse), bit for bit the same as Embed's.
+type sparseEmbedder interface {
+	AppendSparse(dims []int32, vals []float32, text string) ([]int32, []float32)
+}
+
+// sparseQuery holds a query variant's sparse vector between searches.
+type sparseQuery struct {
+	dims []int32
+	vals []float32
+}
+
+var sparseQueries = sync.Pool{New: func() any { return &sparseQuery{} }}
+
+// searchVector embeds each variant and searches the vector index with it,
+// at the threshold a discounted cosine must clear, returning each
+// variant's hits and their total. With a sparse index and an embedder that
+// gives sparse vectors, a variant's vector is never built dense: the same
+// vector, the same hits.
+func (g *Grounder) searchVector(ctx context.Context, variants []string, o RetrieveOptions, isHidden func(id int) bool) ([][]vector.Hit, int, error) {
+	byVariant := make([][]vector.Hit, len(variants))
+	n := 0
+	threshold := func(i int) float64 {
+		if i > 0 {
+			return o.Threshold / expansionWeight // a discounted cosine must still clear the threshold
+		}
+		return o.Threshold
+	}
+	if se, ok := g.cfg.embedder.(sparseEmbedder); ok && g.vec.Sparse() {
+		// Embed checks the context before its first text; so does this.
+		if err := ctx.Err(); err != nil {
+			return nil, 0, fmt.Errorf("embed the query with %s: %w", g.cfg.embedder.Name(), err)
+		}
+		q := sparseQueries.Get().(*sparseQuery)
+		defer sparseQueries.Put(q)
+		for i, v := range variants {
+			q.dims, q.vals = se.AppendSparse(q.dims[:0], q.vals[:0], v)
+			var err error
+			if byVariant[i], err = g.vec.SearchSparse(q.dims, q.vals, o.K, threshold(i), isHidden); err != nil {
+				return nil, 0, err
+			}
+			n += len(byVariant[i])
+		}
+		return byVariant, n, nil
+	}
+	qv, err := g.cfg.embedder.Embed(ctx, variants)
+	if err != nil {
+		return nil, 0, fmt.Errorf("embed the query with %s: %w", g.cfg.embedder.Name(), err)
+	}
+	for i, v := range qv {
+		if byVariant[i], err = g.vec.Search(v, o.K, threshold(i), isHidden); err != nil {
+			return nil, 0, err
+		}
+		n += len(byVariant[i])
+	}
+	return byVariant, n, nil
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
+	"math/bits"
 	"sync"
 
 	"github.com/executablekg/execkg/grounding/textnorm"
@@ -81,14 +81,14 @@ const (
 )
 
 // scratch is one vector's working space: the vector and the block being
-// filled, dense, and the dimensions each has set, so the sums and scalings
-// visit those only, in ascending order, which adds the same non-zero terms
-// in the same order as a pass over every dimension does (a zero term
-// changes no sum).
+// filled, dense, and bit sets of the dimensions each has set, so the sums
+// and scalings visit those only, in ascending order (a bit set is read in
+// ascending order without sorting), which adds the same non-zero terms in
+// the same order as a pass over every dimension does (a zero term changes
+// no sum).
 type scratch struct {
-	v, block     []float64
-	vDims, bDims []int
-	vSet, bSet   []bool
+	v, block   []float64
+	vSet, bSet []uint64 // bit d%64 of word d/64: dimension d is set
 }
 
 var scratchPool sync.Pool // *scratch
@@ -97,7 +97,18 @@ func (b *Builtin) scratch() *scratch {
 	if sc, ok := scratchPool.Get().(*scratch); ok && len(sc.v) == b.dim {
 		return sc
 	}
-	return &scratch{v: make([]float64, b.dim), block: make([]float64, b.dim), vSet: make([]bool, b.dim), bSet: make([]bool, b.dim)}
+	words := (b.dim + 63) / 64
+	return &scratch{v: make([]float64, b.dim), block: make([]float64, b.dim), vSet: make([]uint64, words), bSet: make([]uint64, words)}
+}
+
+// eachSet calls f for every dimension set in bs, in ascending order.
+func eachSet(bs []uint64, f func(i int)) {
+	for w, word := range bs {
+		for word != 0 {
+			f(w*64 + bits.TrailingZeros64(word))
+			word &= word - 1
+		}
+	}
 }
 
 // Feature hash prefixes (fnvString of the feature kind).
@@ -108,15 +119,35 @@ var (
 )
 
 func (b *Builtin) vector(text string) []float32 {
+	out := make([]float32, b.dim)
+	b.fill(text, func(i int, x float32) { out[i] = x })
+	return out
+}
+
+// AppendSparse appends text's vector, as Embed computes it, in sparse form:
+// the dimensions its features reached (ascending) to dims and their values
+// to vals; every other dimension is zero. A search that reads only the
+// non-zero dimensions (vector.Index.SearchSparse) is spared the dense
+// vector.
+func (b *Builtin) AppendSparse(dims []int32, vals []float32, text string) ([]int32, []float32) {
+	b.fill(text, func(i int, x float32) {
+		dims, vals = append(dims, int32(i)), append(vals, x)
+	})
+	return dims, vals
+}
+
+// fill computes text's vector and calls set for each dimension its
+// features reached, in ascending order, with the value (which may still be
+// zero: features that cancel); every other dimension is zero.
+func (b *Builtin) fill(text string, set func(i int, x float32)) {
 	var words []string
 	for _, w := range textnorm.Tokens(text) {
 		if !textnorm.StopWords[w] {
 			words = append(words, w)
 		}
 	}
-	out := make([]float32, b.dim)
 	if len(words) == 0 {
-		return out
+		return
 	}
 	sc := b.scratch()
 	defer scratchPool.Put(sc)
@@ -128,31 +159,20 @@ func (b *Builtin) vector(text string) []float32 {
 	}
 	add := func(x uint64, w float64) {
 		i := b.add(sc.block, x, w)
-		if !sc.bSet[i] {
-			sc.bSet[i] = true
-			sc.bDims = append(sc.bDims, i)
-		}
+		sc.bSet[i/64] |= 1 << (i % 64)
 	}
 	flush := func(weight float64) {
-		slices.Sort(sc.bDims)
 		var n float64
-		for _, i := range sc.bDims {
-			n += sc.block[i] * sc.block[i]
-		}
+		eachSet(sc.bSet, func(i int) { n += sc.block[i] * sc.block[i] })
 		if n > 0 {
 			s := weight / math.Sqrt(n)
-			for _, i := range sc.bDims {
+			eachSet(sc.bSet, func(i int) {
 				sc.v[i] += sc.block[i] * s
-				if !sc.vSet[i] {
-					sc.vSet[i] = true
-					sc.vDims = append(sc.vDims, i)
-				}
-			}
+				sc.vSet[i/64] |= 1 << (i % 64)
+			})
 		}
-		for _, i := range sc.bDims {
-			sc.block[i], sc.bSet[i] = 0, false
-		}
-		sc.bDims = sc.bDims[:0]
+		eachSet(sc.bSet, func(i int) { sc.block[i] = 0 })
+		clear(sc.bSet)
 	}
 	for _, w := range words {
 		add(fnvString(fnvWord, w), wt(w))
@@ -191,22 +211,14 @@ func (b *Builtin) vector(text string) []float32 {
 		}
 	}
 	flush(weightChar)
-	slices.Sort(sc.vDims)
 	var n float64
-	for _, i := range sc.vDims {
-		n += sc.v[i] * sc.v[i]
-	}
+	eachSet(sc.vSet, func(i int) { n += sc.v[i] * sc.v[i] })
 	if n > 0 {
 		s := 1 / math.Sqrt(n)
-		for _, i := range sc.vDims {
-			out[i] = float32(sc.v[i] * s)
-		}
+		eachSet(sc.vSet, func(i int) { set(i, float32(sc.v[i]*s)) })
 	}
-	for _, i := range sc.vDims {
-		sc.v[i], sc.vSet[i] = 0, false
-	}
-	sc.vDims = sc.vDims[:0]
-	return out
+	eachSet(sc.vSet, func(i int) { sc.v[i] = 0 })
+	clear(sc.vSet)
 }
 
 // add puts a feature, by its 64-bit FNV-1a hash (fnvString), into the

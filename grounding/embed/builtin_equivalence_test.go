@@ -112,3 +112,36 @@ func denseAdd(b *Builtin, block []float64, x uint64, w float64) {
 	}
 	block[i] += w
 }
+
+// TestAppendSparseMatchesEmbed: the sparse form of every corpus finding's
+// vector lists, in ascending order, dimensions whose values are
+// bit-identical to Embed's, and every dimension it leaves out is zero in
+// Embed's vector.
+func TestAppendSparseMatchesEmbed(t *testing.T) {
+	texts := corpus.Findings(t, "../testdata/findings.txt")
+	texts = append(texts, "", "a the of", "x", "rate risk disease")
+	for _, dim := range []int{0, 97} {
+		b := NewBuiltin(dim)
+		vecs, err := b.Embed(context.Background(), texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dims []int32
+		var vals []float32
+		for i, text := range texts {
+			dims, vals = b.AppendSparse(dims[:0], vals[:0], text)
+			got := make([]float32, b.dim)
+			for j, d := range dims {
+				if j > 0 && d <= dims[j-1] {
+					t.Fatalf("dim %d, %q: dimensions %v not ascending", b.dim, text, dims)
+				}
+				got[d] = vals[j]
+			}
+			for d := range got {
+				if math.Float32bits(got[d]) != math.Float32bits(vecs[i][d]) {
+					t.Fatalf("dim %d, %q: dimension %d is %v, Embed %v", b.dim, text, d, got[d], vecs[i][d])
+				}
+			}
+		}
+	}
+}

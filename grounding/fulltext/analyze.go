@@ -36,6 +36,9 @@ func (ix *Index) queryTerms(text string) (terms []string, pos []int, ok bool) {
 	if !isDefault || da.CharFilters != nil {
 		return nil, nil, false
 	}
+	if terms, pos, ok := ix.plainTerms(text); ok {
+		return terms, pos, true
+	}
 	toks := da.Tokenizer.Tokenize([]byte(text))
 	for _, tok := range toks {
 		ix.tokens.mu.RLock()
@@ -64,6 +67,44 @@ func (ix *Index) queryTerms(text string) (terms []string, pos []int, ok bool) {
 			terms = append(terms, t.term)
 			pos = append(pos, tok.Position)
 		}
+	}
+	return terms, pos, true
+}
+
+// plainTerms is queryTerms for a text of lower-case ASCII letters, digits
+// and spaces (a normalised ASCII text), whose every word is in the memo:
+// the unicode tokenizer's tokens of such a text are its space-separated
+// words (letters and digits do not break a word, UAX #29 WB5, WB8-WB10),
+// at positions 1, 2, ..., so the words are read without it. ok is false
+// for any other text, or a word the memo lacks (the tokenizer then runs).
+func (ix *Index) plainTerms(text string) (terms []string, pos []int, ok bool) {
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == ' ') {
+			return nil, nil, false
+		}
+	}
+	ix.tokens.mu.RLock()
+	defer ix.tokens.mu.RUnlock()
+	n := 0 // the word's position
+	for i := 0; i < len(text); {
+		if text[i] == ' ' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && text[j] != ' ' {
+			j++
+		}
+		n++
+		t, hit := ix.tokens.m[text[i:j]]
+		if !hit {
+			return nil, nil, false
+		}
+		if t.keep {
+			terms = append(terms, t.term)
+			pos = append(pos, n)
+		}
+		i = j
 	}
 	return terms, pos, true
 }

@@ -380,18 +380,20 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	// preallocation of size documents.
 	size = min(size, matchable)
 	var hits []Hit
+	scored := false // by the native scorer
 	if ix.native != nil && len(o.Exclude) == 0 {
 		sc := ix.native.getScratch()
 		defer ix.native.putScratch(sc)
 		if ix.native.query(sc, qpos, qterms, qids, boosts) {
 			ix.native.search(sc, size)
-			hits = make([]Hit, len(sc.hits))
+			hits = slices.Grow(sc.found[:0], len(sc.hits))[:len(sc.hits)]
 			for i, h := range sc.hits {
 				hits[i] = Hit{ID: ix.native.byOrd[h.ord], Score: h.score}
 			}
+			sc.found, scored = hits, true
 		}
 	}
-	if hits == nil {
+	if !scored {
 		var err error
 		if hits, err = ix.bleveScored(qpos, qterms, boosts, o.Exclude, size); err != nil {
 			return nil, fmt.Errorf("full-text search %q: %w", strings.Join(variants, " | "), err)

@@ -44,6 +44,9 @@ type nscratch struct {
 	tids          []int32
 	cur, at, slot []int
 	hits          []nhit
+	// found holds Search's hits from hits, until it has built its answer
+	// (which copies each Hit it keeps).
+	found []Hit
 }
 
 func (n *nativeIndex) getScratch() *nscratch {
@@ -385,19 +388,63 @@ func (n *nativeIndex) search(sc *nscratch, size int) {
 			hits = append(hits, nhit{ord: next, score: sum * (float64(matched) / float64(len(cs)))})
 		}
 	}
-	slices.SortFunc(hits, func(a, b nhit) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		}
-		return int(a.ord) - int(b.ord)
-	})
-	sc.hits = hits
-	if len(hits) > size {
-		sc.hits = hits[:size]
+	sc.hits = bestHits(hits, size)
+}
+
+// compareHits orders hits best first: by score, then by rank (texts are
+// distinct, so no two hits tie).
+func compareHits(a, b nhit) int {
+	switch {
+	case a.score > b.score:
+		return -1
+	case a.score < b.score:
+		return 1
 	}
+	return int(a.ord) - int(b.ord)
+}
+
+// bestHits returns the size best hits, best first, reordering hits. The
+// order is total, so choosing the size best first (a heap whose root is
+// the worst kept) and sorting only them gives the list a sort of every hit
+// cut to size gives; a NaN score, which no order ranks, sorts every hit.
+func bestHits(hits []nhit, size int) []nhit {
+	if size <= 0 || len(hits) <= size || slices.ContainsFunc(hits, func(h nhit) bool { return h.score != h.score }) {
+		slices.SortFunc(hits, compareHits)
+		if size >= 0 && len(hits) > size {
+			hits = hits[:size]
+		}
+		return hits
+	}
+	heap := hits[:size]
+	// worse(i, j): heap[i] ranks below heap[j] (the root is the worst).
+	worse := func(i, j int) bool { return compareHits(heap[i], heap[j]) > 0 }
+	down := func(i int) {
+		for {
+			w := i
+			if l := 2*i + 1; l < size && worse(l, w) {
+				w = l
+			}
+			if r := 2*i + 2; r < size && worse(r, w) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			heap[i], heap[w] = heap[w], heap[i]
+			i = w
+		}
+	}
+	for i := size/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, h := range hits[size:] {
+		if compareHits(h, heap[0]) < 0 {
+			heap[0] = h
+			down(0)
+		}
+	}
+	slices.SortFunc(heap, compareHits)
+	return heap
 }
 
 // grow returns (*b)[:n], reallocating when short.

@@ -1,6 +1,9 @@
 package fulltext
 
 import (
+	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,5 +143,88 @@ func TestQueryTermsMatchAnalyzer(t *testing.T) {
 	}
 	if words < 10000 {
 		t.Fatalf("only %d terms compared", words)
+	}
+}
+
+// TestBestHitsSameAsSortAndCut: choosing the size best hits (bestHits)
+// gives exactly the list a sort of every hit cut to size gives, with many
+// tied scores, every size, and a NaN score.
+func TestBestHitsSameAsSortAndCut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 300; trial++ {
+		n := rng.IntN(200)
+		hits := make([]nhit, n)
+		for i, o := range rng.Perm(n) {
+			hits[i] = nhit{ord: int32(o), score: float64(rng.IntN(8)) / 4}
+		}
+		if trial%50 == 49 && n > 0 {
+			hits[rng.IntN(n)].score = math.NaN()
+		}
+		for _, size := range []int{1, 2, 7, 50, 150, n, n + 1} {
+			if size <= 0 {
+				continue
+			}
+			want := slices.Clone(hits)
+			slices.SortFunc(want, compareHits)
+			if len(want) > size {
+				want = want[:size]
+			}
+			got := bestHits(slices.Clone(hits), size)
+			if len(got) != len(want) {
+				t.Fatalf("trial %d size %d: %d hits, sort and cut gives %d", trial, size, len(got), len(want))
+			}
+			for i := range got {
+				if got[i].ord != want[i].ord || math.Float64bits(got[i].score) != math.Float64bits(want[i].score) {
+					t.Fatalf("trial %d size %d hit %d: %+v, sort and cut gives %+v", trial, size, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestPlainTermsMatchAnalyzer: for normalised ASCII texts (letters,
+// digits, spaces) whose words the memo holds, plainTerms, which splits on
+// spaces without the tokenizer, gives the terms and positions of Bleve's
+// analyser, with digit-letter mixes, stop words and runs of spaces.
+func TestPlainTermsMatchAnalyzer(t *testing.T) {
+	ix, err := New(findings(t)[:50], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	rng := rand.New(rand.NewPCG(7, 8))
+	words := []string{"a", "the", "of", "x2", "2x", "12", "1", "a1b2", "hba1c", "cha2ds2", "running", "stenoses", "lvef", "3vd", "00", "z"}
+	fast := 0
+	for i := 0; i < 3000; i++ {
+		var b strings.Builder
+		for j := rng.IntN(6); j >= 0; j-- {
+			b.WriteString(strings.Repeat(" ", rng.IntN(3)))
+			b.WriteString(words[rng.IntN(len(words))])
+		}
+		text := b.String()
+		for round := 0; round < 2; round++ { // the first fills the memo
+			if _, _, ok := ix.plainTerms(text); ok {
+				fast++
+			}
+			terms, pos, ok := ix.queryTerms(text)
+			if !ok {
+				t.Fatal("the index analyser is not a tokenizer and one-token filters")
+			}
+			toks := ix.analyzer.Analyze([]byte(text))
+			if len(toks) != len(terms) {
+				t.Fatalf("%q: %d terms, Analyze %d", text, len(terms), len(toks))
+			}
+			for j, tok := range toks {
+				if string(tok.Term) != terms[j] || tok.Position != pos[j] {
+					t.Fatalf("%q: term %d is %q at %d, Analyze %q at %d", text, j, terms[j], pos[j], tok.Term, tok.Position)
+				}
+			}
+		}
+	}
+	if fast < 3000 {
+		t.Fatalf("only %d texts took the plain path", fast)
+	}
+	if _, _, ok := ix.plainTerms("LVEF 35%"); ok {
+		t.Error("a text with upper case and punctuation took the plain path")
 	}
 }

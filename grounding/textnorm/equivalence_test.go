@@ -24,7 +24,7 @@ func TestFastPathsMatchReference(t *testing.T) {
 	for sc.Scan() {
 		texts = append(texts, sc.Text())
 	}
-	alphabet := []string{"a", "Z", "e", "o", "s", "'", "`", " ", "-", "/", "1", "²", "é", "Æ", "’", "≥", "µ", "\xff", "one", "ae", "oe", "'s ", "\t", "İ", "K"}
+	alphabet := []string{"a", "Z", "e", "o", "s", "'", "`", " ", "-", "/", "1", "²", "é", "Æ", "’", "≥", "µ", "\xff", "one", "ae", "oe", "'s ", "\t", "İ", "K", "ten", "Two", "anaemia", "  ", "_", "aer"}
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 20000; i++ {
 		var b strings.Builder
@@ -82,4 +82,18 @@ func referenceNormalize(s string) string {
 		words[i] = americanise(w)
 	}
 	return strings.Join(words, " ")
+}
+
+// TestNormalizeNormalAllocatesNothing: text already in Normalize's form
+// (lower-case ASCII words, single spaces, nothing to map) comes back as it
+// is, without an allocation.
+func TestNormalizeNormalAllocatesNothing(t *testing.T) {
+	for _, s := range []string{"", "heart failure", "type 2 diabetes", "egfr", "x y z"} {
+		if got := Normalize(s); got != s {
+			t.Fatalf("Normalize(%q) = %q", s, got)
+		}
+		if n := testing.AllocsPerRun(20, func() { Normalize(s) }); n != 0 {
+			t.Errorf("Normalize(%q): %v allocations, want 0", s, n)
+		}
+	}
 }

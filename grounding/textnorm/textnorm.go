@@ -80,22 +80,20 @@ func Normalize(s string) string {
 	if strings.HasSuffix(s, "'s") {
 		s = s[:len(s)-2]
 	}
-	var words []string
 	if ascii, _ := asciiLower(s); ascii {
 		// After Fold, ASCII letters are a to z.
-		words = strings.FieldsFunc(s, func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9') })
-	} else {
-		var b strings.Builder
-		b.Grow(len(s))
-		for _, r := range s {
-			if unicode.IsLetter(r) || unicode.IsDigit(r) {
-				b.WriteRune(r)
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		words = strings.Fields(b.String())
+		return normalizeASCII(s)
 	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	words := strings.Fields(b.String())
 	for i, w := range words {
 		if d, ok := numberWords[w]; ok {
 			words[i] = d
@@ -104,6 +102,70 @@ func Normalize(s string) string {
 		words[i] = americanise(w)
 	}
 	return strings.Join(words, " ")
+}
+
+// normalizeASCII is Normalize's word step for folded ASCII text (letters a
+// to z): the runs of letters and digits, each mapped (numberWord,
+// americanise), joined by single spaces. Text already in that form, as
+// most queries and phrases are, is returned as it is, with no allocation;
+// otherwise the words are written into one buffer (mapping never
+// lengthens a word, so len(s) bytes suffice).
+func normalizeASCII(s string) string {
+	same := true
+	n := 0 // words seen
+	for i := 0; i < len(s) && same; {
+		if !isAlnum(s[i]) {
+			// a separator other than one space between two words
+			if s[i] != ' ' || n == 0 || i+1 >= len(s) || !isAlnum(s[i+1]) {
+				same = false
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isAlnum(s[j]) {
+			j++
+		}
+		if w := s[i:j]; mapWord(w) != w {
+			same = false
+		}
+		n++
+		i = j
+	}
+	if same {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		if !isAlnum(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isAlnum(s[j]) {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(mapWord(s[i:j]))
+		i = j
+	}
+	return b.String()
+}
+
+func isAlnum(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
+
+// mapWord is Normalize's mapping of one word: a number word to its digits,
+// else americanise.
+func mapWord(w string) string {
+	if len(w) >= 3 && len(w) <= 5 { // the lengths of numberWords' keys
+		if d, ok := numberWords[w]; ok {
+			return d
+		}
+	}
+	return americanise(w)
 }
 
 // numberWords are spelled-out small numbers, mapped to digits so that
