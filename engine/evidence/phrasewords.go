@@ -25,6 +25,10 @@ type phraseInfo struct {
 	// joined[i]: words[i] and words[i+1] are one hyphenated compound of
 	// the phrase ("high-risk"), nil when it has none.
 	joined []bool
+	// weighs: the phrase weighs one side against another (sides), whose
+	// content words are before and after.
+	weighs        bool
+	before, after []string
 }
 
 // phraseWords returns contentWords(p) and which of them are critical.
@@ -47,6 +51,7 @@ func phraseOf(p string) phraseInfo {
 		pi.acr[i] = acr[w]
 	}
 	pi.joined = hyphenJoins(p, pi.words)
+	pi.before, pi.after, pi.weighs = sides(p)
 	phraseCache.Store(p, pi)
 	return pi
 }
