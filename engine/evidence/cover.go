@@ -48,13 +48,14 @@ func CoversAmong(mention string, phrases []string, key string, names *Names) (bo
 }
 
 func covers(mention string, phrases []string, all bool, key string, names *Names) (bool, string) {
-	m := wordsOfMention(mention)
+	mk := keysOfMention(mention)
+	m := mk.words
 	var vocab []string
 	for _, p := range phrases {
 		vocab = append(vocab, phraseOf(p).words...)
 	}
 	for _, p := range phrases {
-		if pi := phraseOf(p); coversPhrase(m, pi, all, mention, key, names, vocab) && sidesAgree(mention, pi) {
+		if pi := phraseOf(p); mayCover(mk, pi) && coversPhrase(m, pi, all, mention, key, names, vocab) && sidesAgree(mention, pi) {
 			return true, p
 		}
 	}
@@ -102,9 +103,10 @@ func (ps *Phrases) covers(mention string, all bool, key string, names *Names) (b
 	if ps.Len() == 0 {
 		return false, ""
 	}
-	m := wordsOfMention(mention)
+	mk := keysOfMention(mention)
+	m := mk.words
 	for i := range ps.infos {
-		if coversPhrase(m, ps.infos[i], all, mention, key, names, ps.vocab) && sidesAgree(mention, ps.infos[i]) {
+		if mayCover(mk, ps.infos[i]) && coversPhrase(m, ps.infos[i], all, mention, key, names, ps.vocab) && sidesAgree(mention, ps.infos[i]) {
 			return true, ps.texts[i]
 		}
 	}

@@ -163,3 +163,64 @@ func TestCompoundOfOtherEquivalent(t *testing.T) {
 	}
 	t.Logf("%d calls, %d true", calls, trues)
 }
+
+// TestMayCoverNecessary: mayCover is a necessary condition of
+// coversPhrase, so the phrases it skips change no answer. Dev mentions
+// (lines and comma clauses of a sixth of the documents) against every pack phrase: wherever
+// coversPhrase (either allowance) holds, or any word pair is sameWord, or
+// coverAcronyms covers a word, mayCover holds; and it rejects some pairs,
+// or it would speed nothing.
+func TestMayCoverNecessary(t *testing.T) {
+	phrases := equivPhrases(t)
+	docs, err := documents.Load(documents.Dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mentions []string
+	for i, d := range docs {
+		if i%6 != 0 {
+			continue // every style, a sixth of the documents: the test stays short
+		}
+		for _, line := range strings.Split(d.Text, "\n") {
+			mentions = append(mentions, line)
+			mentions = append(mentions, strings.Split(line, ",")...)
+		}
+	}
+	pairs, rejected := 0, 0
+	for _, mention := range mentions {
+		m := wordsOfMention(mention)
+		mk := keysOf(m)
+		for _, p := range phrases {
+			pi := phraseOf(p)
+			pairs++
+			may := mayCover(mk, pi)
+			if !may {
+				rejected++
+			}
+			if may {
+				continue
+			}
+			for _, x := range m {
+				for _, w := range pi.words {
+					if sameWord(x, w) {
+						t.Fatalf("mayCover(%q, %q) false, but sameWord(%q, %q)", mention, p, x, w)
+					}
+				}
+			}
+			covered := make([]bool, len(pi.words))
+			coverAcronyms(m, pi.words, pi.gap, pi.acr, covered)
+			for i, c := range covered {
+				if c {
+					t.Fatalf("mayCover(%q, %q) false, but an acronym covers %q", mention, p, pi.words[i])
+				}
+			}
+			if coversPhrase(m, pi, false, mention, "", nil, pi.words) || coversPhrase(m, pi, true, mention, "", nil, pi.words) {
+				t.Fatalf("mayCover(%q, %q) false, but coversPhrase holds", mention, p)
+			}
+		}
+	}
+	if rejected == 0 || rejected == pairs {
+		t.Fatalf("mayCover rejects %d of %d pairs: the test meets one outcome only", rejected, pairs)
+	}
+	t.Logf("%d pairs, %d rejected by mayCover", pairs, rejected)
+}
