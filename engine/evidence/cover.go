@@ -68,7 +68,17 @@ type Phrases struct {
 	texts []string
 	infos []phraseInfo
 	vocab []string // every phrase's content words (compoundOfOther)
+	// byKey and byPair index the phrases of a long list for mayCover
+	// (nil for a short one): the phrases holding each word key, and
+	// those of three words or more whose initials hold each pair of
+	// adjacent letters.
+	byKey  map[string][]int
+	byPair map[[2]byte][]int
 }
+
+// indexFrom is the number of phrases from which NewPhrases indexes them:
+// a mention's keys are then looked up once instead of each phrase's.
+const indexFrom = 8
 
 // NewPhrases reads ps (kept, not copied).
 func NewPhrases(ps []string) *Phrases {
@@ -77,7 +87,62 @@ func NewPhrases(ps []string) *Phrases {
 		out.infos[i] = phraseOf(p)
 		out.vocab = append(out.vocab, out.infos[i].words...)
 	}
+	if len(ps) >= indexFrom {
+		out.index()
+	}
 	return out
+}
+
+func (ps *Phrases) index() {
+	ps.byKey, ps.byPair = map[string][]int{}, map[[2]byte][]int{}
+	for i, pi := range ps.infos {
+		for _, k := range pi.keys {
+			if l := ps.byKey[k]; len(l) == 0 || l[len(l)-1] != i {
+				ps.byKey[k] = append(l, i)
+			}
+		}
+		if len(pi.words) < 3 {
+			continue // an acronym is three letters or more, one a word
+		}
+		for j := 0; j+1 < len(pi.initials); j++ {
+			pr := [2]byte{pi.initials[j], pi.initials[j+1]}
+			if l := ps.byPair[pr]; len(l) == 0 || l[len(l)-1] != i {
+				ps.byPair[pr] = append(l, i)
+			}
+		}
+	}
+}
+
+// candidates marks the phrases mayCover(mk, phrase) holds for, into buf
+// (grown when short): through the index where there is one (a phrase
+// sharing a key with the mention, or whose initials hold an acronym of it
+// and so the acronym's first two letters), else phrase by phrase.
+func (ps *Phrases) candidates(mk *mentionKeys, buf []bool) []bool {
+	n := len(ps.infos)
+	if cap(buf) < n {
+		buf = make([]bool, n)
+	}
+	c := buf[:n]
+	if ps.byKey == nil {
+		for i := range ps.infos {
+			c[i] = mayCover(mk, ps.infos[i])
+		}
+		return c
+	}
+	clear(c)
+	for _, k := range mk.keyList {
+		for _, i := range ps.byKey[k] {
+			c[i] = true
+		}
+	}
+	for _, w := range mk.acr {
+		for _, i := range ps.byPair[[2]byte{w[0], w[1]}] {
+			if !c[i] && len(w) <= len(ps.infos[i].words) && strings.Contains(ps.infos[i].initials, w) {
+				c[i] = true
+			}
+		}
+	}
+	return c
 }
 
 // Len is the number of phrases (0 for nil).
@@ -105,8 +170,10 @@ func (ps *Phrases) covers(mention string, all bool, key string, names *Names) (b
 	}
 	mk := keysOfMention(mention)
 	m := mk.words
+	var buf [64]bool
+	may := ps.candidates(mk, buf[:0])
 	for i := range ps.infos {
-		if mayCover(mk, ps.infos[i]) && coversPhrase(m, ps.infos[i], all, mention, key, names, ps.vocab) && sidesAgree(mention, ps.infos[i]) {
+		if may[i] && coversPhrase(m, ps.infos[i], all, mention, key, names, ps.vocab) && sidesAgree(mention, ps.infos[i]) {
 			return true, ps.texts[i]
 		}
 	}

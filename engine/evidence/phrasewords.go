@@ -127,9 +127,10 @@ func wordKeys(w string) []string {
 // mentionKeys is what covers reads of a mention: its content words, their
 // keys (wordKeys) and the words coverAcronyms may read as initials.
 type mentionKeys struct {
-	words []string // wordsOfMention
-	keys  map[string]bool
-	acr   []string
+	words   []string // wordsOfMention
+	keys    map[string]bool
+	keyList []string // keys' members, each once
+	acr     []string
 }
 
 // keysMemo memoises keysOf, bounded like mentionWords.
@@ -149,7 +150,10 @@ func keysOf(m []string) *mentionKeys {
 	mk := &mentionKeys{words: m, keys: make(map[string]bool, 2*len(m))}
 	for _, w := range m {
 		for _, k := range wordKeys(w) {
-			mk.keys[k] = true
+			if !mk.keys[k] {
+				mk.keys[k] = true
+				mk.keyList = append(mk.keyList, k)
+			}
 		}
 		if len(w) >= 3 && len(w) <= 6 && !isNum(w) && !textnorm.Pronouns[w] {
 			mk.acr = append(mk.acr, w)

@@ -224,3 +224,74 @@ func TestMayCoverNecessary(t *testing.T) {
 	}
 	t.Logf("%d pairs, %d rejected by mayCover", pairs, rejected)
 }
+
+// TestUnitStatedNeedsUnits: FormatCase skips parsing a mention for a value
+// in the concept's unit when the anchor has no units; that is the same
+// answer only while unitStated is false for every measure without them.
+func TestUnitStatedNeedsUnits(t *testing.T) {
+	docs, err := documents.Load(documents.Dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range docs {
+		for _, line := range strings.Split(d.Text, "\n") {
+			ms := ParseMeasures(line)
+			n += len(ms)
+			if unitStated(ms, Anchor{Concept: "x"}) {
+				t.Fatalf("unitStated(%q) holds for an anchor without units", line)
+			}
+			if len(ms) > 0 && !unitStated(ms, Anchor{Concept: "x", Units: []string{ms[0].Canon}}) && ms[0].Canon != "" {
+				t.Fatalf("unitStated(%q) fails for the anchor in its first measure's unit %q", line, ms[0].Canon)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no measures in the dev documents")
+	}
+}
+
+// TestCandidatesIndexed: the index of a long phrase list (byKey, byPair)
+// marks exactly the phrases mayCover holds for, on dev mentions against
+// the pack's phrases (one list, indexed) and against short lists of them
+// (not indexed).
+func TestCandidatesIndexed(t *testing.T) {
+	phrases := equivPhrases(t)
+	long := NewPhrases(phrases)
+	if long.byKey == nil {
+		t.Fatal("a list of the pack's phrases is not indexed")
+	}
+	short := NewPhrases(phrases[:indexFrom-1])
+	if short.byKey != nil {
+		t.Fatal("a short list is indexed")
+	}
+	docs, err := documents.Load(documents.Dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked := 0
+	for i, d := range docs {
+		if i%3 != 0 {
+			continue
+		}
+		for _, line := range strings.Split(d.Text, "\n") {
+			for _, mention := range append([]string{line}, strings.Split(line, ",")...) {
+				mk := keysOf(wordsOfMention(mention))
+				for _, ps := range []*Phrases{long, short} {
+					c := ps.candidates(mk, nil)
+					for j := range ps.infos {
+						if want := mayCover(mk, ps.infos[j]); c[j] != want {
+							t.Fatalf("candidates(%q)[%q] = %v, mayCover %v", mention, ps.texts[j], c[j], want)
+						}
+						if c[j] {
+							marked++
+						}
+					}
+				}
+			}
+		}
+	}
+	if marked == 0 {
+		t.Fatal("no phrase marked")
+	}
+}
