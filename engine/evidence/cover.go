@@ -68,17 +68,17 @@ type Phrases struct {
 	texts []string
 	infos []phraseInfo
 	vocab []string // every phrase's content words (compoundOfOther)
-	// byKey and byPair index the phrases of a long list for mayCover
-	// (nil for a short one): the phrases holding each word key, and
-	// those of three words or more whose initials hold each pair of
-	// adjacent letters.
+	// byKey and byPair index the phrases for mayCover (nil for a list of
+	// one): the phrases holding each word key, and those of three words
+	// or more whose initials hold each pair of adjacent letters. nkeys
+	// counts the phrases' keys.
 	byKey  map[string][]int
 	byPair map[[2]byte][]int
+	nkeys  int
 }
 
-// indexFrom is the number of phrases from which NewPhrases indexes them:
-// a mention's keys are then looked up once instead of each phrase's.
-const indexFrom = 8
+// indexFrom is the number of phrases from which NewPhrases indexes them.
+const indexFrom = 2
 
 // NewPhrases reads ps (kept, not copied).
 func NewPhrases(ps []string) *Phrases {
@@ -96,6 +96,7 @@ func NewPhrases(ps []string) *Phrases {
 func (ps *Phrases) index() {
 	ps.byKey, ps.byPair = map[string][]int{}, map[[2]byte][]int{}
 	for i, pi := range ps.infos {
+		ps.nkeys += len(pi.keys)
 		for _, k := range pi.keys {
 			if l := ps.byKey[k]; len(l) == 0 || l[len(l)-1] != i {
 				ps.byKey[k] = append(l, i)
@@ -114,16 +115,17 @@ func (ps *Phrases) index() {
 }
 
 // candidates marks the phrases mayCover(mk, phrase) holds for, into buf
-// (grown when short): through the index where there is one (a phrase
-// sharing a key with the mention, or whose initials hold an acronym of it
-// and so the acronym's first two letters), else phrase by phrase.
+// (grown when short): through the index (a phrase sharing a key with the
+// mention, or whose initials hold an acronym of it and so the acronym's
+// first two letters) where the mention has fewer keys than the phrases,
+// else phrase by phrase.
 func (ps *Phrases) candidates(mk *mentionKeys, buf []bool) []bool {
 	n := len(ps.infos)
 	if cap(buf) < n {
 		buf = make([]bool, n)
 	}
 	c := buf[:n]
-	if ps.byKey == nil {
+	if ps.byKey == nil || ps.nkeys <= len(mk.keyList) {
 		for i := range ps.infos {
 			c[i] = mayCover(mk, ps.infos[i])
 		}

@@ -265,6 +265,12 @@ func TestCandidatesIndexed(t *testing.T) {
 	if short.byKey != nil {
 		t.Fatal("a short list is indexed")
 	}
+	// Lists of a few phrases, indexed, read through the index for a long
+	// mention and phrase by phrase for a short one.
+	var few []*Phrases
+	for i := 0; i+3 <= len(phrases); i += 97 {
+		few = append(few, NewPhrases(phrases[i:i+3]))
+	}
 	docs, err := documents.Load(documents.Dev)
 	if err != nil {
 		t.Fatal(err)
@@ -277,7 +283,7 @@ func TestCandidatesIndexed(t *testing.T) {
 		for _, line := range strings.Split(d.Text, "\n") {
 			for _, mention := range append([]string{line}, strings.Split(line, ",")...) {
 				mk := keysOf(wordsOfMention(mention))
-				for _, ps := range []*Phrases{long, short} {
+				for _, ps := range append([]*Phrases{long, short}, few...) {
 					c := ps.candidates(mk, nil)
 					for j := range ps.infos {
 						if want := mayCover(mk, ps.infos[j]); c[j] != want {
