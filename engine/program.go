@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -1024,6 +1025,9 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 	res.Recommendations = []Recommendation{}
 	res.RetrievedRowIDs = make([]string, 0, len(bundles))
 	res.RetrievedRules = make([]string, 0, len(bundles))
+	if c.trace {
+		tr.Rules = slices.Grow(tr.Rules, len(bundles))
+	}
 	for _, b := range bundles {
 		res.RetrievedRules = append(res.RetrievedRules, b.RuleID)
 		if !rowSeen[b.RowID] {
@@ -1136,10 +1140,32 @@ func anyTrue(rr eval.RuleResult) bool {
 	return false
 }
 
+// ruleTrace copies a rule's result for the trace: its conditions into one
+// slice, and their matched evidence into one more (each condition's part
+// capped, so an append to one copies), not a slice per condition grown
+// one at a time.
 func ruleTrace(rr eval.RuleResult) RuleTrace {
 	t := RuleTrace{RuleID: rr.RuleID, RowID: rr.RowID, Truth: rr.Truth.String(), Missing: rr.Missing}
+	if len(rr.Conditions) == 0 {
+		return t
+	}
+	n := 0
 	for _, c := range rr.Conditions {
-		t.Conditions = append(t.Conditions, condTrace(c))
+		n += len(c.Evidence)
+	}
+	var evs []EvidenceItem
+	if n > 0 {
+		evs = make([]EvidenceItem, 0, n)
+	}
+	t.Conditions = make([]FiredCond, len(rr.Conditions))
+	for i, c := range rr.Conditions {
+		t.Conditions[i] = FiredCond{DecisionID: c.DecisionID, ConceptKey: c.ConceptKey, Concept: c.Concept, Operator: c.Operator, Threshold: c.Threshold,
+			Unit: c.Unit, Truth: c.Truth.String(), Reason: c.Reason}
+		if len(c.Evidence) > 0 {
+			at := len(evs)
+			evs = append(evs, c.Evidence...)
+			t.Conditions[i].Evidence = evs[at:len(evs):len(evs)]
+		}
 	}
 	return t
 }

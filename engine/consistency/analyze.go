@@ -160,9 +160,11 @@ type mentionReading struct {
 	// toks are the mention's own tokens followed by its tokens in the
 	// text (when found), the words a condition is linked through.
 	toks []token
-	// sig spells toks as conditionCertainty reads them (each token's
-	// text and whether it is a word), the key of its memo.
-	sig string
+	// sigID numbers tokenSig(toks), the spelling of toks as
+	// conditionCertainty reads them (each token's text and whether it is
+	// a word): the key of its memo, hashed once per mention, not once per
+	// condition judged against it.
+	sigID uint64
 }
 
 // reading locates mention in the text, once per mention.
@@ -177,8 +179,10 @@ func (t *Text) reading(mention string) *mentionReading {
 		r.a = analyse(mention, mention)
 	}
 	if r.a.found {
-		r.toks = append(mt, r.a.toks[r.a.from:r.a.to+1]...)
-		r.sig = tokenSig(r.toks)
+		in := r.a.toks[r.a.from : r.a.to+1]
+		r.toks = append(make([]token, 0, len(mt)+len(in)), mt...)
+		r.toks = append(r.toks, in...)
+		r.sigID = sigID(tokenSig(r.toks))
 	}
 	v, _ := t.readings.LoadOrStore(mention, r)
 	return v.(*mentionReading)

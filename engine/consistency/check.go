@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/executablekg/execkg/internal/memo"
 	"github.com/executablekg/execkg/rules"
@@ -360,7 +361,26 @@ var certainties = memo.New[certaintyKey, certainty](16384)
 
 type certaintyKey struct {
 	cc  *Compiled
-	sig string
+	sig uint64 // sigID of the mention's tokenSig
+}
+
+// sigs numbers the token signatures the certainty memo is keyed by. A
+// number is never given to two signatures (the counter only rises), so a
+// signature dropped from this bounded memo and numbered again only misses
+// the certainties kept under its old number.
+var (
+	sigs    = memo.New[string, uint64](16384)
+	lastSig atomic.Uint64
+)
+
+// sigID is the number of token signature sig.
+func sigID(sig string) uint64 {
+	if id, ok := sigs.Get(sig); ok {
+		return id
+	}
+	id := lastSig.Add(1)
+	sigs.Put(sig, id)
+	return id
 }
 
 type certainty struct {
@@ -372,7 +392,7 @@ func certaintyOf(cc *Compiled, r *mentionReading, shared bool) (uncertain, eithe
 	if !shared {
 		return conditionCertainty(cc, r.toks)
 	}
-	k := certaintyKey{cc, r.sig}
+	k := certaintyKey{cc, r.sigID}
 	if c, ok := certainties.Get(k); ok {
 		return c.uncertain, c.either, c.where
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/executablekg/execkg/grounding/textnorm"
+	"github.com/executablekg/execkg/internal/memo"
 )
 
 // Covers reports whether a mention expresses one of a concept's phrases
@@ -47,13 +48,14 @@ func CoversAmong(mention string, phrases []string, key string, names *Names) (bo
 }
 
 func covers(mention string, phrases []string, all bool, key string, names *Names) (bool, string) {
-	m := wordsOfMention(mention)
+	mk := keysOfMention(mention)
+	m := mk.words
 	var vocab []string
 	for _, p := range phrases {
 		vocab = append(vocab, phraseOf(p).words...)
 	}
 	for _, p := range phrases {
-		if coversPhrase(m, phraseOf(p), all, mention, key, names, vocab) && sidesAgree(mention, p) {
+		if pi := phraseOf(p); mayCover(mk, pi) && coversPhrase(m, pi, all, mention, key, names, vocab) && sidesAgree(mention, pi) {
 			return true, p
 		}
 	}
@@ -66,7 +68,17 @@ type Phrases struct {
 	texts []string
 	infos []phraseInfo
 	vocab []string // every phrase's content words (compoundOfOther)
+	// byKey and byPair index the phrases for mayCover (nil for a list of
+	// one): the phrases holding each word key, and those of three words
+	// or more whose initials hold each pair of adjacent letters. nkeys
+	// counts the phrases' keys.
+	byKey  map[string][]int
+	byPair map[[2]byte][]int
+	nkeys  int
 }
+
+// indexFrom is the number of phrases from which NewPhrases indexes them.
+const indexFrom = 2
 
 // NewPhrases reads ps (kept, not copied).
 func NewPhrases(ps []string) *Phrases {
@@ -75,7 +87,64 @@ func NewPhrases(ps []string) *Phrases {
 		out.infos[i] = phraseOf(p)
 		out.vocab = append(out.vocab, out.infos[i].words...)
 	}
+	if len(ps) >= indexFrom {
+		out.index()
+	}
 	return out
+}
+
+func (ps *Phrases) index() {
+	ps.byKey, ps.byPair = map[string][]int{}, map[[2]byte][]int{}
+	for i, pi := range ps.infos {
+		ps.nkeys += len(pi.keys)
+		for _, k := range pi.keys {
+			if l := ps.byKey[k]; len(l) == 0 || l[len(l)-1] != i {
+				ps.byKey[k] = append(l, i)
+			}
+		}
+		if len(pi.words) < 3 {
+			continue // an acronym is three letters or more, one a word
+		}
+		for j := 0; j+1 < len(pi.initials); j++ {
+			pr := [2]byte{pi.initials[j], pi.initials[j+1]}
+			if l := ps.byPair[pr]; len(l) == 0 || l[len(l)-1] != i {
+				ps.byPair[pr] = append(l, i)
+			}
+		}
+	}
+}
+
+// candidates marks the phrases mayCover(mk, phrase) holds for, into buf
+// (grown when short): through the index (a phrase sharing a key with the
+// mention, or whose initials hold an acronym of it and so the acronym's
+// first two letters) where the mention has fewer keys than the phrases,
+// else phrase by phrase.
+func (ps *Phrases) candidates(mk *mentionKeys, buf []bool) []bool {
+	n := len(ps.infos)
+	if cap(buf) < n {
+		buf = make([]bool, n)
+	}
+	c := buf[:n]
+	if ps.byKey == nil || ps.nkeys <= len(mk.keyList) {
+		for i := range ps.infos {
+			c[i] = mayCover(mk, ps.infos[i])
+		}
+		return c
+	}
+	clear(c)
+	for _, k := range mk.keyList {
+		for _, i := range ps.byKey[k] {
+			c[i] = true
+		}
+	}
+	for _, w := range mk.acr {
+		for _, i := range ps.byPair[[2]byte{w[0], w[1]}] {
+			if !c[i] && len(w) <= len(ps.infos[i].words) && strings.Contains(ps.infos[i].initials, w) {
+				c[i] = true
+			}
+		}
+	}
+	return c
 }
 
 // Len is the number of phrases (0 for nil).
@@ -101,9 +170,12 @@ func (ps *Phrases) covers(mention string, all bool, key string, names *Names) (b
 	if ps.Len() == 0 {
 		return false, ""
 	}
-	m := wordsOfMention(mention)
+	mk := keysOfMention(mention)
+	m := mk.words
+	var buf [64]bool
+	may := ps.candidates(mk, buf[:0])
 	for i := range ps.infos {
-		if coversPhrase(m, ps.infos[i], all, mention, key, names, ps.vocab) && sidesAgree(mention, ps.texts[i]) {
+		if may[i] && coversPhrase(m, ps.infos[i], all, mention, key, names, ps.vocab) && sidesAgree(mention, ps.infos[i]) {
 			return true, ps.texts[i]
 		}
 	}
@@ -472,11 +544,12 @@ func anyComparison(ws []string) bool {
 // on the phrase's side: "bleeding risk judged > ischaemic risk" puts the
 // bleeding risk where the phrase has the ischaemic one, the opposite
 // judgement. A mention that weighs nothing is not tested.
-func sidesAgree(mention string, phrase string) bool {
-	pb, pa, ok := sides(phrase)
-	if !ok {
+// The phrase's sides are read once with its words (phraseOf).
+func sidesAgree(mention string, pi phraseInfo) bool {
+	if !pi.weighs {
 		return true
 	}
+	pb, pa := pi.before, pi.after
 	mb, ma, ok := sides(mention)
 	if !ok {
 		return true
@@ -675,14 +748,56 @@ func hasDigit(w string) bool { return strings.ContainsAny(w, "0123456789") }
 // "loss-of-function allele"). Acronyms joined by a hyphen ("RF-CL
 // likelihood", "LIMA-LAD") are a name, not an adjective.
 func compoundOfOther(mention string, m, pw, vocab []string) bool {
-	if !strings.Contains(mention, "-") {
-		return false
+	for _, c := range compoundsOfMention(mention) {
+		if !hasWord(pw, c.a) || !hasWord(pw, c.b) {
+			continue
+		}
+		if at := wordAt(pw, c.b); at >= 0 && at+1 < len(pw) && !hasWord(m, pw[at+1]) {
+			continue // a noun said otherwise in the phrase's place ("loss-of-function polymorphism" for "… allele")
+		}
+		if hasWord(vocab, c.next) || isNum(c.next) || textnorm.GenericWords[c.next] || initialsOf(pw, c.next) {
+			continue
+		}
+		return true
 	}
+	return false
+}
+
+// compound is a hyphenated compound of two content words (a, b) a
+// mention says right before a word of its own (next): what
+// compoundOfOther tests against each phrase.
+type compound struct{ a, b, next string }
+
+// mentionCompounds memoises compoundsOf: a mention is tested against every
+// phrase of every candidate concept. Bounded, as mentions are case text.
+var mentionCompounds = memo.New[string, []compound](2048)
+
+// compoundsOfMention returns compoundsOf(mention), shared: do not modify it.
+func compoundsOfMention(mention string) []compound {
+	if !strings.Contains(mention, "-") {
+		return nil
+	}
+	if c, ok := mentionCompounds.Get(mention); ok {
+		return c
+	}
+	c := compoundsOf(mention)
+	mentionCompounds.Put(mention, c)
+	return c
+}
+
+// compoundsOf lists the mention's hyphenated compounds of two content
+// words (three letters or more each, no acronym) that qualify the word
+// after them: a compound that ends its clause or aside is said of nothing
+// after it, and one before a stop word ("high-risk on testing") or a
+// non-letter is no adjective of a noun. The tests that need the phrase are
+// compoundOfOther's.
+func compoundsOf(mention string) []compound {
+	var out []compound
 	fields := strings.Fields(mention)
 	for i := 0; i+1 < len(fields); i++ {
 		f := fields[i]
 		if !strings.Contains(f, "-") || strings.ContainsAny(f[len(f)-1:], ",;:.()[]/") {
-			continue // a compound that ends its clause or aside is said of nothing after it
+			continue
 		}
 		cw := contentWords(f)
 		if len(cw) != 2 || len(cw[0]) < 3 || len(cw[1]) < 3 {
@@ -691,27 +806,17 @@ func compoundOfOther(mention string, m, pw, vocab []string) bool {
 		if acr := acronyms(f); acr[cw[0]] || acr[cw[1]] {
 			continue
 		}
-		if !hasWord(pw, cw[0]) || !hasWord(pw, cw[1]) {
-			continue
-		}
 		nf := fields[i+1]
 		if c := nf[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
 			continue
 		}
 		nw := contentWords(nf)
 		if len(nw) == 0 || len(textnorm.Tokens(nf)) != len(nw) {
-			continue // a stop word after it ("high-risk on testing")
-		}
-		if at := wordAt(pw, cw[1]); at >= 0 && at+1 < len(pw) && !hasWord(m, pw[at+1]) {
-			continue // a noun said otherwise in the phrase's place ("loss-of-function polymorphism" for "… allele")
-		}
-		next := nw[0]
-		if hasWord(vocab, next) || isNum(next) || textnorm.GenericWords[next] || initialsOf(pw, next) {
 			continue
 		}
-		return true
+		out = append(out, compound{a: cw[0], b: cw[1], next: nw[0]})
 	}
-	return false
+	return out
 }
 
 // wordAt is the index of w among ws (up to spelling), or -1.

@@ -409,9 +409,11 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 				mention = p.Clause
 			}
 			names := p.Anchor.Names
-			if names != nil && unitStated(parse(mention), p.Anchor) {
+			if names != nil && len(p.Anchor.Units) > 0 && unitStated(parse(mention), p.Anchor) {
 				// A value in the concept's unit ("ischaemic myocardium
-				// 12%") tells a measured concept from its namesakes.
+				// 12%") tells a measured concept from its namesakes. A
+				// concept without units has no value to tell (unitStated
+				// is false), so its mention is not parsed for one.
 				names = nil
 			}
 			var ok bool

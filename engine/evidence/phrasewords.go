@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/executablekg/execkg/grounding/textnorm"
 	"github.com/executablekg/execkg/internal/memo"
 )
 
@@ -25,6 +26,14 @@ type phraseInfo struct {
 	// joined[i]: words[i] and words[i+1] are one hyphenated compound of
 	// the phrase ("high-risk"), nil when it has none.
 	joined []bool
+	// weighs: the phrase weighs one side against another (sides), whose
+	// content words are before and after.
+	weighs        bool
+	before, after []string
+	// keys are the words' match keys (wordKeys) and initials their first
+	// letters, for mayCover.
+	keys     []string
+	initials string
 }
 
 // phraseWords returns contentWords(p) and which of them are critical.
@@ -47,6 +56,15 @@ func phraseOf(p string) phraseInfo {
 		pi.acr[i] = acr[w]
 	}
 	pi.joined = hyphenJoins(p, pi.words)
+	pi.before, pi.after, pi.weighs = sides(p)
+	ini := make([]byte, len(pi.words))
+	for i, w := range pi.words {
+		pi.keys = append(pi.keys, wordKeys(w)...)
+		if w != "" {
+			ini[i] = w[0]
+		}
+	}
+	pi.initials = string(ini)
 	phraseCache.Store(p, pi)
 	return pi
 }
@@ -92,4 +110,74 @@ func wordsOfMention(s string) []string {
 	w := contentWords(s)
 	mentionWords.Put(s, w)
 	return w
+}
+
+// wordKeys are the keys any word sameWord matches w with shares with it:
+// w without a plural "s" and, when that is five letters or more, its first
+// five (a shared stem starts with five equal letters). Equal keys are
+// necessary for sameWord, not sufficient.
+func wordKeys(w string) []string {
+	t := strings.TrimSuffix(w, "s")
+	if len(t) >= 5 {
+		return []string{t, t[:5]}
+	}
+	return []string{t}
+}
+
+// mentionKeys is what covers reads of a mention: its content words, their
+// keys (wordKeys) and the words coverAcronyms may read as initials.
+type mentionKeys struct {
+	words   []string // wordsOfMention
+	keys    map[string]bool
+	keyList []string // keys' members, each once
+	acr     []string
+}
+
+// keysMemo memoises keysOf, bounded like mentionWords.
+var keysMemo = memo.New[string, *mentionKeys](2048)
+
+// keysOfMention returns keysOf(s), shared: do not modify it.
+func keysOfMention(s string) *mentionKeys {
+	if k, ok := keysMemo.Get(s); ok {
+		return k
+	}
+	k := keysOf(wordsOfMention(s))
+	keysMemo.Put(s, k)
+	return k
+}
+
+func keysOf(m []string) *mentionKeys {
+	mk := &mentionKeys{words: m, keys: make(map[string]bool, 2*len(m))}
+	for _, w := range m {
+		for _, k := range wordKeys(w) {
+			if !mk.keys[k] {
+				mk.keys[k] = true
+				mk.keyList = append(mk.keyList, k)
+			}
+		}
+		if len(w) >= 3 && len(w) <= 6 && !isNum(w) && !textnorm.Pronouns[w] {
+			mk.acr = append(mk.acr, w)
+		}
+	}
+	return mk
+}
+
+// mayCover is a quick test that the mention (its keys mk) may state a
+// word of the phrase: a mention word shares a key with a phrase word
+// (every sameWord pair does), or is a run of the phrase's initials
+// (every acronym coverAcronyms reads is). coversPhrase needs one covered
+// word at least, so a phrase failing mayCover is not covered; one passing
+// it is judged in full.
+func mayCover(mk *mentionKeys, pi phraseInfo) bool {
+	for _, k := range pi.keys {
+		if mk.keys[k] {
+			return true
+		}
+	}
+	for _, w := range mk.acr {
+		if len(w) <= len(pi.words) && strings.Contains(pi.initials, w) {
+			return true
+		}
+	}
+	return false
 }
