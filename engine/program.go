@@ -245,8 +245,12 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 			}
 		}
 	}
-	if err := distinctNested(p.hierarchy, p.keys, names); err != nil {
-		return nil, err
+	// A pair that nests only through synonyms cannot apply without the
+	// lexicon (WithLexicon); it is checked when there is one.
+	if cfg.lexicon != nil {
+		if err := distinctNested(p.hierarchy, p.keys, names); err != nil {
+			return nil, err
+		}
 	}
 	p.naming = verbatimPhrases(names)
 	if !storeHolds(ctx, cfg.store, pack) {

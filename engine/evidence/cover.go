@@ -647,7 +647,10 @@ func contentWords(s string) []string {
 // numberUnitTokens is textnorm.Tokens with a number written against its
 // unit ("80mg", "5mcg", "10ml") read as the number and the unit, as
 // "80 mg" reads: the number is what a name's number ("atorvastatin 80")
-// is compared with. Only a token of digits then letters is split.
+// is compared with. Only a token of digits then letters is split: two or
+// more letters, or a one-letter unit ("48h", "5g", "4x"), and
+// not an ordinal: "3b" is a stage ("CKD 3b"), not 3 of "b", and "3rd" is
+// no unit.
 func numberUnitTokens(s string) []string {
 	toks := textnorm.Tokens(s)
 	var out []string // nil while no token needs splitting
@@ -656,7 +659,7 @@ func numberUnitTokens(s string) []string {
 		for j < len(t) && t[j] >= '0' && t[j] <= '9' {
 			j++
 		}
-		if j == 0 || j == len(t) || !lettersOnly(t[j:]) {
+		if j == 0 || j == len(t) || len(t)-j < 2 && !oneLetterUnit[t[j:]] || !lettersOnly(t[j:]) || ordinalSuffix[t[j:]] {
 			if out != nil {
 				out = append(out, t)
 			}
@@ -672,6 +675,14 @@ func numberUnitTokens(s string) []string {
 	}
 	return out
 }
+
+// oneLetterUnit: the one-letter units a number is written against (hours,
+// days, grams, litres, times: "3-4x/wk"); other letters after a number
+// name a grade or stage ("3b", "2a").
+var oneLetterUnit = map[string]bool{"h": true, "d": true, "g": true, "l": true, "x": true}
+
+// ordinalSuffix: the endings of "1st", "2nd", "3rd", "4th".
+var ordinalSuffix = map[string]bool{"st": true, "nd": true, "rd": true, "th": true}
 
 // lettersOnly: s is lower-case ASCII letters only.
 func lettersOnly(s string) bool {
