@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
@@ -330,11 +331,26 @@ func (r *reading) notTakenIn(s string) bool {
 		return false
 	}
 	for _, m := range r.notTaken.FindAllStringIndex(s, -1) {
+		if compoundHead(s, m[1]) {
+			// "ezetimibe add-on since 2022": the cue word opens a
+			// hyphenated compound, a noun, not the order it spells.
+			continue
+		}
 		if r.notTakenNegated == nil || !r.notTakenNegated.MatchString(s[:m[0]]) {
 			return true
 		}
 	}
 	return false
+}
+
+// compoundHead reports whether the word ending at byte end of s is joined
+// by a hyphen to a following word ("add-on", "start-up").
+func compoundHead(s string, end int) bool {
+	if end+1 >= len(s) || s[end] != '-' {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s[end+1:])
+	return unicode.IsLetter(r)
 }
 
 // leadingCue: s opens with a not-taken cue, no word before it ("NOT
