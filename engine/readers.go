@@ -23,6 +23,9 @@ type reading struct {
 	senses            []sense
 	sites             []site
 	notTaken, stopped *regexp.Regexp
+	// stoppedFor: adverse effects that, after a stopped cue in a drug's
+	// list item, say it was stopped as not tolerated (stopped_for).
+	stoppedFor *regexp.Regexp
 	// stopOrder: a finding opening with an order to stop its drug
 	// (reading.json stop_orders); stopOrderNegated: the words before it
 	// that turn it round ("do not stop").
@@ -106,6 +109,7 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 		return regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(l.Cues) + `)\b`) // literal words: always compiles
 	}
 	out.notTaken, out.stopped, out.now = cues(r.NotTaken), cues(r.Stopped), cues(r.Now.List())
+	out.stoppedFor = cues(r.StoppedFor)
 	if so := r.StopOrders; so != nil && len(so.Cues) > 0 {
 		out.stopOrder = regexp.MustCompile(`(?i)^[\s\-–•*:]*(?:` + rules.WordsPattern(so.Cues) + `)\b`)
 		// Anywhere in a list item, with its third person ("after aspirin
