@@ -482,6 +482,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		anchors = p.withoutOtherSite(f.Text, anchors)
 		anchors = p.withoutSymptomlessRefractory(f.Text, anchors)
 		anchors = p.withoutScoreSubject(leadIn(text, f.Start, f.End), anchors)
+		if anchors, err = p.withoutTitleGuesses(ctx, text, f, anchors); err != nil {
+			return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
+		}
 		if reports == nil {
 			reports = p.anatomy.reports(text)
 		}
