@@ -696,7 +696,8 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	var notTolerated []eval.Evidence // drugs the text states not tolerated: facts that bar, not evidence
 	cut := p.cutWhen(text, findings, date)
 	columns := p.columnDates(text, byIDOf(findings), items, date)
-	stops := map[string]string{} // drug key → the words ordering it stopped
+	stops := map[string]string{}     // drug key → the words ordering it stopped
+	listStops := map[string]string{} // drug key → a medication list item stating it stopped
 	byID := map[string]extract.Finding{}
 	for _, f := range findings {
 		byID[f.ID] = f
@@ -811,6 +812,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			e.Present = false
 			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
 				Reason: it.ConceptKey + ": '" + it.Text + "' states the drug was stopped, so it is read as not taken now"})
+			if f := byID[it.FindingID]; p.listedStop(f) {
+				listStops[e.ConceptKey] = it.Text
+			}
 		}
 		ev = append(ev, e)
 		if e.Present && notTaken[[2]string{e.ID, e.ConceptKey}] {
@@ -821,6 +825,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		res.Evidence = append(res.Evidence, ei)
 	}
 	ev, res.Evidence = stopSupersede(ev, res.Evidence, stops, tr, &dropped)
+	ev, res.Evidence = p.historySupersede(ev, res.Evidence, listStops, byID, tr, &dropped)
 	ev, res.Evidence = p.plannedByName(ev, res.Evidence, byID, clause, tr, &dropped)
 	for _, a := range append(antonyms, listedIntolerant...) {
 		keys[a.ConceptKey] = true
