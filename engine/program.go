@@ -488,7 +488,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if reports == nil {
 			reports = p.anatomy.reports(text)
 		}
-		if p.anatomy.located(text, f.Start, f.End, reports) {
+		if p.anatomy.located(text, f.Start, f.End, reports) || p.anatomy.normalValue(f.Start, f.End, reports) {
 			// A vessel name that heads a stenosis report is where the
 			// report lies (the anatomy reader reads it), not a finding.
 			anchors = nil
