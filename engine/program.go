@@ -778,7 +778,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// its own: only the item's words count there.
 			if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionTaking {
 				item := listItem(text, f.Start, f.End)
-				notTaken[[2]string{e.ID, e.ConceptKey}] = p.reading.notTaken != nil && p.reading.notTakenIn(listItemAmong(text, f, findings)) && !p.stopLater(item, date)
+				notTaken[[2]string{e.ID, e.ConceptKey}] = p.reading.notTaken != nil && p.reading.notTakenIn(p.listItemAmong(text, f, findings)) && !p.stopLater(item, date)
 			} else if p.notTakenAmong(text, f, findings) {
 				notTaken[[2]string{e.ID, e.ConceptKey}] = true
 			}

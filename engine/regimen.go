@@ -83,11 +83,17 @@ func listItem(text string, start, end int) string {
 // words is that finding's ("atorvastatin 80 + add ezetimibe": the order
 // adds ezetimibe, the statin is taken), as notTakenAmong reads a
 // sentence.
-func listItemAmong(text string, f extract.Finding, findings []extract.Finding) string {
+func (p *Program) listItemAmong(text string, f extract.Finding, findings []extract.Finding) string {
 	lo, hi := listItemBounds(text, f.Start, f.End)
 	item := []byte(text[lo:hi])
 	for _, o := range findings {
 		if o.ID == f.ID || o.Start < lo || o.End > hi || o.Start >= o.End || o.Start < f.End && f.Start < o.End {
+			continue
+		}
+		if gap := text[min(f.End, o.Start):o.Start]; o.Start >= f.End && strings.ContainsAny(gap, ":-–") && strings.IndexFunc(gap, unicode.IsLetter) < 0 && p.reading.leadingCue(text[o.Start:o.End]) {
+			// "Aspirin 75 mg od - held until the bleeding settles": a
+			// finding after the drug's colon or dash that opens with
+			// the cue is the drug's own status word.
 			continue
 		}
 		for i := o.Start; i < o.End; i++ {
