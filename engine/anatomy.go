@@ -256,6 +256,10 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		afterPct = `(?:\s*(?P<pos3>` + pw + `)\b)?`
 		orphanSeg = `\b(?P<pos2>` + pw + `)\b(?:[\s-]+(?:` + pw + `)\b)?[\s-]*`
 	}
+	// labelSep: what stands between a vessel and its report: a colon, a
+	// spaced dash ("<vessel> - normal", "<vessel> – 90% proximal", a list's
+	// label and value) or nothing but spaces.
+	labelSep := `(?:\s*:\s*|[ \t]+[-–][ \t]+|\s*)`
 	pct := `(?P<cmp><|>|≥|≤|>=|<=)?\s*(?P<n>\d{1,3})(?:\s*[-–]\s*\d{1,3})?\s*%`
 	// Words describing the lesion between the percentage and the vessel:
 	// a closed list, so that a second finding never joins in.
@@ -289,7 +293,7 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		opens []string
 	}
 	pats := []pat{
-		{src: `(?i)\b` + list + vessel + `\b` + nouns + `\s*:?\s*` + postSeg + lesionPat + pct + afterPct, named: true},
+		{src: `(?i)\b` + list + vessel + `\b` + nouns + labelSep + postSeg + lesionPat + pct + afterPct, named: true},
 		{src: `(?i)` + pct + `\s*` + lesionPat + optional(a.NounsBefore, `\s+`) + `(?:(?:in|of|at)\s+)?(?:the\s+)?` + vessel + `\b`, pct: true},
 	}
 	if len(a.OccludedBefore) > 0 {
@@ -297,13 +301,13 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 	}
 	if len(a.OccludedAfter) > 0 {
 		occ := `(?:` + alternation(a.OccludedAfter) + `)\b`
-		pats = append(pats, pat{src: `(?i)\b` + list + vessel + `\b\s*:?\s*` + postSeg + `(?:(?:is|was)\s+)?` + lesionPat + occ + afterPct, occluded: true, named: true})
+		pats = append(pats, pat{src: `(?i)\b` + list + vessel + `\b` + labelSep + postSeg + `(?:(?:is|was)\s+)?` + lesionPat + occ + afterPct, occluded: true, named: true})
 		if orphanSeg != "" {
 			pats = append(pats, pat{src: `(?i)` + orphanSeg + lesionPat + occ, occluded: true, orphan: true, named: true})
 		}
 	}
 	if len(a.NormalAfter) > 0 {
-		pats = append(pats, pat{src: `(?i)\b` + list + vessel + `\b\s*:?\s*(?:(?:is|are|was|were)\s+)?` + lesionComma + `(?:` + alternation(a.NormalAfter) + `)\b`, normal: true, named: true})
+		pats = append(pats, pat{src: `(?i)\b` + list + vessel + `\b` + labelSep + `(?:(?:is|are|was|were)\s+)?` + lesionComma + `(?:` + alternation(a.NormalAfter) + `)\b`, normal: true, named: true})
 	}
 	if orphanSeg != "" {
 		pats = append(pats, pat{src: `(?i)` + orphanSeg + lesionPat + pct, orphan: true, named: true},
@@ -327,7 +331,7 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		pats = append(pats,
 			pat{src: `(?i)\b` + g + lesionPat + noun + `\s+(?:(?:in|of|at|within)\s+)?(?:the\s+)?` + list + vessel + `\b`, graded: true, opens: gradeWords},
 			pat{src: `(?i)\b` + g + lesionPat + list + vessel + `\b\s*` + noun + `\b`, graded: true, opens: gradeWords},
-			pat{src: `(?i)\b` + list + vessel + `\b\s*:?\s*(?:(?:is|was|has|with)\s+)?` + postSeg + g + lesionPat + noun + `\b`, graded: true, named: true})
+			pat{src: `(?i)\b` + list + vessel + `\b` + labelSep + `(?:(?:is|was|has|with)\s+)?` + postSeg + g + lesionPat + noun + `\b`, graded: true, named: true})
 		if len(a.Negations) > 0 {
 			r.negated = regexp.MustCompile(`(?i)\b(?:` + alternation(a.Negations) + `)\s+(?:\S+\s+){0,2}$`)
 		}
@@ -615,6 +619,12 @@ func (r *anatomyReader) read(text string) []stenosis {
 				return text[m[2*i]:m[2*i+1]], m[2*i]
 			}
 			var vessels []named
+			if p.pct && !p.orphan && strings.Contains(text[m[0]:m[1]], "\n") {
+				// "<vessel> - 90% proximal\n<vessel> - minor plaque": a value
+				// before a vessel reports on it only on one line; the
+				// next line's vessel opens a report of its own.
+				continue
+			}
 			if p.graded && (overlaps(m[0], m[1]) || r.negated != nil && r.negated.MatchString(text[sentenceStart(text, m[0]):m[0]])) {
 				// A numbered report of the same words wins; a negated
 				// grade states no stenosis.
@@ -783,7 +793,7 @@ func (r *anatomyReader) located(text string, lo, hi int, rep *anatomyReports) bo
 		return false
 	}
 	off := lo + strings.Index(text[lo:hi], f)
-	if rest := strings.TrimLeft(text[off+len(f):], " \t"); strings.HasPrefix(rest, ":") {
+	if rest := strings.TrimLeft(text[off+len(f):], " \t"); strings.HasPrefix(rest, ":") || dashLabel(text[off+len(f):]) {
 		return true
 	}
 	vi := r.vesselRE.SubexpIndex("v")
@@ -1113,4 +1123,29 @@ func doubtedIn(text string, f extract.Finding) bool {
 	}
 	fc := consistency.Analyze(text, f.Text)
 	return fc.Uncertain || fc.Unlikely
+}
+
+// dashLabel reports whether s (the text right after a vessel name) opens
+// with a spaced dash, the separator of a list's label and value
+// ("<vessel> - normal"), as a colon is.
+func dashLabel(s string) bool {
+	t := strings.TrimLeft(s, " \t")
+	return len(t) < len(s) && (strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "– "))
+}
+
+// normalValue reports whether the finding [lo, hi) is the value of a
+// vessel report stated free of disease, after the vessel's name ("normal"
+// of "<vessel> - normal", "<vessel>: normal"): the reader reads that vessel normal,
+// and the word alone names no concept of its own (not all the coronaries
+// normal).
+func (r *anatomyReader) normalValue(lo, hi int, rep *anatomyReports) bool {
+	if r == nil || rep == nil || lo < 0 {
+		return false
+	}
+	for _, s := range rep.ss {
+		if s.Normal && s.At < lo && hi <= s.End {
+			return true
+		}
+	}
+	return false
 }

@@ -25,7 +25,7 @@ import (
 // only the named concepts the cue does not reach). cues are the cues
 // read.
 func (p *Program) spokenOfAsRisk(ctext *consistency.Text, finding string, anchors []grounding.Anchor) (kept []grounding.Anchor, all bool, cues []string) {
-	if len(anchors) == 0 || !ctext.HypotheticalIn(finding) && !ctext.UnlikelyIn(finding) {
+	if len(anchors) == 0 || !ctext.HypotheticalIn(finding) && !ctext.UnlikelyIn(finding) && !ctext.HypotheticalListed(finding) {
 		return anchors, false, nil
 	}
 	return p.spokenOf(ctext, finding, anchors, func(cx consistency.Context) bool { return cx.Hypothetical || cx.Unlikely })
@@ -123,11 +123,14 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 		// Only a cue among the finding's own words: the mention is
 		// located at its first occurrence in the case, which may be
 		// another one than this finding's.
+		// A list head before the finding governs it as an item of its
+		// list ("Risks including stroke, MI and bleeding").
+		listed := ctext.HypotheticalListed(finding)
 		var own []string
 		for _, c := range cx.Cues {
 			// A cue is a word of any case ("If chest pain recurs"),
 			// not an acronym that must match as written.
-			if statedIn(lower, strings.ToLower(finding), strings.ToLower(c)) {
+			if statedIn(lower, strings.ToLower(finding), strings.ToLower(c)) || listed && consistency.HypotheticalListHead(c) {
 				own = append(own, c)
 			}
 		}

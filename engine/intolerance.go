@@ -30,12 +30,18 @@ const ViaSection = "section: "
 func (p *Program) intoleranceDrops(text string, findings []extract.Finding, items []evidence.Item) (map[[2]string]string, []eval.Evidence) {
 	said := map[string]string{} // finding → the words stating intolerance
 	listed := map[string]bool{} // findings under an allergies heading
+	// stoppedFor: findings of a drug stopped for an adverse effect, whose
+	// items the stopped cue read as absent.
+	stoppedFor := map[string]bool{}
 	for _, f := range findings {
 		if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionNotTolerated {
 			listed[f.ID] = true
 			said[f.ID] = "under a '" + k.Kind + "' heading"
 		} else if c := p.doc.Cue(rules.CueNotTolerated, f.Text); c != "" {
 			said[f.ID] = "'" + f.Text + "'"
+		} else if w := p.stoppedFor(text, f); w != "" {
+			said[f.ID] = "'" + w + "'"
+			stoppedFor[f.ID] = true
 		}
 	}
 	// "Intolerant of ACE inhibitor (cough) and of ARNI": a finding that
@@ -80,6 +86,12 @@ func (p *Program) intoleranceDrops(text string, findings []extract.Finding, item
 			continue
 		}
 		if it.Rejected != "" || !it.Present || said[it.FindingID] == "" {
+			continue
+		}
+		if stoppedFor[it.FindingID] && p.medications[it.ConceptKey] {
+			// "Sacubitril/valsartan stopped due to symptomatic
+			// hypotension": the drug the finding stops is not tolerated.
+			drugs[it.FindingID] = append(drugs[it.FindingID], it.ConceptKey)
 			continue
 		}
 		if d := p.doc.IntolerantOf(it.Concept); d != "" {
@@ -302,4 +314,39 @@ func joinedByAnd(between string) bool {
 func insideParenthesis(text string, pos int) bool {
 	open := strings.LastIndexByte(text[:pos], '(')
 	return open >= 0 && strings.LastIndexByte(text[:pos], ')') < open
+}
+
+// stoppedFor: the words of a drug's list item that say it was stopped
+// for an adverse effect ("ramipril stopped - cough", "bisoprolol
+// discontinued due to bradycardia"): a stopped cue in the finding, then
+// an effect of the pack's stopped_for list after it in the same item.
+// "" when the item says no such thing ("aspirin stopped after 1 week").
+func (p *Program) stoppedFor(text string, f extract.Finding) string {
+	r := p.reading
+	if r.stoppedFor == nil || r.stopped == nil || f.Start < 0 || f.End > len(text) || f.Start >= f.End {
+		return ""
+	}
+	m := r.stopped.FindStringIndex(text[f.Start:f.End])
+	if m == nil {
+		return ""
+	}
+	_, hi := listItemBounds(text, f.Start, f.End)
+	if hi <= f.Start+m[1] {
+		return ""
+	}
+	rest := text[f.Start+m[1] : hi]
+	e := r.stoppedFor.FindStringIndex(rest)
+	if e == nil || p.riskNoun(rest[e[1]:]) {
+		// "stopped before surgery - bleeding risk": a risk avoided, no
+		// effect suffered.
+		return ""
+	}
+	return strings.TrimSpace(text[f.Start : f.Start+m[1]+e[1]])
+}
+
+// riskNoun reports whether s opens with a risk noun of the consistency
+// cues' compounds ("risk", "risks"): the words before it name a risk.
+func (p *Program) riskNoun(s string) bool {
+	w := strings.ToLower(strings.TrimLeft(s, " -"))
+	return strings.HasPrefix(w, "risk")
 }

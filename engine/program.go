@@ -491,10 +491,13 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		anchors = p.withoutOtherSite(f.Text, anchors)
 		anchors = p.withoutSymptomlessRefractory(f.Text, anchors)
 		anchors = p.withoutScoreSubject(leadIn(text, f.Start, f.End), anchors)
+		if anchors, err = p.withoutTitleGuesses(ctx, text, f, anchors); err != nil {
+			return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
+		}
 		if reports == nil {
 			reports = p.anatomy.reports(text)
 		}
-		if p.anatomy.located(text, f.Start, f.End, reports) {
+		if p.anatomy.located(text, f.Start, f.End, reports) || p.anatomy.normalValue(f.Start, f.End, reports) {
 			// A vessel name that heads a stenosis report is where the
 			// report lies (the anatomy reader reads it), not a finding.
 			anchors = nil
@@ -702,7 +705,8 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	var notTolerated []eval.Evidence // drugs the text states not tolerated: facts that bar, not evidence
 	cut := p.cutWhen(text, findings, date)
 	columns := p.columnDates(text, byIDOf(findings), items, date)
-	stops := map[string]string{} // drug key → the words ordering it stopped
+	stops := map[string]string{}     // drug key → the words ordering it stopped
+	listStops := map[string]string{} // drug key → a medication list item stating it stopped
 	byID := map[string]extract.Finding{}
 	for _, f := range findings {
 		byID[f.ID] = f
@@ -783,7 +787,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// its own: only the item's words count there.
 			if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionTaking {
 				item := listItem(text, f.Start, f.End)
-				notTaken[[2]string{e.ID, e.ConceptKey}] = p.reading.notTaken != nil && p.reading.notTakenIn(item) && !p.stopLater(item, date)
+				notTaken[[2]string{e.ID, e.ConceptKey}] = p.reading.notTaken != nil && p.reading.notTakenIn(p.listItemAmong(text, f, findings)) && !p.stopLater(item, date)
 			} else if p.notTakenAmong(text, f, findings) {
 				notTaken[[2]string{e.ID, e.ConceptKey}] = true
 			}
@@ -830,6 +834,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			e.Present = false
 			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
 				Reason: it.ConceptKey + ": '" + it.Text + "' states the drug was stopped, so it is read as not taken now"})
+			if f := byID[it.FindingID]; p.listedStop(f) {
+				listStops[e.ConceptKey] = it.Text
+			}
 		}
 		ev = append(ev, e)
 		if e.Present && notTaken[[2]string{e.ID, e.ConceptKey}] {
@@ -842,6 +849,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	// "Admitted 16/04/2026 ... Reason for admission: elective PCI": done in the stay.
 	p.stayDates(p.admissionStay(text, date), ev, res.Evidence, byID)
 	ev, res.Evidence = stopSupersede(ev, res.Evidence, stops, tr, &dropped)
+	ev, res.Evidence = p.historySupersede(ev, res.Evidence, listStops, byID, tr, &dropped)
 	ev, res.Evidence = p.plannedByName(ev, res.Evidence, byID, clause, tr, &dropped)
 	for _, a := range append(antonyms, listedIntolerant...) {
 		keys[a.ConceptKey] = true

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
@@ -25,6 +26,9 @@ type reading struct {
 	// upTitrated: a medication item's words raising its dose now
 	// (reading.json up_titrated; upTitratedTo).
 	upTitrated *regexp.Regexp
+	// stoppedFor: adverse effects that, after a stopped cue in a drug's
+	// list item, say it was stopped as not tolerated (stopped_for).
+	stoppedFor *regexp.Regexp
 	// stopOrder: a finding opening with an order to stop its drug
 	// (reading.json stop_orders); stopOrderNegated: the words before it
 	// that turn it round ("do not stop").
@@ -109,6 +113,7 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 	}
 	out.notTaken, out.stopped, out.now = cues(r.NotTaken), cues(r.Stopped), cues(r.Now.List())
 	out.upTitrated = cues(r.UpTitrated)
+	out.stoppedFor = cues(r.StoppedFor)
 	if so := r.StopOrders; so != nil && len(so.Cues) > 0 {
 		out.stopOrder = regexp.MustCompile(`(?i)^[\s\-–•*:]*(?:` + rules.WordsPattern(so.Cues) + `)\b`)
 		// Anywhere in a list item, with its third person ("after aspirin
@@ -334,11 +339,26 @@ func (r *reading) notTakenIn(s string) bool {
 		return false
 	}
 	for _, m := range r.notTaken.FindAllStringIndex(s, -1) {
+		if compoundHead(s, m[1]) {
+			// "ezetimibe add-on since 2022": the cue word opens a
+			// hyphenated compound, a noun, not the order it spells.
+			continue
+		}
 		if r.notTakenNegated == nil || !r.notTakenNegated.MatchString(s[:m[0]]) {
 			return true
 		}
 	}
 	return false
+}
+
+// compoundHead reports whether the word ending at byte end of s is joined
+// by a hyphen to a following word ("add-on", "start-up").
+func compoundHead(s string, end int) bool {
+	if end+1 >= len(s) || s[end] != '-' {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s[end+1:])
+	return unicode.IsLetter(r)
 }
 
 // leadingCue: s opens with a not-taken cue, no word before it ("NOT

@@ -74,8 +74,40 @@ func (p *Program) notTakenAmong(text string, f extract.Finding, findings []extra
 // STOPPED -> clopidogrel 75 mg od" holds two items; the arrow starts the
 // drug now taken), as stoppedItem reads an item.
 func listItem(text string, start, end int) string {
+	lo, hi := listItemBounds(text, start, end)
+	return text[lo:hi]
+}
+
+// listItemAmong is listItem for finding f with the words of the case's
+// other findings inside the item blanked: a cue among another finding's
+// words is that finding's ("atorvastatin 80 + add ezetimibe": the order
+// adds ezetimibe, the statin is taken), as notTakenAmong reads a
+// sentence.
+func (p *Program) listItemAmong(text string, f extract.Finding, findings []extract.Finding) string {
+	lo, hi := listItemBounds(text, f.Start, f.End)
+	item := []byte(text[lo:hi])
+	for _, o := range findings {
+		if o.ID == f.ID || o.Start < lo || o.End > hi || o.Start >= o.End || o.Start < f.End && f.Start < o.End {
+			continue
+		}
+		if gap := text[min(f.End, o.Start):o.Start]; o.Start >= f.End && strings.ContainsAny(gap, ":-–") && strings.IndexFunc(gap, unicode.IsLetter) < 0 && p.reading.leadingCue(text[o.Start:o.End]) {
+			// "Aspirin 75 mg od - held until the bleeding settles": a
+			// finding after the drug's colon or dash that opens with
+			// the cue is the drug's own status word.
+			continue
+		}
+		for i := o.Start; i < o.End; i++ {
+			item[i-lo] = ' '
+		}
+	}
+	return string(item)
+}
+
+// listItemBounds: the byte range listItem returns (0, 0 for a span that
+// is no finding's).
+func listItemBounds(text string, start, end int) (int, int) {
 	if start < 0 || end > len(text) || start >= end {
-		return ""
+		return 0, 0
 	}
 	lo, hi := 0, len(text)
 	for _, stop := range []string{"\n", ",", ";", ". ", " -> ", " → ", " => "} {
@@ -86,7 +118,7 @@ func listItem(text string, start, end int) string {
 			hi = end + i
 		}
 	}
-	return text[lo:hi]
+	return lo, hi
 }
 
 // stopped: a medication finding's own words say the drug was stopped.

@@ -8,6 +8,7 @@ import (
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/rules"
 )
 
 // laterOrder: an order that names a time to come, in its clause or before
@@ -146,4 +147,52 @@ func (p *Program) stopLater(item string, date time.Time) bool {
 	}
 	w := p.whenOf(item, date)
 	return w != nil && w.From.After(noon(date))
+}
+
+// listedStop reports whether finding f is an item of a medication list
+// (a section whose drugs are taken, meta/sections.json): a stop it states
+// is the list's word on the drug now.
+func (p *Program) listedStop(f extract.Finding) bool {
+	k := p.doc.Kind(f)
+	return k != nil && k.Medication == rules.SectionTaking
+}
+
+// historySupersede drops the taken readings, under a history heading
+// (a section whose status is past), of drugs the medication list states
+// stopped (listStops: drug key → the list item's words): "Bg: CCS III
+// despite BB + ISMN" tells what was taken then, and "Meds: ISMN stopped
+// (revascularised)" what is taken now. A reading outside a history
+// section is left for the evaluator to weigh. Each drop is traced.
+func (p *Program) historySupersede(ev, listed []eval.Evidence, listStops map[string]string, byID map[string]extract.Finding, tr *Trace, dropped *[]patient.Dropped) ([]eval.Evidence, []eval.Evidence) {
+	if len(listStops) == 0 {
+		return ev, listed
+	}
+	superseded := func(e eval.Evidence) bool {
+		by, ok := listStops[e.ConceptKey]
+		if !ok || !e.Present || e.Value != nil || e.Via != "" || e.Text == by {
+			return false
+		}
+		f, ok := byID[e.ID]
+		if !ok {
+			return false
+		}
+		k := p.doc.Kind(f)
+		return k != nil && k.Status == rules.SectionPast
+	}
+	keep := func(in []eval.Evidence, trace bool) []eval.Evidence {
+		out := in[:0:0]
+		for _, e := range in {
+			if !superseded(e) {
+				out = append(out, e)
+				continue
+			}
+			if trace {
+				why := "the medication list states it stopped ('" + listStops[e.ConceptKey] + "'); the history tells what was taken then"
+				tr.Rejected = append(tr.Rejected, Rejection{FindingID: e.ID, Check: "formatter", Reason: e.ConceptKey + ": " + why})
+				*dropped = append(*dropped, patient.Dropped{Text: e.Text, Reader: "text", Reason: why})
+			}
+		}
+		return out
+	}
+	return keep(ev, true), keep(listed, false)
 }

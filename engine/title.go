@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"strings"
 	"time"
 	"unicode"
@@ -8,6 +9,7 @@ import (
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/engine/patient"
+	"github.com/executablekg/execkg/grounding"
 )
 
 // titleWhen dates an undated finding of the document's title line on the
@@ -464,4 +466,55 @@ func (p *Program) doneLabel(label string) bool {
 // words: a line of the block that the unindented line above heads.
 func indented(line string) bool {
 	return strings.TrimSpace(line) != "" && (line[0] == ' ' || line[0] == '\t')
+}
+
+// withoutTitleGuesses keeps, for a finding of the document's header
+// line, only the anchors its words find without reading a word as
+// initials (grounding.GroundLiteral), or that it names as written (a
+// concept name or lexicon synonym, verbatimNamed): a title or header
+// names a service, a form or a document ("ED CAS card"), so its initials
+// are not expanded into clinical acronyms ("CAS" → coronary artery
+// spasm). An acronym the pack lists as a synonym ("CABG REPORT",
+// "NSTEMI") is named as written and stays.
+func (p *Program) withoutTitleGuesses(ctx context.Context, text string, f extract.Finding, anchors []grounding.Anchor) ([]grounding.Anchor, error) {
+	if len(anchors) == 0 || f.Start < 0 || f.End > len(text) {
+		return anchors, nil
+	}
+	nl, ok := headerLine(text)
+	if !ok || f.End > nl {
+		return anchors, nil
+	}
+	literal, err := p.grounder.GroundLiteral(ctx, f.Text)
+	if err != nil {
+		return nil, err
+	}
+	found := map[string]bool{}
+	for _, a := range literal {
+		found[a.ConceptKey] = true
+	}
+	for _, n := range p.verbatimNamed(f.Text) {
+		found[n.ConceptKey] = true
+	}
+	kept := anchors[:0:0]
+	for _, a := range anchors {
+		if found[a.ConceptKey] {
+			kept = append(kept, a)
+		}
+	}
+	return kept, nil
+}
+
+// headerLine is the end of the document's header line: its first line,
+// when more lines follow, that holds no label and no sentence ("Re: …",
+// "Diagnosis: VSA", "Seen today. …" state facts and are read as text).
+func headerLine(text string) (int, bool) {
+	nl := strings.IndexByte(text, '\n')
+	if nl < 0 || strings.TrimSpace(text[nl:]) == "" {
+		return 0, false
+	}
+	line := strings.TrimSpace(text[:nl])
+	if line == "" || strings.ContainsAny(line, ":;") || strings.Contains(line, ". ") || strings.HasSuffix(line, ".") {
+		return 0, false
+	}
+	return nl, true
 }

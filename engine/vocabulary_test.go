@@ -47,6 +47,7 @@ var genericWords = map[string]string{
 	// same for every guideline.
 	"stop": "intent STOP", "avoid": "intent AVOID", "switch": "intent SWITCH TO",
 	"continue": "intent CONTINUE", "reduce": "intent REDUCE",
+	"add": "ordinary verb: the pack cues an order to add a drug (meta/reading.json not_taken); the engine says it in error messages ('add it to ...')",
 	// Ordinary verbs the pack's drug-order cues share with engine text.
 	"reduced": "comparator phrase 'reduced to below' (evidence/measure.go)",
 	"hold":    "ordinary verb: a FHIR request status 'on-hold', a store message",

@@ -336,6 +336,24 @@ func (g *Grounder) Ground(ctx context.Context, finding string) ([]Anchor, error)
 	return cloneAnchors(as), nil
 }
 
+// GroundLiteral is Ground without abbreviation expansion: the anchors
+// the finding's own words find, no word read as the initials of an
+// indexed phrase. A caller uses it where initials are no acronym (a
+// document's title: "ED CAS card"). Not cached; with abbreviations off
+// it is Ground.
+func (g *Grounder) GroundLiteral(ctx context.Context, finding string) ([]Anchor, error) {
+	if !g.cfg.abbrev {
+		return g.Ground(ctx, finding)
+	}
+	o := g.RetrieveDefaults()
+	o.Abbreviations = false
+	c, err := g.Retrieve(ctx, finding, o)
+	if err != nil {
+		return nil, err
+	}
+	return g.Fuse(c, g.cfg.fusion), nil
+}
+
 // hitBuf holds a Ground call's channel hit lists for the next call.
 type hitBuf struct{ ft, vec []PhraseHit }
 

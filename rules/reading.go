@@ -33,6 +33,12 @@ type Reading struct {
 	// Stopped: cues of a medication finding whose own words say the drug
 	// was stopped.
 	Stopped *CueList `json:"stopped,omitempty"`
+	// StoppedFor: words naming an adverse effect ("cough", "hypotension",
+	// "side effects"): after a Stopped cue in a drug's own list item
+	// ("ramipril stopped - cough", "sacubitril/valsartan stopped due to
+	// symptomatic hypotension") they say the drug was stopped because it
+	// was not tolerated.
+	StoppedFor *CueList `json:"stopped_for,omitempty"`
 	// StopOrders: words opening a finding that order a drug stopped now
 	// ("STOP ISMN" under "Recommend:"): the drug is stopped as of the
 	// document, not a plan that states nothing.
@@ -463,7 +469,7 @@ func (r *Reading) check(name string) error {
 	for _, c := range []struct {
 		field string
 		l     *CueList
-	}{{"not_taken", r.NotTaken}, {"stopped", r.Stopped}, {"stop_orders", r.StopOrders}, {"current_orders", r.CurrentOrders}, {"now", r.Now.List()}} {
+	}{{"not_taken", r.NotTaken}, {"stopped", r.Stopped}, {"stopped_for", r.StoppedFor}, {"stop_orders", r.StopOrders}, {"current_orders", r.CurrentOrders}, {"now", r.Now.List()}} {
 		if c.l == nil {
 			continue
 		}
@@ -683,7 +689,7 @@ func (r *Reading) Words() []string {
 		add(u.Words...)
 		add(u.Values...)
 	}
-	for _, l := range []*CueList{r.NotTaken, r.Stopped, r.StopOrders, r.CurrentOrders, r.Now.List()} {
+	for _, l := range []*CueList{r.NotTaken, r.Stopped, r.StoppedFor, r.StopOrders, r.CurrentOrders, r.Now.List()} {
 		if l != nil {
 			add(l.Cues...) // NegatedBy are plain English negations, no pack vocabulary
 		}

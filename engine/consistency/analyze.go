@@ -255,9 +255,44 @@ func UnlikelyCue(cue string) bool {
 	return false
 }
 
+// HypotheticalListHead reports whether cue (as Context.Cues lists it) is
+// a hypothetical cue that governs a following list ("risks including",
+// "return if"): it reaches the list's items from outside their findings
+// (HypotheticalListed).
+func HypotheticalListHead(cue string) bool {
+	for i := range cueRules.defs {
+		if d := &cueRules.defs[i]; d.text == cue && d.kind == kindHypothetical && d.listHead {
+			return true
+		}
+	}
+	return false
+}
+
 // UnlikelyIn reports whether a probable-negation cue ("unlikely") lies
 // among the mention's own words, a cheap test before AnalyzeAt.
 func (t *Text) UnlikelyIn(mention string) bool { return t.cueIn(mention, kindUnlikely) }
+
+// HypotheticalListed reports whether a hypothetical list head before the
+// mention ("risks discussed including", "return if") carries its scope
+// over the mention as an item of the list it governs: "Risks including
+// stroke, MI and emergency CABG" speaks of MI as a risk although no cue
+// lies among the words of the finding "MI". Only a list head reaches
+// over findings this way; a plain forward cue stays a cheap test of the
+// mention's own words (HypotheticalIn).
+func (t *Text) HypotheticalListed(mention string) bool {
+	r := t.reading(mention)
+	if !r.inCase {
+		return false
+	}
+	a := r.a
+	h := a.head()
+	for _, c := range a.hits {
+		if c.def.kind == kindHypothetical && c.def.listHead && c.first < a.from && c.covers(h) {
+			return true
+		}
+	}
+	return false
+}
 
 func (t *Text) cueIn(mention string, kind cueKind) bool {
 	r := t.reading(mention)

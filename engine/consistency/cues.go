@@ -700,6 +700,15 @@ func listEnd(ts []token, hits []cueHit, k, end int) int {
 			break
 		}
 		if !isSep(ts[e]) {
+			if h.def.listHead && len(items) > 1 {
+				// A list head's objects end where the last one runs
+				// into a clause or parenthesis of its own ("risks
+				// including stroke, MI or death (<1%)", "… or MI with
+				// surgery"): the clause tells of that item, and the
+				// items before it are the head's still.
+				proper = true
+				break
+			}
 			// The item runs into another clause ("hypertension treated
 			// with ramipril"): not a list of findings.
 			return end
