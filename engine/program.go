@@ -787,7 +787,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// its own: only the item's words count there.
 			if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionTaking {
 				item := listItem(text, f.Start, f.End)
-				notTaken[[2]string{e.ID, e.ConceptKey}] = p.reading.notTaken != nil && p.reading.notTakenIn(p.listItemAmong(text, f, findings)) && !p.stopLater(item, date)
+				// "ticagrelor 90 mg bd (switched from clopidogrel)": the
+				// item's switch names this drug the one taken now.
+				notTaken[[2]string{e.ID, e.ConceptKey}] = p.reading.notTaken != nil && p.reading.notTakenIn(p.listItemAmong(text, f, findings)) && !p.stopLater(item, date) && p.switchRole(item, p.namesOf(e)) <= 0
 			} else if p.notTakenAmong(text, f, findings) {
 				notTaken[[2]string{e.ID, e.ConceptKey}] = true
 			}

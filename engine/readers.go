@@ -44,6 +44,9 @@ type reading struct {
 	// switched, switchedTo: a done change of drug and the word before
 	// the drug now taken (reading.json switched).
 	switched, switchedTo *regexp.Regexp
+	// switchedFrom: the word right after a switch cue that names the drug
+	// stopped, when no "to" word follows (reading.json switched.from).
+	switchedFrom *regexp.Regexp
 	// notTakenNegated matches the words right before a not-taken cue that
 	// turn it into its opposite ("do not stop").
 	notTakenNegated *regexp.Regexp
@@ -139,6 +142,9 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 	}
 	if sw := r.Switched; sw != nil {
 		out.switched, out.switchedTo = cues(&rules.CueList{Cues: sw.Cues}), cues(&rules.CueList{Cues: sw.To})
+		if len(sw.From) > 0 {
+			out.switchedFrom = regexp.MustCompile(`(?i)^\s*(?:` + rules.WordsPattern(sw.From) + `)\b`)
+		}
 	}
 	if r.Now != nil {
 		if len(r.Now.Earlier) > 0 {

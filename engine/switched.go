@@ -19,7 +19,7 @@ func (p *Program) switchRole(words string, names []string) int {
 	}
 	to := r.switchedTo.FindStringIndex(words[m[1]:])
 	if to == nil {
-		return 0
+		return p.switchedFromRole(words, m, names)
 	}
 	toStart, toEnd := m[1]+to[0], m[1]+to[1]
 	lower := strings.ToLower(words)
@@ -33,6 +33,36 @@ func (p *Program) switchRole(words string, names []string) int {
 				// clopidogrel resistance") is no target
 				return 1
 			case sp[0] >= m[1] && sp[1] <= toStart:
+				role = -1
+			}
+		}
+	}
+	return role
+}
+
+// switchedFromRole reads a switch with no "to" word whose cue is followed
+// by a from word (reading.json switched.from): the drug named before the
+// cue is the one taken now, one named after the from word the one stopped
+// ("ticagrelor 90 mg bd (switched from clopidogrel)", a medication list's
+// item). m is the cue's span in words.
+func (p *Program) switchedFromRole(words string, m []int, names []string) int {
+	r := p.reading
+	if r.switchedFrom == nil {
+		return 0
+	}
+	from := r.switchedFrom.FindStringIndex(words[m[1]:])
+	if from == nil {
+		return 0
+	}
+	fromEnd := m[1] + from[1]
+	lower := strings.ToLower(words)
+	role := 0
+	for _, n := range names {
+		for _, sp := range namedAll(lower, words, n) {
+			switch {
+			case sp[1] <= m[0]:
+				role = 1
+			case sp[0] >= fromEnd && role == 0:
 				role = -1
 			}
 		}

@@ -270,6 +270,10 @@ type SwitchCues struct {
 	Why  string   `json:"why"`
 	Cues []string `json:"cues"`
 	To   []string `json:"to"`
+	// From: words right after a cue that name the drug stopped when no To
+	// word follows; a drug named before the cue is then the one taken now
+	// ("ticagrelor 90 mg bd (switched from clopidogrel)").
+	From []string `json:"from,omitempty"`
 }
 
 // CueList is a list of cue words with the reason they are cues.
