@@ -147,7 +147,7 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 			if !hasDigit(pw[i]) {
 				words++
 			}
-		} else if critical[i] {
+		} else if critical[i] || (i == pi.head && headReplaced(m, pw, i)) {
 			modifierMissing = true
 		}
 	}
@@ -309,6 +309,57 @@ func substituted(m, pw []string, covered []bool) bool {
 				}
 			}
 		}
+	}
+	return false
+}
+
+// headReplaced: the mention leaves out the head pw[head] of a compound
+// phrase and states a word of its own between the phrase words it does
+// state: the stated words narrow another thing, which that word names.
+// "mid inferolateral segments" is a myocardial territory, not the "mid
+// segment lesion" of a coronary artery. A mention that only leaves the
+// head unsaid ("max dose" in a statin line), puts a value after the
+// stated words ("proximal LAD 85%"), or says the head another way (same
+// first four letters: "calcification" for "calcium") still states the
+// phrase, and words outside the stated ones belong to the rest of the
+// clause ("invasive coronary function testing (coronary flow reserve)").
+// Own words are as substituted's: no phrase word, no abbreviation or
+// short shorthand (under five letters: "dz", "prox"), no number, no verb
+// form, no modifier and no generic word.
+func headReplaced(m, pw []string, head int) bool {
+	h := pw[head]
+	for _, w := range m {
+		if len(w) >= 4 && len(h) >= 4 && w[:4] == h[:4] {
+			return false
+		}
+	}
+	// The stated words' span: where the mention first states each.
+	lo, hi := -1, -1
+	for _, p := range pw {
+		for k, w := range m {
+			if sameWord(w, p) {
+				if lo < 0 || k < lo {
+					lo = k
+				}
+				if k > hi {
+					hi = k
+				}
+				break
+			}
+		}
+	}
+	if lo < 0 {
+		return false
+	}
+	for k := lo + 1; k < hi; k++ {
+		w := m[k]
+		if isNum(w) || hasDigit(w) || len(w) < 5 {
+			continue
+		}
+		if hasWord(pw, w) || textnorm.GenericWords[w] || modifiers[w] || participle(w) || initialsOf(pw, w) {
+			continue
+		}
+		return true
 	}
 	return false
 }

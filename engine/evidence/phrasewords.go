@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/executablekg/execkg/grounding/textnorm"
 	"github.com/executablekg/execkg/internal/memo"
 )
 
@@ -25,6 +26,9 @@ type phraseInfo struct {
 	// joined[i]: words[i] and words[i+1] are one hyphenated compound of
 	// the phrase ("high-risk"), nil when it has none.
 	joined []bool
+	// head is the index of the phrase's head noun, which the two-thirds
+	// allowance may not leave out, or -1 (headOf).
+	head int
 }
 
 // phraseWords returns contentWords(p) and which of them are critical.
@@ -47,6 +51,7 @@ func phraseOf(p string) phraseInfo {
 		pi.acr[i] = acr[w]
 	}
 	pi.joined = hyphenJoins(p, pi.words)
+	pi.head = headOf(pi.words, pi.gap)
 	phraseCache.Store(p, pi)
 	return pi
 }
@@ -92,4 +97,32 @@ func wordsOfMention(s string) []string {
 	w := contentWords(s)
 	mentionWords.Put(s, w)
 	return w
+}
+
+// headOf returns the index of the head noun of a compound phrase, or -1.
+// In a run of three or more content words with no word between them
+// ("mid segment lesion", "left ventricular thrombus") the last word names
+// the thing and the others only narrow it: a mention stating the narrowing
+// words without the head ("mid inferolateral segments") names another
+// thing, so the two-thirds allowance may not leave the head out. A
+// generic head ("disease", "therapy", "score") or a number does not name
+// the thing by itself and keeps the allowance ("high intensity statin"
+// still states "high-intensity statin therapy"). Phrases with a
+// preposition or article inside ("stenosis of a mid coronary segment")
+// are not read for a head.
+func headOf(words []string, gap []int) int {
+	if len(words) < 3 {
+		return -1
+	}
+	for _, g := range gap {
+		if g != 0 {
+			return -1
+		}
+	}
+	last := len(words) - 1
+	w := words[last]
+	if isNum(w) || hasDigit(w) || textnorm.GenericWords[w] {
+		return -1
+	}
+	return last
 }
