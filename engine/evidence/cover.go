@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/executablekg/execkg/grounding/textnorm"
 )
@@ -136,7 +138,7 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 			covered[i], covered[i+1] = false, false
 		}
 	}
-	coverAcronyms(m, pw, pi.gap, pi.acr, covered)
+	coverAcronyms(m, pw, pi.gap, pi.acr, covered, titleWords(mention))
 	if compoundOfOther(mention, m, pw, vocab) {
 		return false
 	}
@@ -364,6 +366,34 @@ func headReplaced(m, pw []string, head int) bool {
 	return false
 }
 
+// titleWords are the words of s written in title case only (a capital,
+// then lower case: "San", "Mission"), lower-cased, or nil: such a word
+// is a name or a sentence's first word, never initials, which are
+// written in capitals or, in shorthand, in lower case ("PCI", "pci").
+// A word also written otherwise in s is left out.
+func titleWords(s string) map[string]bool {
+	var out, other map[string]bool
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		r, n := utf8.DecodeRuneInString(f)
+		low := strings.ToLower(f)
+		if n < len(f) && unicode.IsUpper(r) && strings.ToLower(f[n:]) == f[n:] {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[low] = true
+		} else {
+			if other == nil {
+				other = map[string]bool{}
+			}
+			other[low] = true
+		}
+	}
+	for w := range other {
+		delete(out, w)
+	}
+	return out
+}
+
 // adjacent: the mention states a, then b right after it.
 func adjacent(m []string, a, b string) bool {
 	for k := 0; k+1 < len(m); k++ {
@@ -405,10 +435,13 @@ var acronymRe = regexp.MustCompile(`\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b`)
 // coincidence ("prn" is not "pain radiating to the neck"). A word that is
 // itself an acronym is no initial of another ("PSA" is not "presentation
 // suggesting ACS").
-func coverAcronyms(m, pw []string, gap []int, acr []bool, covered []bool) {
+func coverAcronyms(m, pw []string, gap []int, acr []bool, covered []bool, title map[string]bool) {
 	for _, w := range m {
 		if len(w) < 3 || len(w) > 6 || len(w) > len(pw) || isNum(w) || textnorm.Pronouns[w] {
 			continue // a pronoun is no abbreviation ("her" is no "high event risk")
+		}
+		if title[w] {
+			continue // a word in title case is a name, not initials ("San Francisco" is no "short-acting nitrate")
 		}
 		for i := 0; i+len(w) <= len(pw); i++ {
 			match := true
@@ -765,7 +798,7 @@ func touches(text, phrase string) bool {
 		}
 		covered[i] = false
 	}
-	coverAcronyms(m, pi.words, pi.gap, pi.acr, covered)
+	coverAcronyms(m, pi.words, pi.gap, pi.acr, covered, titleWords(text))
 	for _, c := range covered {
 		if c {
 			return true
