@@ -3,6 +3,7 @@ package consistency
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Cue matching and scope in the style of NegEx/ConText. The cue lists and
@@ -487,11 +488,50 @@ func takesList(d *cueDef) bool {
 // for influenza" is still the roommate's.
 func sentenceEnd(ts []token, hits []cueHit, i int, ends map[string]bool) int {
 	for j := i; j < len(ts); j++ {
-		if ends[ts[j].low] || ts[j].boundary && scopeRules.ends[ts[j].low] && ts[j].low != ":" {
+		if ends[ts[j].low] || ts[j].boundary && scopeRules.ends[ts[j].low] && ts[j].low != ":" && !wrapsLine(ts, j) {
 			return j
 		}
 	}
 	return len(ts)
+}
+
+// wrapLineWords: a line of prose wrapped by its writer holds this many
+// words at least.
+const wrapLineWords = 8
+
+// wrapsLine reports whether the line break ts[j] only wraps a sentence
+// of prose: the line is a long one (wrapLineWords words or more) that
+// ends on a word (not a number) or a comma, and the next line goes on
+// in lower case, after an opening parenthesis or not ("... and his older
+// brother\n(now 47) had a stent", "... and her sister\nhad a stent"). A
+// sentence that runs on keeps its subject; a short line (a note's
+// shorthand, a list item), a blank line or a new line in capitals starts
+// afresh.
+func wrapsLine(ts []token, j int) bool {
+	if ts[j].low != "\n" || j == 0 || j+1 >= len(ts) {
+		return false
+	}
+	if p := ts[j-1]; p.raw != "," && (!p.word || p.isNum) {
+		return false
+	}
+	words := 0
+	for b := j - 1; b >= 0 && ts[b].low != "\n"; b-- {
+		if ts[b].word {
+			words++
+		}
+	}
+	if words < wrapLineWords {
+		return false
+	}
+	k := j + 1
+	if ts[k].raw == "(" && k+1 < len(ts) {
+		k++
+	}
+	if !ts[k].word {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(ts[k].raw)
+	return unicode.IsLower(r)
 }
 
 // sectionEnd ends a heading cue's scope at the end of its sentence, a

@@ -54,6 +54,11 @@ func tokenize(text string) []token {
 			i += n
 			continue
 		}
+		if n := emptyBoxAt(text, i); n > 0 {
+			out = append(out, newToken("[ ]", i, i+n, false))
+			i += n
+			continue
+		}
 		switch {
 		case isWordRune(r):
 			j := i + w
@@ -285,6 +290,35 @@ func fixedWordAt(text string, i int) int {
 			}
 			return len(a)
 		}
+	}
+	return 0
+}
+
+// emptyBoxAt returns the length of an empty check box at text[i] ("[ ]",
+// "[]") that is a form field's value: nothing but spacing follows it on
+// its line before the line's end, a parenthesis or a cell break ("Known
+// CHD:     [ ]", "Diabetes:  [ ]   (HbA1c 40)"). An unticked box is the
+// form's "no" (a backward cue in the cue files reads it). A box before
+// words on its line ("[ ] never  [x] current", "[ ] book echo") belongs
+// to the option or task it opens and is not read; 0 then.
+func emptyBoxAt(text string, i int) int {
+	if text[i] != '[' {
+		return 0
+	}
+	n := 1
+	if strings.HasPrefix(text[i+1:], " ]") {
+		n = 3
+	} else if strings.HasPrefix(text[i+1:], "]") {
+		n = 2
+	} else {
+		return 0
+	}
+	j := i + n
+	for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+		j++
+	}
+	if j == len(text) || text[j] == '\n' || text[j] == '\r' || text[j] == '(' || j-(i+n) >= 2 || text[j-1] == '\t' {
+		return n
 	}
 	return 0
 }

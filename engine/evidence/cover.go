@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/executablekg/execkg/grounding/textnorm"
 	"github.com/executablekg/execkg/internal/memo"
@@ -208,7 +210,7 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 			covered[i], covered[i+1] = false, false
 		}
 	}
-	coverAcronyms(m, pw, pi.gap, pi.acr, covered)
+	coverAcronyms(m, pw, pi.gap, pi.acr, covered, titleWords(mention))
 	if compoundOfOther(mention, m, pw, vocab) {
 		return false
 	}
@@ -219,7 +221,7 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 			if !hasDigit(pw[i]) {
 				words++
 			}
-		} else if critical[i] {
+		} else if critical[i] || (i == pi.head && headReplaced(m, pw, i)) {
 			modifierMissing = true
 		}
 	}
@@ -385,6 +387,85 @@ func substituted(m, pw []string, covered []bool) bool {
 	return false
 }
 
+// headReplaced: the mention leaves out the head pw[head] of a compound
+// phrase and states a word of its own between the phrase words it does
+// state: the stated words narrow another thing, which that word names.
+// "mid inferolateral segments" is a myocardial territory, not the "mid
+// segment lesion" of a coronary artery. A mention that only leaves the
+// head unsaid ("max dose" in a statin line), puts a value after the
+// stated words ("proximal LAD 85%"), or says the head another way (same
+// first four letters: "calcification" for "calcium") still states the
+// phrase, and words outside the stated ones belong to the rest of the
+// clause ("invasive coronary function testing (coronary flow reserve)").
+// Own words are as substituted's: no phrase word, no abbreviation or
+// short shorthand (under five letters: "dz", "prox"), no number, no verb
+// form, no modifier and no generic word.
+func headReplaced(m, pw []string, head int) bool {
+	h := pw[head]
+	for _, w := range m {
+		if len(w) >= 4 && len(h) >= 4 && w[:4] == h[:4] {
+			return false
+		}
+	}
+	// The stated words' span: where the mention first states each.
+	lo, hi := -1, -1
+	for _, p := range pw {
+		for k, w := range m {
+			if sameWord(w, p) {
+				if lo < 0 || k < lo {
+					lo = k
+				}
+				if k > hi {
+					hi = k
+				}
+				break
+			}
+		}
+	}
+	if lo < 0 {
+		return false
+	}
+	for k := lo + 1; k < hi; k++ {
+		w := m[k]
+		if isNum(w) || hasDigit(w) || len(w) < 5 {
+			continue
+		}
+		if hasWord(pw, w) || textnorm.GenericWords[w] || modifiers[w] || participle(w) || initialsOf(pw, w) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// titleWords are the words of s written in title case only (a capital,
+// then lower case: "San", "Mission"), lower-cased, or nil: such a word
+// is a name or a sentence's first word, never initials, which are
+// written in capitals or, in shorthand, in lower case ("PCI", "pci").
+// A word also written otherwise in s is left out.
+func titleWords(s string) map[string]bool {
+	var out, other map[string]bool
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		r, n := utf8.DecodeRuneInString(f)
+		low := strings.ToLower(f)
+		if n < len(f) && unicode.IsUpper(r) && strings.ToLower(f[n:]) == f[n:] {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[low] = true
+		} else {
+			if other == nil {
+				other = map[string]bool{}
+			}
+			other[low] = true
+		}
+	}
+	for w := range other {
+		delete(out, w)
+	}
+	return out
+}
+
 // adjacent: the mention states a, then b right after it.
 func adjacent(m []string, a, b string) bool {
 	for k := 0; k+1 < len(m); k++ {
@@ -426,10 +507,13 @@ var acronymRe = regexp.MustCompile(`\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b`)
 // coincidence ("prn" is not "pain radiating to the neck"). A word that is
 // itself an acronym is no initial of another ("PSA" is not "presentation
 // suggesting ACS").
-func coverAcronyms(m, pw []string, gap []int, acr []bool, covered []bool) {
+func coverAcronyms(m, pw []string, gap []int, acr []bool, covered []bool, title map[string]bool) {
 	for _, w := range m {
 		if len(w) < 3 || len(w) > 6 || len(w) > len(pw) || isNum(w) || textnorm.Pronouns[w] {
 			continue // a pronoun is no abbreviation ("her" is no "high event risk")
+		}
+		if title[w] {
+			continue // a word in title case is a name, not initials ("San Francisco" is no "short-acting nitrate")
 		}
 		for i := 0; i+len(w) <= len(pw); i++ {
 			match := true
@@ -869,7 +953,7 @@ func touches(text, phrase string) bool {
 		}
 		covered[i] = false
 	}
-	coverAcronyms(m, pi.words, pi.gap, pi.acr, covered)
+	coverAcronyms(m, pi.words, pi.gap, pi.acr, covered, titleWords(text))
 	for _, c := range covered {
 		if c {
 			return true

@@ -34,6 +34,9 @@ type phraseInfo struct {
 	// letters, for mayCover.
 	keys     []string
 	initials string
+	// head is the index of the phrase's head noun, which the two-thirds
+	// allowance may not leave out, or -1 (headOf).
+	head int
 }
 
 // phraseWords returns contentWords(p) and which of them are critical.
@@ -65,6 +68,7 @@ func phraseOf(p string) phraseInfo {
 		}
 	}
 	pi.initials = string(ini)
+	pi.head = headOf(pi.words, pi.gap)
 	phraseCache.Store(p, pi)
 	return pi
 }
@@ -180,4 +184,32 @@ func mayCover(mk *mentionKeys, pi phraseInfo) bool {
 		}
 	}
 	return false
+}
+
+// headOf returns the index of the head noun of a compound phrase, or -1.
+// In a run of three or more content words with no word between them
+// ("mid segment lesion", "left ventricular thrombus") the last word names
+// the thing and the others only narrow it: a mention stating the narrowing
+// words without the head ("mid inferolateral segments") names another
+// thing, so the two-thirds allowance may not leave the head out. A
+// generic head ("disease", "therapy", "score") or a number does not name
+// the thing by itself and keeps the allowance ("high intensity statin"
+// still states "high-intensity statin therapy"). Phrases with a
+// preposition or article inside ("stenosis of a mid coronary segment")
+// are not read for a head.
+func headOf(words []string, gap []int) int {
+	if len(words) < 3 {
+		return -1
+	}
+	for _, g := range gap {
+		if g != 0 {
+			return -1
+		}
+	}
+	last := len(words) - 1
+	w := words[last]
+	if isNum(w) || hasDigit(w) || textnorm.GenericWords[w] {
+		return -1
+	}
+	return last
 }

@@ -208,7 +208,7 @@ func TestMayCoverNecessary(t *testing.T) {
 				}
 			}
 			covered := make([]bool, len(pi.words))
-			coverAcronyms(m, pi.words, pi.gap, pi.acr, covered)
+			coverAcronyms(m, pi.words, pi.gap, pi.acr, covered, titleWords(mention))
 			for i, c := range covered {
 				if c {
 					t.Fatalf("mayCover(%q, %q) false, but an acronym covers %q", mention, p, pi.words[i])
