@@ -60,7 +60,7 @@ func TestReproduceOffline(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s%s", code, stdout.String(), stderr.String())
 	}
-	for _, want := range []string{"TP / FP / FN", "Exact row-set match (near / synonym / paraphrase)", "Exact McNemar vs kg", "Reference: recomputed, equals the stored file.", "Documents (dev split, 300 documents)"} {
+	for _, want := range []string{"TP / FP / FN", "Exact row-set match (near / synonym / paraphrase)", "Exact McNemar vs kg", "Reference: recomputed, equals the stored file.", "Documents (dev split, 330 documents)"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())
 		}
