@@ -35,7 +35,12 @@ func (p *Program) spokenOfAsRisk(ctext *consistency.Text, finding string, anchor
 // its cues' kind: a probable negation is neither present nor absent.
 func riskWhy(cues []string) string {
 	var risk, unlikely []string
+	var box bool
 	for _, c := range cues {
+		if c == "[_]" {
+			box = true // an unticked box opening a checklist item
+			continue
+		}
 		if consistency.UnlikelyCue(c) {
 			unlikely = append(unlikely, c)
 		} else {
@@ -48,6 +53,9 @@ func riskWhy(cues []string) string {
 	}
 	if len(unlikely) > 0 {
 		why = append(why, "'"+strings.Join(unlikely, ", ")+"' speaks of it as probably absent, which is neither present nor stated absent")
+	}
+	if box {
+		why = append(why, "its check box is not ticked: an option not chosen, neither present nor stated absent")
 	}
 	return strings.Join(why, "; ")
 }
@@ -130,7 +138,7 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 		for _, c := range cx.Cues {
 			// A cue is a word of any case ("If chest pain recurs"),
 			// not an acronym that must match as written.
-			if statedIn(lower, strings.ToLower(finding), strings.ToLower(c)) || listed && consistency.HypotheticalListHead(c) {
+			if consistency.CueWritten(c, func(w string) bool { return statedIn(lower, strings.ToLower(finding), strings.ToLower(w)) }) || listed && consistency.HypotheticalListHead(c) {
 				own = append(own, c)
 			}
 		}

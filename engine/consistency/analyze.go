@@ -303,6 +303,12 @@ func (t *Text) cueIn(mention string, kind cueKind) bool {
 		if h.def.kind == kind && h.first >= r.a.from && h.first <= r.a.to {
 			return true
 		}
+		// The box opening a checklist item is the item's first word,
+		// though the item's own words, read alone, have no row of boxes
+		// to make it one (boxOpeningAt).
+		if h.def.kind == kind && h.first == r.a.from-1 && r.a.toks[h.first].raw == "[_]" {
+			return true
+		}
 	}
 	return false
 }

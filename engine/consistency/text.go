@@ -59,6 +59,19 @@ func tokenize(text string) []token {
 			i += n
 			continue
 		}
+		if n, ticked := boxOpeningAt(text, i); n > 0 {
+			// A box opening a checklist item ("[ ] Known CAD   [x] HTN"):
+			// a ticked one starts its item, a clause of its own; an empty
+			// one is an option not chosen, read by the cue files as "[_]".
+			t := newToken("[_]", i, i+n, false)
+			if ticked {
+				t = newToken("[x]", i, i+n, false)
+				t.boundary = true
+			}
+			out = append(out, t)
+			i += n
+			continue
+		}
 		switch {
 		case isWordRune(r):
 			j := i + w
@@ -321,6 +334,77 @@ func emptyBoxAt(text string, i int) int {
 		return n
 	}
 	return 0
+}
+
+// boxOpeningAt returns the length of a check box at text[i] that opens
+// the words after it in a row of options on its line ("[x] Hypertension
+// [ ] Diabetes   [ ] Known CAD/PVD/stroke"), and whether it is ticked; 0
+// for a box that is a field's value (emptyBoxAt), a line's only box, or
+// other brackets. "[_]" is read as an empty one too: it is the cue files'
+// spelling of it.
+func boxOpeningAt(text string, i int) (int, bool) {
+	if text[i] != '[' {
+		return 0, false
+	}
+	n, ticked := 0, false
+	switch {
+	case strings.HasPrefix(text[i:], "[ ]"), strings.HasPrefix(text[i:], "[_]"):
+		n = 3
+	case strings.HasPrefix(text[i:], "[]"):
+		n = 2
+	case strings.HasPrefix(text[i:], "[x]"), strings.HasPrefix(text[i:], "[X]"):
+		n, ticked = 3, true
+	case strings.HasPrefix(text[i:], "[✓]"), strings.HasPrefix(text[i:], "[✔]"):
+		n, ticked = 2+len("✓"), true
+	default:
+		return 0, false
+	}
+	// Words must follow on its line after a single space: a box alone, or
+	// before a run of spaces, is a field's value.
+	j := i + n
+	if j < len(text) && text[j] == ' ' {
+		j++
+	}
+	if j >= len(text) || text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r' {
+		if text[i+1] == '_' && j >= len(text) {
+			return n, false // the cue files' "[_]"
+		}
+		return 0, false
+	}
+	// Only a row of options holds two boxes or more on its line ("[x]
+	// Hypertension [ ] Diabetes"); one box per line is as often a task
+	// list ("[ ] refer for stress echo"), which the plan readers judge.
+	ls := strings.LastIndexByte(text[:i], '\n') + 1
+	le := strings.IndexByte(text[i:], '\n')
+	if le < 0 {
+		le = len(text)
+	} else {
+		le += i
+	}
+	if boxesIn(text[ls:le]) < 2 {
+		return 0, false
+	}
+	return n, ticked
+}
+
+// CueWritten reports whether the cue is written in a text, as stated
+// says of each spelling of it: a cue is written as it is spelled, but the
+// empty box opening a checklist item, the cue files' "[_]", is written
+// "[ ]" or "[]".
+func CueWritten(cue string, stated func(spelling string) bool) bool {
+	if cue == "[_]" {
+		return stated("[ ]") || stated("[]")
+	}
+	return stated(cue)
+}
+
+// boxesIn counts the check boxes of a line.
+func boxesIn(line string) int {
+	n := 0
+	for _, b := range []string{"[ ]", "[]", "[x]", "[X]", "[✓]", "[✔]"} {
+		n += strings.Count(line, b)
+	}
+	return n
 }
 
 // slashList reports whether the slash at byte j, inside the word that
