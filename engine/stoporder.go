@@ -107,22 +107,28 @@ func stopSupersede(ev, listed []eval.Evidence, stops map[string]string, tr *Trac
 		by, ok := stops[e.ConceptKey]
 		return ok && e.Present && e.Value == nil && e.Via == "" && e.Text != by
 	}
-	keep := func(in []eval.Evidence, trace bool) []eval.Evidence {
-		out := in[:0:0]
-		for _, e := range in {
-			if !superseded(e) {
-				out = append(out, e)
-				continue
-			}
-			if trace {
-				why := "'" + stops[e.ConceptKey] + "' orders the drug stopped, so it is not taken now"
-				tr.Rejected = append(tr.Rejected, Rejection{FindingID: e.ID, Check: "formatter", Reason: e.ConceptKey + ": " + why})
-				*dropped = append(*dropped, patient.Dropped{Text: e.Text, Reader: "text", Reason: why})
-			}
-		}
-		return out
+	why := func(e eval.Evidence) string {
+		return "'" + stops[e.ConceptKey] + "' orders the drug stopped, so it is not taken now"
 	}
-	return keep(ev, true), keep(listed, false)
+	return dropSuperseded(ev, superseded, why, tr, dropped), dropSuperseded(listed, superseded, nil, nil, nil)
+}
+
+// dropSuperseded keeps the evidence superseded does not reject; with why,
+// each drop is traced and listed among the model's dropped readings.
+func dropSuperseded(in []eval.Evidence, superseded func(eval.Evidence) bool, why func(eval.Evidence) string, tr *Trace, dropped *[]patient.Dropped) []eval.Evidence {
+	out := in[:0:0]
+	for _, e := range in {
+		if !superseded(e) {
+			out = append(out, e)
+			continue
+		}
+		if why != nil {
+			w := why(e)
+			tr.Rejected = append(tr.Rejected, Rejection{FindingID: e.ID, Check: "formatter", Reason: e.ConceptKey + ": " + w})
+			*dropped = append(*dropped, patient.Dropped{Text: e.Text, Reader: "text", Reason: w})
+		}
+	}
+	return out
 }
 
 // stopLater reports whether a medication list item's only not-taken words
@@ -179,20 +185,8 @@ func (p *Program) historySupersede(ev, listed []eval.Evidence, listStops map[str
 		k := p.doc.Kind(f)
 		return k != nil && k.Status == rules.SectionPast
 	}
-	keep := func(in []eval.Evidence, trace bool) []eval.Evidence {
-		out := in[:0:0]
-		for _, e := range in {
-			if !superseded(e) {
-				out = append(out, e)
-				continue
-			}
-			if trace {
-				why := "the medication list states it stopped ('" + listStops[e.ConceptKey] + "'); the history tells what was taken then"
-				tr.Rejected = append(tr.Rejected, Rejection{FindingID: e.ID, Check: "formatter", Reason: e.ConceptKey + ": " + why})
-				*dropped = append(*dropped, patient.Dropped{Text: e.Text, Reader: "text", Reason: why})
-			}
-		}
-		return out
+	why := func(e eval.Evidence) string {
+		return "the medication list states it stopped ('" + listStops[e.ConceptKey] + "'); the history tells what was taken then"
 	}
-	return keep(ev, true), keep(listed, false)
+	return dropSuperseded(ev, superseded, why, tr, dropped), dropSuperseded(listed, superseded, nil, nil, nil)
 }
