@@ -51,22 +51,29 @@ func (p *Program) notTakenAmong(text string, f extract.Finding, findings []extra
 	} else {
 		hi += f.Start
 	}
-	sentence := []byte(text[lo:hi])
+	// "Apixaban: NOT started (single episode)": a finding after the
+	// drug's colon that opens with the cue is the label's value.
+	return p.reading.notTakenIn(p.blankOthers(text, lo, hi, f, findings, ":"))
+}
+
+// blankOthers is text[lo:hi] with the words of the case's other findings
+// inside it blanked, so that a cue among them is theirs, not f's; a
+// finding after f whose gap from it holds one of seps and no letter, and
+// which opens with a not-taken cue, is f's own status word and is kept.
+func (p *Program) blankOthers(text string, lo, hi int, f extract.Finding, findings []extract.Finding, seps string) string {
+	b := []byte(text[lo:hi])
 	for _, o := range findings {
 		if o.ID == f.ID || o.Start < lo || o.End > hi || o.Start >= o.End || o.Start < f.End && f.Start < o.End {
 			continue
 		}
-		if gap := text[min(f.End, o.Start):o.Start]; o.Start >= f.End && strings.Contains(gap, ":") && strings.IndexFunc(gap, unicode.IsLetter) < 0 && p.reading.leadingCue(text[o.Start:o.End]) {
-			// "Apixaban: NOT started (single episode)": a finding after
-			// the drug's colon that opens with the cue is the label's
-			// value, the drug's own status word, not another finding's.
+		if gap := text[min(f.End, o.Start):o.Start]; o.Start >= f.End && strings.ContainsAny(gap, seps) && strings.IndexFunc(gap, unicode.IsLetter) < 0 && p.reading.leadingCue(text[o.Start:o.End]) {
 			continue
 		}
 		for i := o.Start; i < o.End; i++ {
-			sentence[i-lo] = ' '
+			b[i-lo] = ' '
 		}
 	}
-	return p.reading.notTakenIn(string(sentence))
+	return string(b)
 }
 
 // listItem is a medication list item around a finding: its words up to
@@ -85,22 +92,10 @@ func listItem(text string, start, end int) string {
 // sentence.
 func (p *Program) listItemAmong(text string, f extract.Finding, findings []extract.Finding) string {
 	lo, hi := listItemBounds(text, f.Start, f.End)
-	item := []byte(text[lo:hi])
-	for _, o := range findings {
-		if o.ID == f.ID || o.Start < lo || o.End > hi || o.Start >= o.End || o.Start < f.End && f.Start < o.End {
-			continue
-		}
-		if gap := text[min(f.End, o.Start):o.Start]; o.Start >= f.End && strings.ContainsAny(gap, ":-–") && strings.IndexFunc(gap, unicode.IsLetter) < 0 && p.reading.leadingCue(text[o.Start:o.End]) {
-			// "Aspirin 75 mg od - held until the bleeding settles": a
-			// finding after the drug's colon or dash that opens with
-			// the cue is the drug's own status word.
-			continue
-		}
-		for i := o.Start; i < o.End; i++ {
-			item[i-lo] = ' '
-		}
-	}
-	return string(item)
+	// "Aspirin 75 mg od - held until the bleeding settles": a finding
+	// after the drug's colon or dash that opens with the cue is the
+	// drug's own status word.
+	return p.blankOthers(text, lo, hi, f, findings, ":-–")
 }
 
 // listItemBounds: the byte range listItem returns (0, 0 for a span that
