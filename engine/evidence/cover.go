@@ -57,7 +57,7 @@ func covers(mention string, phrases []string, all bool, key string, names *Names
 		vocab = append(vocab, phraseOf(p).words...)
 	}
 	for _, p := range phrases {
-		if pi := phraseOf(p); mayCover(mk, pi) && coversPhrase(m, pi, all, mention, key, names, vocab) && sidesAgree(mention, pi) {
+		if pi := phraseOf(p); mayCover(mk, pi) && coversPhrase(m, mk.title, pi, all, mention, key, names, vocab) && sidesAgree(mention, pi) {
 			return true, p
 		}
 	}
@@ -177,18 +177,18 @@ func (ps *Phrases) covers(mention string, all bool, key string, names *Names) (b
 	var buf [64]bool
 	may := ps.candidates(mk, buf[:0])
 	for i := range ps.infos {
-		if may[i] && coversPhrase(m, ps.infos[i], all, mention, key, names, ps.vocab) && sidesAgree(mention, ps.infos[i]) {
+		if may[i] && coversPhrase(m, mk.title, ps.infos[i], all, mention, key, names, ps.vocab) && sidesAgree(mention, ps.infos[i]) {
 			return true, ps.texts[i]
 		}
 	}
 	return false, ""
 }
 
-// coversPhrase: the mention (its content words m) states the phrase pi:
-// all of its words, or with all false two thirds of three or more, none
-// of the missing ones critical and, with names, the stated words no other
-// concept's name as well.
-func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, names *Names, vocab []string) bool {
+// coversPhrase: the mention (its content words m, its titleWords title)
+// states the phrase pi: all of its words, or with all false two thirds of
+// three or more, none of the missing ones critical and, with names, the
+// stated words no other concept's name as well.
+func coversPhrase(m []string, title map[string]bool, pi phraseInfo, all bool, mention, key string, names *Names, vocab []string) bool {
 	pw, critical := pi.words, pi.critical
 	if len(pw) == 0 {
 		return false
@@ -210,7 +210,7 @@ func coversPhrase(m []string, pi phraseInfo, all bool, mention, key string, name
 			covered[i], covered[i+1] = false, false
 		}
 	}
-	coverAcronyms(m, pw, pi.gap, pi.acr, covered, titleWords(mention))
+	coverAcronyms(m, pw, pi.gap, pi.acr, covered, title)
 	if compoundOfOther(mention, m, pw, vocab) {
 		return false
 	}

@@ -135,6 +135,9 @@ type mentionKeys struct {
 	keys    map[string]bool
 	keyList []string // keys' members, each once
 	acr     []string
+	// title is titleWords of the mention, read once per mention rather
+	// than once per phrase it is tested against (nil from keysOf).
+	title map[string]bool
 }
 
 // keysMemo memoises keysOf, bounded like mentionWords.
@@ -146,6 +149,7 @@ func keysOfMention(s string) *mentionKeys {
 		return k
 	}
 	k := keysOf(wordsOfMention(s))
+	k.title = titleWords(s)
 	keysMemo.Put(s, k)
 	return k
 }

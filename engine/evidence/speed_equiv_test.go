@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -214,7 +215,7 @@ func TestMayCoverNecessary(t *testing.T) {
 					t.Fatalf("mayCover(%q, %q) false, but an acronym covers %q", mention, p, pi.words[i])
 				}
 			}
-			if coversPhrase(m, pi, false, mention, "", nil, pi.words) || coversPhrase(m, pi, true, mention, "", nil, pi.words) {
+			if coversPhrase(m, titleWords(mention), pi, false, mention, "", nil, pi.words) || coversPhrase(m, titleWords(mention), pi, true, mention, "", nil, pi.words) {
 				t.Fatalf("mayCover(%q, %q) false, but coversPhrase holds", mention, p)
 			}
 		}
@@ -299,5 +300,25 @@ func TestCandidatesIndexed(t *testing.T) {
 	}
 	if marked == 0 {
 		t.Fatal("no phrase marked")
+	}
+}
+
+// TestMentionKeysTitle: the title words coversPhrase reads from the
+// mention's memoised keys are titleWords of that mention, which it used
+// to read again for every phrase; checked on the dev mentions, some of
+// which hold title-case words and some none.
+func TestMentionKeysTitle(t *testing.T) {
+	withTitle := 0
+	for _, mention := range equivMentions(t) {
+		want := titleWords(mention)
+		if got := keysOfMention(mention).title; !maps.Equal(got, want) {
+			t.Fatalf("keysOfMention(%q).title = %v, titleWords %v", mention, got, want)
+		}
+		if len(want) > 0 {
+			withTitle++
+		}
+	}
+	if withTitle == 0 {
+		t.Fatal("no mention holds a title-case word: the test compares nothing")
 	}
 }
