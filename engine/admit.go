@@ -40,13 +40,39 @@ type admitter struct {
 	// (condition text, evidence) pair is judged once per case.
 	verdicts map[verdictKey]consistency.Verdict
 	seen     map[[2]string]bool
+	// synonyms memoises judge's synonym cover: whether a finding's clause
+	// (by finding id) states a curated synonym of a concept (by key) in
+	// full. The answer depends on those two only, and the many conditions
+	// on one concept ask it again for every finding they judge.
+	synonyms map[[2]string]synonymCover
+}
+
+// synonymCover is a memoised CoversAll answer: covered, and by which synonym.
+type synonymCover struct {
+	ok  bool
+	syn string
 }
 
 type verdictKey struct{ concept, wording, context, op, finding, via, by string }
 
 func (p *Program) newAdmitter(c *call, text *consistency.Text, mention, clause map[string]string, tr *Trace) *admitter {
 	return &admitter{p: p, checks: c.checks, text: text, mention: mention, clause: clause, tr: tr,
-		verdicts: map[verdictKey]consistency.Verdict{}, seen: map[[2]string]bool{}}
+		verdicts: map[verdictKey]consistency.Verdict{}, seen: map[[2]string]bool{}, synonyms: map[[2]string]synonymCover{}}
+}
+
+// synonymIn is p.synCover[key].CoversAll(a.clause[id]), asked once per case.
+func (a *admitter) synonymIn(key, id string) (bool, string) {
+	k := [2]string{key, id}
+	a.mu.Lock()
+	sc, ok := a.synonyms[k]
+	a.mu.Unlock()
+	if !ok {
+		sc.ok, sc.syn = a.p.synCover[key].CoversAll(a.clause[id])
+		a.mu.Lock()
+		a.synonyms[k] = sc
+		a.mu.Unlock()
+	}
+	return sc.ok, sc.syn
 }
 
 // admit is the eval.Options.Admit hook; a refusal is traced.
@@ -153,7 +179,7 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	if v.Check == consistency.CheckQualifier ||
 		v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") && !a.doubtWorded(c) {
 		cl := a.clause[e.ID]
-		if ok, syn := a.p.synCover[c.ConceptKey].CoversAll(cl); ok && !doubtfulSynonym(cl, syn, cond, a.checks) {
+		if ok, syn := a.synonymIn(c.ConceptKey, e.ID); ok && !doubtfulSynonym(cl, syn, cond, a.checks) {
 			v.Pass, v.Check, v.Reason = true, "", "qualifier: the clause states the synonym '"+syn+"' of '"+c.Concept+"'"
 			return v
 		}
