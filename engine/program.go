@@ -444,7 +444,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	title := titleLine(text)
 	tr := p.newTrace(c)
 	tr.Repairs = repairs
-	ctext := consistency.NewText(text) // step (v) reads the case once
+	// Step (v) reads the case once: the Text is the one the readers'
+	// package-level consistency.Analyze calls on the case find again.
+	ctext := consistency.Shared(text)
 	var pairs []evidence.Pair
 	rank := map[[2]string]int{} // (finding, concept key) → anchor rank
 	rd := newReadings()         // which anchors are facts (Program.flag)

@@ -71,6 +71,12 @@ var recent struct {
 	next  int
 }
 
+// Shared is the Text the package-level Analyze and Check read text with:
+// a caller that judges a case's mentions on its own Text as well (the
+// engine's step (v)) shares the one tokenisation with them instead of
+// reading the case twice. Its answers are those of NewText(text).
+func Shared(text string) *Text { return recentText(text) }
+
 func recentText(text string) *Text {
 	if len(text) < recentMinBytes {
 		return NewText(text)
