@@ -476,7 +476,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		at := ctext.At(f.Start) // the finding where it is written, not its words' first occurrence
 		clause[f.ID] = commaClause(text, f.Start, f.End)
 		covering := labelled(text, secs, f.Start, clause[f.ID])
-		anchors, err := p.grounder.Ground(ctx, f.Text)
+		anchors, err := p.ground(ctx, c, f.Text)
 		if err != nil {
 			return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
 		}
@@ -648,7 +648,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			anchors = kept
 		}
 		if negated {
-			if anchors, err = p.orAnchors(ctx, f.Text, anchors); err != nil {
+			if anchors, err = p.orAnchors(ctx, c, f.Text, anchors); err != nil {
 				return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
 			}
 		}
