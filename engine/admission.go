@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/extract"
@@ -40,6 +41,11 @@ const maxStayDays = 60
 func (p *Program) labelDay(text string, labels []string, now time.Time) *eval.When {
 	var found *eval.When
 	for _, l := range labels {
+		if !mayHoldFold(text, l) {
+			// Most documents write no stay label: skip the pattern's scan
+			// of the whole text (it has no literal prefix to search by).
+			continue
+		}
 		re := stayLabelRE(l)
 		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
 			rest := text[m[1]:]
@@ -75,6 +81,54 @@ func stayLabelRE(label string) *regexp.Regexp {
 
 // stayLabels caches stayLabelRE's patterns by label.
 var stayLabels sync.Map
+
+// mayHoldFold reports whether text may hold s as a (?i) pattern matches
+// it: false only when it surely does not. For an ASCII s that is an ASCII
+// case-insensitive search, unless the text writes one of the two
+// non-ASCII letters that fold to an ASCII one (U+017F long s folds to s,
+// U+212A Kelvin sign to k); otherwise it is always true.
+func mayHoldFold(text, s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	if strings.ContainsRune(text, '\u017f') || strings.ContainsRune(text, '\u212a') {
+		return true
+	}
+	return indexASCIIFold(text, s) >= 0
+}
+
+// indexASCIIFold is the first index of the ASCII string s in text,
+// matching ASCII letters regardless of case; -1 when there is none. A
+// byte of a multi-byte character never equals an ASCII byte, so it never
+// matches inside one.
+func indexASCIIFold(text, s string) int {
+	if s == "" {
+		return 0
+	}
+	c0 := lowerASCII(s[0])
+	for i := 0; i+len(s) <= len(text); i++ {
+		if lowerASCII(text[i]) != c0 {
+			continue
+		}
+		j := 1
+		for j < len(s) && lowerASCII(text[i+j]) == lowerASCII(s[j]) {
+			j++
+		}
+		if j == len(s) {
+			return i
+		}
+	}
+	return -1
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
 
 // stayDates dates, in a discharge document (admissionStay), each undated
 // procedure a section of the pack's stay_sections states present and as

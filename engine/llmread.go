@@ -197,7 +197,7 @@ func (p *Program) askRead(ctx context.Context, c *call, text string) (*Result, e
 			anchors = kept
 		}
 		if negated {
-			if anchors, err = p.orAnchors(ctx, fd.Text, anchors); err != nil {
+			if anchors, err = p.orAnchors(ctx, c, fd.Text, anchors); err != nil {
 				return nil, stageErr(caseID, StageGround, err, "grounding %q", fd.Text)
 			}
 		}

@@ -31,7 +31,7 @@ func orAlternatives(finding string) (head string, alts []string) {
 // already return: denying "contraindication to A or B" denies both
 // contraindications, not only the one the whole phrase grounds to first.
 // A stated (not negated) "or" list stays one uncertain finding.
-func (p *Program) orAnchors(ctx context.Context, finding string, anchors []grounding.Anchor) ([]grounding.Anchor, error) {
+func (p *Program) orAnchors(ctx context.Context, c *call, finding string, anchors []grounding.Anchor) ([]grounding.Anchor, error) {
 	head, alts := orAlternatives(finding)
 	if alts == nil {
 		return anchors, nil
@@ -42,7 +42,7 @@ func (p *Program) orAnchors(ctx context.Context, finding string, anchors []groun
 	}
 	out := append([]grounding.Anchor(nil), anchors...)
 	for _, alt := range alts {
-		as, err := p.grounder.Ground(ctx, alt)
+		as, err := p.ground(ctx, c, alt)
 		if err != nil {
 			return nil, err
 		}

@@ -444,7 +444,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	title := titleLine(text)
 	tr := p.newTrace(c)
 	tr.Repairs = repairs
-	ctext := consistency.NewText(text) // step (v) reads the case once
+	// Step (v) reads the case once: the Text is the one the readers'
+	// package-level consistency.Analyze calls on the case find again.
+	ctext := consistency.Shared(text)
 	var pairs []evidence.Pair
 	rank := map[[2]string]int{} // (finding, concept key) → anchor rank
 	rd := newReadings()         // which anchors are facts (Program.flag)
@@ -474,7 +476,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		at := ctext.At(f.Start) // the finding where it is written, not its words' first occurrence
 		clause[f.ID] = commaClause(text, f.Start, f.End)
 		covering := labelled(text, secs, f.Start, clause[f.ID])
-		anchors, err := p.grounder.Ground(ctx, f.Text)
+		anchors, err := p.ground(ctx, c, f.Text)
 		if err != nil {
 			return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
 		}
@@ -646,7 +648,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			anchors = kept
 		}
 		if negated {
-			if anchors, err = p.orAnchors(ctx, f.Text, anchors); err != nil {
+			if anchors, err = p.orAnchors(ctx, c, f.Text, anchors); err != nil {
 				return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
 			}
 		}

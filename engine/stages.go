@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/executablekg/execkg/engine/consistency"
+	"github.com/executablekg/execkg/grounding"
 )
 
 // Stage names one step of the pipeline over a case, in order: read (text or
@@ -138,6 +140,39 @@ type call struct {
 	date        time.Time
 	// events collects this call's events for the JSON trace.
 	events []Event
+	// grounded remembers the grounder's anchors by finding text for this
+	// call (Program.ground).
+	grounded map[string][]grounding.Anchor
+}
+
+// ground is the grounder's anchors for a finding's text, asked once per
+// case: a long document repeats findings (a diagnosis in the history and
+// again in the problem list), and with the grounder's cache off or full
+// each repeat would search both channels again for the same answer. Each
+// caller gets its own copy of the list, as from the grounder, to renumber
+// and reorder; an error is not remembered.
+func (p *Program) ground(ctx context.Context, c *call, text string) ([]grounding.Anchor, error) {
+	if as, ok := c.grounded[text]; ok {
+		return cloneAnchors(as), nil
+	}
+	as, err := p.grounder.Ground(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	if c.grounded == nil {
+		c.grounded = map[string][]grounding.Anchor{}
+	}
+	c.grounded[text] = cloneAnchors(as)
+	return as, nil
+}
+
+// cloneAnchors copies the list, keeping nil nil; the anchors' inner
+// slices are shared and read-only, as the grounder's cache shares them.
+func cloneAnchors(as []grounding.Anchor) []grounding.Anchor {
+	if as == nil {
+		return nil
+	}
+	return append(make([]grounding.Anchor, 0, len(as)), as...)
 }
 
 func (p *Program) newCall(caseID string, opts []EvalOption) *call {

@@ -71,6 +71,12 @@ var recent struct {
 	next  int
 }
 
+// Shared is the Text the package-level Analyze and Check read text with:
+// a caller that judges a case's mentions on its own Text as well (the
+// engine's step (v)) shares the one tokenisation with them instead of
+// reading the case twice. Its answers are those of NewText(text).
+func Shared(text string) *Text { return recentText(text) }
+
 func recentText(text string) *Text {
 	if len(text) < recentMinBytes {
 		return NewText(text)
@@ -430,6 +436,22 @@ func (a analysis) under(kind cueKind, focus []int) (bool, []string) {
 	return len(cs) > 0, cs
 }
 
+// covering is the cues that scope over some focus token, in text order:
+// every cue under(kind, f) reports for any kind and any f among focus.
+// nil when none does (as an analysis with no cues has).
+func (a analysis) covering(focus []int) []cueHit {
+	var out []cueHit
+	for _, h := range a.hits {
+		for _, i := range focus {
+			if h.covers(i) {
+				out = append(out, h)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // context builds the public view, judging cues at the focus tokens.
 func (a analysis) context(target string, focus []int) Context {
 	c := Context{Target: target, Found: a.found, Qualifiers: []string{}, Cues: []string{}}
@@ -439,18 +461,22 @@ func (a analysis) context(target string, focus []int) Context {
 	c.Clause = strings.TrimSpace(a.text[a.toks[a.cFrom].start:a.toks[a.cTo].end])
 	c.Qualifiers = a.qualifiers()
 	var neg, unc, either []string
+	// The six judgements below read only the cues that cover a focus
+	// word: found in one pass over the text's cues, not six.
+	near := a
+	near.hits = a.covering(focus)
 	// Negation is judged at the first focus word only: in "symptoms do
 	// not respond to therapy" the "not" reaches "therapy", but the
 	// finding, "symptoms", is asserted.
-	c.Negated, neg = a.under(kindNegation, focus[:1])
-	c.Uncertain, unc = a.under(kindUncertainty, focus)
-	c.Either, either = a.under(kindEither, focus)
+	c.Negated, neg = near.under(kindNegation, focus[:1])
+	c.Uncertain, unc = near.under(kindUncertainty, focus)
+	c.Either, either = near.under(kindEither, focus)
 	var other, hyp []string
-	c.Other, other = a.under(kindExperiencer, focus[:1])
+	c.Other, other = near.under(kindExperiencer, focus[:1])
 	neg = append(neg, other...)
-	c.Hypothetical, hyp = a.under(kindHypothetical, focus[:1])
+	c.Hypothetical, hyp = near.under(kindHypothetical, focus[:1])
 	var unl []string
-	c.Unlikely, unl = a.under(kindUnlikely, focus[:1])
+	c.Unlikely, unl = near.under(kindUnlikely, focus[:1])
 	// Cues in text order, each once (the lists are a few cues at most).
 	want := append(append(append(append(neg, unc...), either...), hyp...), unl...)
 	if len(want) == 0 {
