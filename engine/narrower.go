@@ -2,8 +2,11 @@ package engine
 
 import (
 	"slices"
+	"strings"
 
+	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/evidence"
+	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/rules"
 )
 
@@ -94,4 +97,33 @@ func (p *Program) namesMore(narrow, narrowKey, broad, broadKey string) bool {
 	}
 	ok, _ := nc.CoversAll(broad)
 	return !ok
+}
+
+// deniedQualified returns the qualifier of a stated absence whose mention
+// negates only a qualified form of the concept ("no nocturnal symptoms":
+// nocturnal, a resting qualifier, that the concept's name does not carry),
+// or "". Step (v) reads a stated absence so for an ABSENT condition
+// (consistency's qualifier check); read as the concept's absence, the
+// denial would reach down the is-a relations to every narrower concept
+// (angina, inadequately controlled angina) that the record states.
+func (p *Program) deniedQualified(ctext *consistency.Text, byID map[string]extract.Finding, it evidence.Item) string {
+	if it.Rejected != "" || it.Present || it.Value != nil {
+		return ""
+	}
+	f, ok := byID[it.FindingID]
+	if !ok || f.Start < 0 {
+		return ""
+	}
+	cond := consistency.Condition{Concept: it.Concept, Operator: rules.OpAbsent}
+	v := ctext.At(f.Start).CheckCompiled(f.Text, p.compile(cond), consistency.Checks{Qualifier: true})
+	if v.Pass || v.Check != consistency.CheckQualifier || !v.Context.Negated {
+		return ""
+	}
+	if i := strings.Index(v.Reason, "only the '"); i >= 0 {
+		q := v.Reason[i+len("only the '"):]
+		if j := strings.IndexByte(q, '\''); j >= 0 {
+			return "'" + q[:j] + "'"
+		}
+	}
+	return "qualified"
 }

@@ -758,6 +758,13 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			override("the finding denies the narrower '" + n + "', which leaves this broader concept open")
 			continue
 		}
+		if q := p.deniedQualified(ctext, byID, it); q != "" {
+			// "No nocturnal symptoms" denies symptoms at night, not the
+			// symptoms: the negation falls on the qualifier the mention
+			// adds, as step (v) reads an ABSENT condition (extraQualifier).
+			override("the finding denies only the " + q + " form, which leaves this concept open")
+			continue
+		}
 		if sharedValue[[2]string{it.FindingID, it.ConceptKey}] && it.Rejected == "" {
 			// "LDL 1.3": the bare number is the value of the measure the
 			// finding names whole, not of a neighbour it names in part.

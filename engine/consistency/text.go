@@ -373,18 +373,66 @@ func boxOpeningAt(text string, i int) (int, bool) {
 	}
 	// Only a row of options holds two boxes or more on its line ("[x]
 	// Hypertension [ ] Diabetes"); one box per line is as often a task
-	// list ("[ ] refer for stress echo"), which the plan readers judge.
+	// list ("[ ] refer for stress echo"), which the plan readers judge,
+	// unless the line opens with its box in a block of such lines that
+	// holds a row of options: the block is then the form's list of
+	// options laid out one or more to a line ("[ ] Chest pain" over
+	// "[ ] Palpitations   [ ] Syncope").
 	ls := strings.LastIndexByte(text[:i], '\n') + 1
-	le := strings.IndexByte(text[i:], '\n')
-	if le < 0 {
-		le = len(text)
-	} else {
-		le += i
-	}
-	if boxesIn(text[ls:le]) < 2 {
+	le := lineEnd(text, i)
+	if boxesIn(text[ls:le]) < 2 && !(opensWithBox(text[ls:le]) && optionBlock(text, ls, le)) {
 		return 0, false
 	}
 	return n, ticked
+}
+
+// lineEnd is the byte offset of the end of the line holding text[i].
+func lineEnd(text string, i int) int {
+	if le := strings.IndexByte(text[i:], '\n'); le >= 0 {
+		return i + le
+	}
+	return len(text)
+}
+
+// opensWithBox reports whether a line's first non-space characters are a
+// check box.
+func opensWithBox(line string) bool {
+	line = strings.TrimLeft(line, " \t")
+	for _, b := range []string{"[ ]", "[]", "[x]", "[X]", "[✓]", "[✔]", "[_]"} {
+		if strings.HasPrefix(line, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// optionBlock reports whether the run of adjacent lines opening with a
+// check box around the line text[ls:le] holds a line with two boxes or
+// more (a row of options).
+func optionBlock(text string, ls, le int) bool {
+	for s := ls; s > 0; { // the lines above
+		ps := strings.LastIndexByte(text[:s-1], '\n') + 1
+		line := text[ps : s-1]
+		if !opensWithBox(line) {
+			break
+		}
+		if boxesIn(line) >= 2 {
+			return true
+		}
+		s = ps
+	}
+	for e := le; e < len(text); { // the lines below
+		ne := lineEnd(text, e+1)
+		line := text[e+1 : ne]
+		if !opensWithBox(line) {
+			break
+		}
+		if boxesIn(line) >= 2 {
+			return true
+		}
+		e = ne
+	}
+	return false
 }
 
 // CueWritten reports whether the cue is written in a text, as stated
