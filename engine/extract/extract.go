@@ -448,11 +448,27 @@ func valueAfterParen(text string, c int) int {
 		for j < len(text) && text[j] == ' ' {
 			j++
 		}
+	} else if k := copulaAt(text, j); k > j {
+		j = k // "(RF-CL, typical symptoms, diabetes) is about 22%"
 	}
 	if j > c+1 && bareValueAt(text, j) {
 		return j
 	}
 	return 0
+}
+
+// copulas that may link a label to its value after an aside: "her
+// clinical likelihood (RF-CL, with typical symptoms) is about 22%".
+var copulas = []string{"is ", "was ", "of ", "at "}
+
+// copulaAt returns where the text after a copula at j starts, or j.
+func copulaAt(text string, j int) int {
+	for _, w := range copulas {
+		if j+len(w) <= len(text) && strings.EqualFold(text[j:j+len(w)], w) {
+			return j + len(w)
+		}
+	}
+	return j
 }
 
 // joinAcrossParens makes one finding of a label and the value after a
