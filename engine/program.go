@@ -541,13 +541,24 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if c.checks.Certainty && !f.Intended && p.recommended(f, anchors) {
 			f.Intended, procOnly = true, true
 		}
+		// A finding its own intention words schedule ("admitted for
+		// NSTEMI", "referred for chest pain on exertion", "PCI (2019) for
+		// stable angina"), outside a plan, schedules what is done, not
+		// the condition it is done for: the condition is the reason, and
+		// stated.
+		reason := c.checks.Certainty && f.Intended && !procOnly && !p.underPlan(f) && p.doc.Cue(rules.CueIntention, f.Text) != ""
 		if c.checks.Certainty && f.Intended {
 			// Under a "Plan:" heading a finding is intended, not present:
 			// only concepts that are themselves intentions may use it.
 			kept := anchors[:0:0]
 			seen := map[string]bool{}
 			for _, a := range anchors {
-				if procOnly && p.roles[a.ConceptKey] != rules.RoleProcedure {
+				if reason && p.roles[a.ConceptKey] != rules.RoleProcedure && p.roles[a.ConceptKey] != rules.RoleMedication && !p.doc.PlannedConcept(a.Concept) {
+					if !seen[a.ConceptKey] {
+						seen[a.ConceptKey] = true
+						kept = append(kept, a)
+					}
+				} else if procOnly && p.roles[a.ConceptKey] != rules.RoleProcedure {
 					if !seen[a.ConceptKey] {
 						seen[a.ConceptKey] = true
 						kept = append(kept, a)

@@ -65,6 +65,47 @@ func (Clauses) Name() string { return "clauses-v1" }
 // "documented or suspected ANOCA" is one finding.
 var joiners = []string{" and ", " with ", " w/ ", " but ", " plus ", " + ", " then ", " who ", " whose ", " which ", " whereas ", " while ", " as well as ", " in addition to ", " along with ", " together with "}
 
+// runOn are words no clause ends in: articles, prepositions,
+// conjunctions, possessives and approximators. A line that ends in one
+// was wrapped by the writer's editor, and its clause runs on into the
+// next line.
+var runOn = map[string]bool{
+	"a": true, "an": true, "the": true, "of": true, "to": true, "at": true, "in": true, "on": true,
+	"for": true, "from": true, "by": true, "with": true, "without": true, "into": true, "than": true,
+	"as": true, "and": true, "or": true, "nor": true, "his": true, "her": true, "their": true, "its": true,
+	"roughly": true, "about": true, "around": true, "approximately": true, "since": true, "despite": true,
+	"between": true, "within": true, "after": true, "before": true, "over": true, "under": true, "via": true,
+}
+
+// wrapContinues: the newline at i ends a line whose last word is a runOn
+// word and starts a line whose text opens with a letter or a digit (not a
+// list marker, which layoutCuts cuts anyway).
+func wrapContinues(text string, i int) bool {
+	e := i
+	for e > 0 && (text[e-1] == ' ' || text[e-1] == '\t' || text[e-1] == '\r') {
+		e--
+	}
+	s := e
+	for s > 0 && ((text[s-1] >= 'a' && text[s-1] <= 'z') || (text[s-1] >= 'A' && text[s-1] <= 'Z')) {
+		s--
+	}
+	if s == e || (s > 0 && text[s-1] != ' ' && text[s-1] != '\t') {
+		return false
+	}
+	if !runOn[strings.ToLower(text[s:e])] {
+		return false
+	}
+	j := i + 1
+	for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+		j++
+	}
+	if j >= len(text) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(text[j:])
+	return (unicode.IsLetter(r) || unicode.IsDigit(r)) && bulletAt(text, j, len(text)) <= j
+}
+
 // arrows and spaced dashes chain findings ("NSTEMI 2018 -> PCI pLAD",
 // "IHD - PCI 2018"), unless a value follows: "atorva 40 -> 80" is one dose
 // change. A status after a dash ("Sitagliptin - STOPPED") is read back
@@ -301,6 +342,12 @@ func splitSpans(text string, layout [][2]int) [][2]int {
 			if c == ':' && valueAfterColon(text, i) {
 				continue
 			}
+			// A hard-wrapped line whose last word cannot end a clause
+			// ("... 6 weeks of" / "left-sided chest pain", "... at
+			// roughly" / "12% (low)") runs on into the next line.
+			if c == '\n' && wrapContinues(text, i) {
+				continue
+			}
 			cuts = append(cuts, [2]int{i, i + 1})
 		case ' ', '\t':
 			// A gap of two or more spaces, or a tab, inside a line sets
@@ -401,11 +448,27 @@ func valueAfterParen(text string, c int) int {
 		for j < len(text) && text[j] == ' ' {
 			j++
 		}
+	} else if k := copulaAt(text, j); k > j {
+		j = k // "(RF-CL, typical symptoms, diabetes) is about 22%"
 	}
 	if j > c+1 && bareValueAt(text, j) {
 		return j
 	}
 	return 0
+}
+
+// copulas that may link a label to its value after an aside: "her
+// clinical likelihood (RF-CL, with typical symptoms) is about 22%".
+var copulas = []string{"is ", "was ", "of ", "at "}
+
+// copulaAt returns where the text after a copula at j starts, or j.
+func copulaAt(text string, j int) int {
+	for _, w := range copulas {
+		if j+len(w) <= len(text) && strings.EqualFold(text[j:j+len(w)], w) {
+			return j + len(w)
+		}
+	}
+	return j
 }
 
 // joinAcrossParens makes one finding of a label and the value after a
