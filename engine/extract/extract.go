@@ -308,6 +308,14 @@ func splitSpans(text string, layout [][2]int) [][2]int {
 			// 12/05/1939   Hosp no. D553", "TC 3.6   HDL 1.0"); a label
 			// aligned with its bare value stays whole ("Hb     132 g/L").
 			if k := fieldGap(text, i); k > i {
+				// Padding that aligns a two-cell table row, a label and
+				// its value ("| RF-CL      | 15%   |"), is no field gap:
+				// the row is one finding. A wider row's padded cells
+				// ("| Drug | Status | Detail |") stay fields of their own.
+				if text[k] == '|' && tableRow(text, k) && tableCells(text, k) == 2 {
+					i = k - 1
+					continue
+				}
 				if !bareValueAt(text, k) {
 					cuts = append(cuts, [2]int{i, k})
 				}
@@ -475,6 +483,15 @@ func tableRow(text string, i int) bool {
 		}
 	}
 	return false
+}
+
+// tableCells is the number of cells of the table row holding offset i
+// (its bars, less the outer ones).
+func tableCells(text string, i int) int {
+	ls, le := lineAt(text, i)
+	row := strings.TrimSpace(text[ls:le])
+	row = strings.TrimSuffix(strings.TrimPrefix(row, "|"), "|")
+	return strings.Count(row, "|") + 1
 }
 
 // lineAt is the line holding offset i, [start, end) without its newline.
