@@ -105,7 +105,13 @@ func demographicRE(words []string) *regexp.Regexp {
 }
 
 // compact demographic lead: "58M", "72F" (age glued to the sex letter).
-var compactDemographic = regexp.MustCompile(`^(\d{1,3}) ?([MF])\b`)
+// One digit is no adult's age but a size: "Catheters: 6F TIG" is a 6
+// French catheter.
+var compactDemographic = regexp.MustCompile(`^([1-9]\d{1,2}) ?([MF])\b`)
+
+// an age in a header's fields, its unit one letter: "Mrs I. Fenwick   79 y
+// F", "Mr A. Finch  70y  M".
+var shortAge = regexp.MustCompile(`^\d{1,3} ?y\b`)
 
 // a demographic after "in": "Suspected CCS in 73M", "?CCS in a 66-year-old
 // woman". The " in a " is a boundary; the demographic starts a finding.
@@ -551,7 +557,7 @@ func bareValueAt(text string, j int) bool {
 	}
 	// "Pt: 49M", "Age: 67 years old": the demographic is a finding of
 	// its own.
-	if demographicRE(nil).MatchString(text[j:]) || compactDemographic.MatchString(text[j:]) {
+	if demographicRE(nil).MatchString(text[j:]) || compactDemographic.MatchString(text[j:]) || shortAge.MatchString(text[j:]) {
 		return false
 	}
 	// Only a bare value (a number and at most a unit) joins its label:
