@@ -308,6 +308,14 @@ func (p *Program) optionCue(text string, f extract.Finding, findings []extract.F
 	if !proc {
 		return ""
 	}
+	// "Options weighed:" over "b) PCI LAD +/- Cx", "Options: (1) redo
+	// PCI; (2) CABG": an item of a list, or a field, that the pack's option
+	// cue heads is an option too.
+	if h := listHeading(text, f); h != "" {
+		if m := p.doc.Cue(rules.CueOption, h); m != "" {
+			return m
+		}
+	}
 	for cur, hops := f, 0; hops < 4; hops++ {
 		if m := p.doc.Cue(rules.CueOption, cur.Text); m != "" {
 			return m
@@ -373,4 +381,43 @@ func (p *Program) procedureClass(concept string) bool {
 		}
 	}
 	return false
+}
+
+// listHeading is the label a finding stands under: the text before the
+// first colon of its line when the finding follows it ("Options: (1) redo
+// PCI"), or, for an item of a list (a bulleted, numbered or indented line),
+// the line ending in a colon that the list hangs from ("Options weighed:"
+// over " b) PCI LAD"). "" when there is none.
+func listHeading(text string, f extract.Finding) string {
+	if f.Start < 0 || f.Start > len(text) {
+		return ""
+	}
+	ls := strings.LastIndexByte(text[:f.Start], '\n') + 1
+	if c := strings.IndexByte(text[ls:f.Start], ':'); c >= 0 {
+		return text[ls : ls+c]
+	}
+	le := strings.IndexByte(text[f.Start:], '\n')
+	if le < 0 {
+		le = len(text)
+	} else {
+		le += f.Start
+	}
+	if !extract.ListItem(text[ls:le]) && !indented(text[ls:le]) {
+		return ""
+	}
+	for h := ls; h > 0; {
+		ps := strings.LastIndexByte(text[:h-1], '\n') + 1
+		line := text[ps : h-1]
+		switch {
+		case strings.TrimSpace(line) == "":
+			return ""
+		case extract.ListItem(line) || indented(line):
+			h = ps
+			continue
+		case strings.HasSuffix(strings.TrimSpace(line), ":"):
+			return strings.TrimSuffix(strings.TrimSpace(line), ":")
+		}
+		return ""
+	}
+	return ""
 }

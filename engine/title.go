@@ -506,15 +506,31 @@ func (p *Program) withoutTitleGuesses(ctx context.Context, text string, f extrac
 
 // headerLine is the end of the document's header line: its first line,
 // when more lines follow, that holds no label and no sentence ("Re: …",
-// "Diagnosis: VSA", "Seen today. …" state facts and are read as text).
+// "Diagnosis: VSA", "Seen today. …" state facts and are read as text); a
+// clock time's colon ("ED CAS card - Majors bay 2 - 02:40") is no label.
 func headerLine(text string) (int, bool) {
 	nl := strings.IndexByte(text, '\n')
 	if nl < 0 || strings.TrimSpace(text[nl:]) == "" {
 		return 0, false
 	}
 	line := strings.TrimSpace(text[:nl])
-	if line == "" || strings.ContainsAny(line, ":;") || strings.Contains(line, ". ") || strings.HasSuffix(line, ".") {
+	if line == "" || strings.ContainsAny(clockless(line), ":;") || strings.Contains(line, ". ") || strings.HasSuffix(line, ".") {
 		return 0, false
 	}
 	return nl, true
+}
+
+// clockless blanks the colon of a clock time ("02:40": a digit either
+// side), which writes when the document was written, not a label.
+func clockless(line string) string {
+	if !strings.Contains(line, ":") {
+		return line
+	}
+	b := []byte(line)
+	for i := 1; i+1 < len(b); i++ {
+		if b[i] == ':' && isDigit(b[i-1]) && isDigit(b[i+1]) {
+			b[i] = ' '
+		}
+	}
+	return string(b)
 }

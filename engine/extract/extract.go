@@ -146,7 +146,13 @@ func demographicRE(words []string) *regexp.Regexp {
 }
 
 // compact demographic lead: "58M", "72F" (age glued to the sex letter).
-var compactDemographic = regexp.MustCompile(`^(\d{1,3}) ?([MF])\b`)
+// One digit is no adult's age but a size: "Catheters: 6F TIG" is a 6
+// French catheter.
+var compactDemographic = regexp.MustCompile(`^([1-9]\d{1,2}) ?([MF])\b`)
+
+// an age in a header's fields, its unit one letter: "Mrs I. Fenwick   79 y
+// F", "Mr A. Finch  70y  M".
+var shortAge = regexp.MustCompile(`^\d{1,3} ?y\b`)
 
 // a demographic after "in": "Suspected CCS in 73M", "?CCS in a 66-year-old
 // woman". The " in a " is a boundary; the demographic starts a finding.
@@ -355,6 +361,14 @@ func splitSpans(text string, layout [][2]int) [][2]int {
 			// 12/05/1939   Hosp no. D553", "TC 3.6   HDL 1.0"); a label
 			// aligned with its bare value stays whole ("Hb     132 g/L").
 			if k := fieldGap(text, i); k > i {
+				// Padding that aligns a two-cell table row, a label and
+				// its value ("| RF-CL      | 15%   |"), is no field gap:
+				// the row is one finding. A wider row's padded cells
+				// ("| Drug | Status | Detail |") stay fields of their own.
+				if text[k] == '|' && tableRow(text, k) && tableCells(text, k) == 2 {
+					i = k - 1
+					continue
+				}
 				if !bareValueAt(text, k) {
 					cuts = append(cuts, [2]int{i, k})
 				}
@@ -540,6 +554,15 @@ func tableRow(text string, i int) bool {
 	return false
 }
 
+// tableCells is the number of cells of the table row holding offset i
+// (its bars, less the outer ones).
+func tableCells(text string, i int) int {
+	ls, le := lineAt(text, i)
+	row := strings.TrimSpace(text[ls:le])
+	row = strings.TrimSuffix(strings.TrimPrefix(row, "|"), "|")
+	return strings.Count(row, "|") + 1
+}
+
 // lineAt is the line holding offset i, [start, end) without its newline.
 func lineAt(text string, i int) (int, int) {
 	if i > len(text) {
@@ -597,7 +620,7 @@ func bareValueAt(text string, j int) bool {
 	}
 	// "Pt: 49M", "Age: 67 years old": the demographic is a finding of
 	// its own.
-	if demographicRE(nil).MatchString(text[j:]) || compactDemographic.MatchString(text[j:]) {
+	if demographicRE(nil).MatchString(text[j:]) || compactDemographic.MatchString(text[j:]) || shortAge.MatchString(text[j:]) {
 		return false
 	}
 	// Only a bare value (a number and at most a unit) joins its label:
