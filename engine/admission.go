@@ -134,12 +134,17 @@ func lowerASCII(c byte) byte {
 // procedure a section of the pack's stay_sections states present and as
 // the patient's (the reason for admission, the diagnosis) in that stay, when no item of the same concept is dated before the stay:
 // "Reason for admission: elective PCI", "Diagnosis: stable angina -
-// treated with PCI" were done in the stay the summary reports. A planned
+// treated with PCI" were done in the stay the summary reports. So is an
+// undated acute event of the pack's stay_events stated there ("Dx:
+// Anterior STEMI - primary PCI"), even when an earlier one is dated
+// elsewhere ("Dx: NSTEMI (recurrent)", "Background: STEMI 2021"): the
+// diagnosis of a discharge document is the stay's presentation. A planned
 // or intended finding, one in a past-history section or of someone
-// else's, or one whose lead words place it earlier (labelPast: "previous
-// PCI") keeps no date. ev and shown (the evidence shown in the result)
-// are dated alike.
-func (p *Program) stayDates(stay *eval.When, ev, shown []eval.Evidence, byID map[string]extract.Finding) {
+// else's, one whose lead words place it earlier (labelPast: "previous
+// PCI") or whose own line holds a day before the stay ("IHD: inferior
+// STEMI 2019 -> primary PCI RCA" in a problem list) keeps no date. ev and
+// shown (the evidence shown in the result) are dated alike.
+func (p *Program) stayDates(text string, stay *eval.When, now time.Time, ev, shown []eval.Evidence, byID map[string]extract.Finding) {
 	if stay == nil {
 		return
 	}
@@ -152,12 +157,16 @@ func (p *Program) stayDates(stay *eval.When, ev, shown []eval.Evidence, byID map
 	dated := map[[2]string]bool{}
 	for i := range ev {
 		e := &ev[i]
-		if e.When != nil || !e.Present || e.Secondary || e.DerivedBy != "" || before[e.ConceptKey] || p.roles[e.ConceptKey] != rules.RoleProcedure {
+		if e.When != nil || !e.Present || e.Secondary || e.DerivedBy != "" {
+			continue
+		}
+		event := containsFold(p.pack.Sections.Frame.StayEvents, p.names[e.ConceptKey])
+		if !event && (before[e.ConceptKey] || p.roles[e.ConceptKey] != rules.RoleProcedure) {
 			continue
 		}
 		f, ok := byID[e.ID]
 		if !ok || f.Start < 0 || f.Intended || p.doc.PlannedConcept(f.Text) || p.labelPast(f.Text) ||
-			(p.reading.past != nil && p.reading.past.MatchString(f.Text)) {
+			(p.reading.past != nil && p.reading.past.MatchString(f.Text)) || p.lineBefore(text, f, stay, now) {
 			continue
 		}
 		if k := p.doc.Kind(f); k == nil || k.Status != "" || k.Experiencer != "" || !containsFold(p.pack.Sections.Frame.StaySections, k.Kind) {
@@ -166,16 +175,49 @@ func (p *Program) stayDates(stay *eval.When, ev, shown []eval.Evidence, byID map
 		w := *stay
 		w.Text = stay.Text + ", the stay this discharge document reports"
 		e.When = &w
+		e.Stay = event
 		dated[[2]string{e.ID, e.ConceptKey}] = true
 	}
 	for i := range shown {
 		if shown[i].When == nil && dated[[2]string{shown[i].ID, shown[i].ConceptKey}] && shown[i].DerivedBy == "" {
 			for _, e := range ev {
 				if e.ID == shown[i].ID && e.ConceptKey == shown[i].ConceptKey && e.When != nil {
-					shown[i].When = e.When
+					shown[i].When, shown[i].Stay = e.When, e.Stay
 					break
 				}
 			}
 		}
 	}
+}
+
+// lineBefore reports whether the finding's own line writes a day before
+// the stay: "IHD: inferior STEMI 2019 -> primary PCI RCA (2x DES)" tells
+// of an earlier admission, whatever section holds it.
+func (p *Program) lineBefore(text string, f extract.Finding, stay *eval.When, now time.Time) bool {
+	if f.Start < 0 || f.Start > len(text) {
+		return false
+	}
+	from := strings.LastIndexByte(text[:f.Start], '\n') + 1
+	to := strings.IndexByte(text[f.Start:], '\n')
+	if to < 0 {
+		to = len(text)
+	} else {
+		to += f.Start
+	}
+	line := text[from:to]
+	for len(line) > 0 {
+		w := p.whenOf(line, now)
+		if w == nil {
+			return false
+		}
+		if w.To.Before(stay.From) {
+			return true
+		}
+		i := strings.Index(line, w.Text)
+		if i < 0 {
+			return false
+		}
+		line = line[i+len(w.Text):]
+	}
+	return false
 }

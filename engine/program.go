@@ -869,7 +869,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		res.Evidence = append(res.Evidence, ei)
 	}
 	// "Admitted 16/04/2026 ... Reason for admission: elective PCI": done in the stay.
-	p.stayDates(p.admissionStay(text, date), ev, res.Evidence, byID)
+	p.stayDates(text, p.admissionStay(text, date), date, ev, res.Evidence, byID)
 	ev, res.Evidence = stopSupersede(ev, res.Evidence, stops, tr, &dropped)
 	ev, res.Evidence = p.historySupersede(ev, res.Evidence, listStops, byID, tr, &dropped)
 	ev, res.Evidence = p.plannedByName(ev, res.Evidence, byID, clause, tr, &dropped)

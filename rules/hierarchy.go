@@ -473,6 +473,12 @@ type Expr struct {
 	// a procedure of the document's own episode is no plan once the text
 	// says it was performed.
 	NotStatedDone bool `json:"not_stated_done,omitempty"`
+	// NotStay, on a concept leaf, is not met by an acute event a
+	// discharge document dates to the stay it reports (meta/sections.json
+	// frame.stay_events): the patient is discharged from it, so it no
+	// longer marks the acute phase, while a row's own window still reads
+	// its date ("Dx: Anterior STEMI - primary PCI", discharged day 6).
+	NotStay bool `json:"not_stay,omitempty"`
 	// Past, on a concept leaf, is met only by an item the case states of
 	// the past ("history of NSTEMI", "previous ACS", a past-history
 	// section): the record sets the event before the present episode,

@@ -107,6 +107,12 @@ type Frame struct {
 	// for admission: elective PCI", "Diagnosis: ... treated with PCI");
 	// elsewhere a procedure may be one discussed or of another time.
 	StaySections []string `json:"stay_sections,omitempty"`
+	// StayEvents: the acute events (concept names) such a section dates
+	// to the stay as it dates a procedure ("Dx: Anterior STEMI - primary
+	// PCI"): the diagnosis of a discharge document is the presentation
+	// of the stay it reports, also when an earlier event is dated
+	// elsewhere ("NSTEMI (recurrent)").
+	StayEvents []string `json:"stay_events,omitempty"`
 	// SexTitles: titles that say the patient's sex ("Mrs"), written as
 	// the title is (matched case-sensitively, so an abbreviation in
 	// capitals is no title). On the patient's own line (opened by one of
@@ -265,7 +271,7 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 	}
 	for field, ws := range map[string][]string{"title_roles": s.Frame.TitleRoles, "title_not_done": s.Frame.TitleNotDone, "done_labels": s.Frame.DoneLabels,
 		"label_past": s.Frame.LabelPast, "date_labels": s.Frame.DateLabels, "done_words": s.Frame.DoneWords,
-		"admission_labels": s.Frame.AdmissionLabels, "discharge_labels": s.Frame.DischargeLabels, "stay_sections": s.Frame.StaySections,
+		"admission_labels": s.Frame.AdmissionLabels, "discharge_labels": s.Frame.DischargeLabels, "stay_sections": s.Frame.StaySections, "stay_events": s.Frame.StayEvents,
 		"sex_titles": s.Frame.SexTitles, "patient_labels": s.Frame.PatientLabels, "patient_identifiers": s.Frame.PatientIdentifiers, "patient_verbs": s.Frame.PatientVerbs} {
 		for j, w := range ws {
 			if len(CueWords(w)) == 0 {

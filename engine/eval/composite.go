@@ -70,6 +70,18 @@ func notDone(pool []Evidence, key string) []Evidence {
 	return out
 }
 
+// notStay is the pool without the items of key a discharge document
+// dates to its stay (Evidence.Stay), for a leaf marked not_stay.
+func notStay(pool []Evidence, key string) []Evidence {
+	out := make([]Evidence, 0, len(pool))
+	for _, e := range pool {
+		if !(e.Stay && e.Key() == key) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // onlyPast keeps of the concept's items those the case states of the
 // past (Options.Past); the other concepts' items stay.
 func onlyPast(pool []Evidence, key string, past func(Evidence) bool) []Evidence {
@@ -248,6 +260,9 @@ func evalNode(e rules.Expr, pool []Evidence, keyOfName map[string]string, opt Op
 		}
 		if e.NotStatedDone {
 			pool = notDone(pool, c.ConceptKey)
+		}
+		if e.NotStay {
+			pool = notStay(pool, c.ConceptKey)
 		}
 		if e.Past {
 			pool = onlyPast(pool, c.ConceptKey, opt.Past)

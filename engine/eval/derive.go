@@ -148,7 +148,7 @@ func isa(items []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]s
 				continue
 			}
 			seen[k] = true
-			out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: affirmed, Via: "is-a: " + name, When: e.When, Done: e.Done, DerivedBy: ReaderIsA, From: e.Key()})
+			out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: affirmed, Via: "is-a: " + name, When: e.When, Done: e.Done, Stay: e.Stay, DerivedBy: ReaderIsA, From: e.Key()})
 		}
 	}
 	return out

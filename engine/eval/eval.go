@@ -118,6 +118,11 @@ type Evidence struct {
 	// performed 20/11/2026"): no plan, whatever its date (a definition
 	// leaf with NotStatedDone is not met by it).
 	Done bool `json:"done,omitempty"`
+	// Stay marks an acute event a discharge document dates to the stay it
+	// reports ("Dx: Anterior STEMI - primary PCI" between its admission
+	// and discharge days): the event the patient is discharged from (a
+	// definition leaf with NotStay is not met by it).
+	Stay bool `json:"stay,omitempty"`
 	// Secondary marks an item of an alternative reading of its finding
 	// (an anchor other than its best reading that the finding does not
 	// name word for word): no fact for conditions, exceptions or
