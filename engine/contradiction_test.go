@@ -159,12 +159,16 @@ func TestNoClassIIIBesidePositiveSameAction(t *testing.T) {
 	}
 	planted := 0
 	var bad []string
-	for _, d := range all {
+	for i, d := range all {
 		id, text := d.ID, d.Text
 		if id == "" {
 			id, text = d.Case, d.Q
 		}
-		if strings.HasPrefix(id, "contradiction_") {
+		planted1 := strings.HasPrefix(id, "contradiction_")
+		if testing.Short() && !planted1 && i%6 != 0 {
+			continue // -short (the race step): the planted cases and a sixth of the rest
+		}
+		if planted1 {
 			planted++
 		}
 		res, err := prog.Ask(context.Background(), id, text)
