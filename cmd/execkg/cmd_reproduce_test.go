@@ -50,16 +50,14 @@ func TestVignettesGenerateCheck(t *testing.T) {
 // The whole offline reproduction: both arms, every output file and
 // the documents table.
 func TestReproduceOffline(t *testing.T) {
-	dir := t.TempDir()
+	dir, out := offlineReproduce(t)
 	numbers := filepath.Join(dir, "paper_numbers.json")
 	csv := filepath.Join(dir, "errors.csv")
 	preds := filepath.Join(dir, "preds")
-	var stdout, stderr bytes.Buffer
 	docErrs := filepath.Join(dir, "documents_errors.csv")
-	code := run([]string{"reproduce", "--numbers", numbers, "--errors", csv, "--predictions-out", preds, "--documents-errors", docErrs}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d:\n%s%s", code, stdout.String(), stderr.String())
-	}
+	var stdout, stderr bytes.Buffer
+	stdout.WriteString(out)
+	work := t.TempDir()
 	for _, want := range []string{"TP / FP / FN", "Exact row-set match (near / synonym / paraphrase)", "Exact McNemar vs kg", "Reference: recomputed, equals the stored file.", "Documents (dev split, 330 documents)"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())
@@ -94,8 +92,8 @@ func TestReproduceOffline(t *testing.T) {
 	}
 	// compare re-reads the written predictions and agrees with reproduce.
 	stdout.Reset()
-	out := filepath.Join(dir, "compare.json")
-	if code := run([]string{"compare", "--out", out, "kg=" + filepath.Join(preds, "kg.jsonl"), "rag=" + filepath.Join(preds, "vectorrag+margin-selector.jsonl")}, &stdout, &stderr); code != 0 {
+	cmpOut := filepath.Join(work, "compare.json")
+	if code := run([]string{"compare", "--out", cmpOut, "kg=" + filepath.Join(preds, "kg.jsonl"), "rag=" + filepath.Join(preds, "vectorrag+margin-selector.jsonl")}, &stdout, &stderr); code != 0 {
 		t.Fatalf("compare exit %d: %s", code, stderr.String())
 	}
 	var c struct {
@@ -104,12 +102,12 @@ func TestReproduceOffline(t *testing.T) {
 			F1 float64 `json:"f1"`
 		} `json:"arms"`
 	}
-	cb, _ := os.ReadFile(out)
+	cb, _ := os.ReadFile(cmpOut)
 	if err := json.Unmarshal(cb, &c); err != nil || len(c.Arms) != 2 || c.Arms[0].TP != n.Arms[0].TP || c.Arms[1].F1 != n.Arms[1].F1 {
 		t.Fatalf("compare numbers %s differ from reproduce %s", cb, b)
 	}
 	// The HTML report renders offline: no script, no external reference.
-	html := filepath.Join(dir, "report.html")
+	html := filepath.Join(work, "report.html")
 	if code := run([]string{"report", "--out", html, "--no-baseline", "--documents-errors", docErrs}, &stdout, &stderr); code != 0 {
 		t.Fatalf("report exit %d: %s", code, stderr.String())
 	}

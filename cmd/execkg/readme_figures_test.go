@@ -168,14 +168,14 @@ func TestReadmeFigures(t *testing.T) {
 	require.NoError(t, err)
 	figs := readmeFigures(readme)
 	dir := t.TempDir()
+	shared, _ := offlineReproduce(t)
 	src := map[string]string{
 		"stats":     filepath.Join(dir, "stats.json"),
-		"reproduce": filepath.Join(dir, "numbers.json"),
+		"reproduce": filepath.Join(shared, "paper_numbers.json"),
 		"grounding": filepath.Join(dir, "grounding.json"),
 	}
 	for name, args := range map[string][]string{
 		"stats":     {"stats", "--report", src["stats"]},
-		"reproduce": {"reproduce", "--numbers", src["reproduce"], "--errors", filepath.Join(dir, "errors.csv"), "--documents-errors", filepath.Join(dir, "documents_errors.csv")},
 		"grounding": {"grounding-eval", "--json", src["grounding"]},
 	} {
 		var so, se bytes.Buffer
