@@ -51,6 +51,10 @@ type Words struct {
 	// Product: the words name a medicinal product, to be read by
 	// ingredient (Ingredients) as well as whole.
 	Product bool
+	// Substance: the words name what the patient reacts to (an
+	// AllergyIntolerance's code): a drug named as a product's words are
+	// ("Atorvastatin") where they name no other concept.
+	Substance bool
 	// Narrower, when set, is the concept the resource's code names: only
 	// concepts narrower than it are wanted (a class code's words may say
 	// which kind: "Angina pectoris with coronary microvascular
@@ -750,7 +754,7 @@ func (r *reader) named(cc *CodeableConcept) (rules.Match, Coding, bool) {
 
 // wordsOf is words of the resource being read, as NameFunc takes them.
 func (r *reader) wordsOf(text string) Words {
-	return Words{Text: text, Resource: r.typ, Product: r.typ == "MedicationStatement" || r.typ == "MedicationRequest"}
+	return Words{Text: text, Resource: r.typ, Product: r.typ == "MedicationStatement" || r.typ == "MedicationRequest", Substance: r.typ == "AllergyIntolerance"}
 }
 
 // unmatched drops a resource none of whose codes is in a value set.
