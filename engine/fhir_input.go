@@ -174,6 +174,12 @@ func (p *Program) nameFromWords(w fhir.Words) ([]fhir.Named, string) {
 				a.Concept = p.recordNaming.names[a.ConceptKey]
 			}
 			set = &rules.ValueSet{Concept: a.Concept, Key: a.ConceptKey}
+			if name, key := p.intoleranceConcept(a.ConceptKey, a.Concept); key != "" {
+				// A drug not tolerated is the pack's intolerance of it
+				// ("Atorvastatin" allergy: statin intolerance), as a
+				// value set's "as" says for a coded one.
+				set.As, set.AsKeys = map[string]string{"not-tolerated": name}, map[string]string{"not-tolerated": key}
+			}
 			if u := p.units[a.ConceptKey]; len(u) == 1 {
 				// A measured concept the value sets do not list: its value
 				// is read in the unit the pack's rules use, and no other.
@@ -205,6 +211,32 @@ func (p *Program) nameFromWords(w fhir.Words) ([]fhir.Named, string) {
 	names[0].Aside = aside
 	names[0].Unread = unread
 	return names, ""
+}
+
+// intoleranceConcept is the pack's concept of a drug not tolerated
+// (meta/sections.json intolerance_forms: "{drug} intolerance",
+// "contraindication to {drug}"), formed from the drug's name or one of
+// its lexicon synonyms ("statin" of lipid-lowering therapy gives
+// "statin intolerance"); "" when the pack has none or the concept is no
+// drug.
+func (p *Program) intoleranceConcept(key, concept string) (name, intolKey string) {
+	if !p.medications[key] || concept == "" {
+		return "", ""
+	}
+	names := []string{concept}
+	if lex := p.cfg.lexicon; lex != nil {
+		if c := lex.Concept(concept); c != nil {
+			names = append(names, c.Synonyms...)
+		}
+	}
+	for _, n := range names {
+		for _, f := range p.doc.IntoleranceForms(n) {
+			if k, ok := p.keys[rules.NormalizeName(f)]; ok && k != key {
+				return p.names[k], k
+			}
+		}
+	}
+	return "", ""
 }
 
 // wordsAside says why a concept a record's words name is no fact of the
@@ -272,6 +304,13 @@ func (p *Program) wordAnchors(w fhir.Words) (anchors []grounding.Anchor, unread 
 		return n
 	}
 	add(w.Text, w.Product)
+	if !w.Product && w.Substance && len(anchors) == 0 {
+		// An allergy's substance the concepts' own names do not name
+		// ("Atorvastatin") is read as a drug list's words are: by the
+		// drugs' names and lexicon synonyms.
+		w.Product = true
+		add(w.Text, true)
+	}
 	if !w.Product {
 		return anchors, nil
 	}

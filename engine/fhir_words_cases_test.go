@@ -97,6 +97,18 @@ func (c wordsCase) bundle(t *testing.T) []byte {
 			if r.Type == "MedicationRequest" {
 				res["intent"] = "order"
 			}
+		case "AllergyIntolerance":
+			st, ver := r.Status, r.Verification
+			if st == "" {
+				st = "active"
+			}
+			if ver == "" {
+				ver = "confirmed"
+			}
+			res["clinicalStatus"] = map[string]any{"coding": []any{map[string]any{"code": st}}}
+			res["verificationStatus"] = map[string]any{"coding": []any{map[string]any{"code": ver}}}
+			res["patient"], res["code"] = res["subject"], cc
+			delete(res, "subject")
 		case "ServiceRequest":
 			st := r.Status
 			if st == "" {
@@ -114,7 +126,7 @@ func (c wordsCase) bundle(t *testing.T) []byte {
 				res["valueCodeableConcept"] = map[string]any{"coding": []any{map[string]any{"system": r.ValueCoding.System, "code": r.ValueCoding.Code, "display": r.ValueCoding.Display}}}
 			}
 		default:
-			require.Failf(t, "unknown resource type", "%s: resource %d: type %q; use Condition, MedicationStatement, MedicationRequest, ServiceRequest or Observation", c.Name, i, r.Type)
+			require.Failf(t, "unknown resource type", "%s: resource %d: type %q; use Condition, MedicationStatement, MedicationRequest, AllergyIntolerance, ServiceRequest or Observation", c.Name, i, r.Type)
 		}
 		entries = append(entries, map[string]any{"resource": res})
 	}

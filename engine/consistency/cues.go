@@ -88,7 +88,7 @@ type cueHit struct {
 func findCues(ts []token) []cueHit {
 	var hits []cueHit
 	for i := 0; i < len(ts); {
-		if ts[i].boundary {
+		if ts[i].boundary && !ts[i].word {
 			i++
 			continue
 		}
@@ -102,9 +102,11 @@ func findCues(ts []token) []cueHit {
 			ok := true
 			for j := 0; j < n; j++ {
 				// A clause word may close a cue ("in keeping with"),
-				// punctuation never.
+				// punctuation never; it opens only a cue that looks
+				// back ("bypass grafts when present"): the clause it
+				// opens qualifies the words before it.
 				t := ts[i+j]
-				if t.boundary && !(j > 0 && t.word) || t.low != d.words[j] {
+				if t.boundary && !(t.word && (j > 0 || d.dir == backward)) || t.low != d.words[j] {
 					ok = false
 					break
 				}
@@ -559,6 +561,20 @@ func sectionEnd(ts []token, hits []cueHit, i int) int {
 func backwardStart(ts []token, hits []cueHit, k int) int {
 	h := &hits[k]
 	c, lo := ts[h.first].clause, h.first
+	if o := qualifiedBefore(ts, h); o >= 0 {
+		// "coronary arteries and bypass grafts (when present)",
+		// "stents (if present)": a backward cue opening a clause of
+		// its own (a clause word, a parenthesis holding the cue alone)
+		// qualifies the clause right before it, not a list before
+		// that clause.
+		c, start := ts[o].clause, o
+		for start > 0 && ts[start-1].clause == c && h.first-start < scopeRules.Window && !terminatesBefore(hits, start-1) {
+			start--
+		}
+		return start
+	} else if ts[h.first].boundary {
+		return h.first
+	}
 	if lo >= 2 && !ts[lo-2].boundary && valueAfter(ts, h) {
 		// "Allergies: none", "CXR: negative", "Trop I <5, negative",
 		// "HIV  Negative": a value alone looks back over its heading.
@@ -584,6 +600,29 @@ func backwardStart(ts []token, hits []cueHit, k int) int {
 		start = listStart(ts, hits, k, start)
 	}
 	return start
+}
+
+// qualifiedBefore is the last word of the clause a backward cue that opens
+// a clause of its own qualifies, or -1: the cue starts at a clause word
+// ("grafts when present", "grafts (when present)") or fills a parenthesis
+// alone ("stents (if present)"), and a word comes right before it (or
+// before its parenthesis).
+func qualifiedBefore(ts []token, h *cueHit) int {
+	p := h.first - 1
+	switch {
+	case ts[h.first].boundary:
+		if p >= 0 && ts[p].low == "(" {
+			p--
+		}
+	case p >= 0 && ts[p].low == "(" && h.last+1 < len(ts) && ts[h.last+1].low == ")":
+		p--
+	default:
+		return -1
+	}
+	if p < 0 || ts[p].boundary {
+		return -1
+	}
+	return p
 }
 
 // valueAfter reports whether a backward cue is the value of the label

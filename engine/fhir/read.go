@@ -1,6 +1,7 @@
 // Package fhir reads a FHIR R4 record (a Bundle of Patient, Condition,
 // Observation, MedicationStatement, MedicationRequest, Procedure,
-// AllergyIntolerance and FamilyMemberHistory resources) into the patient
+// ServiceRequest, AllergyIntolerance, FamilyMemberHistory, Encounter and
+// DiagnosticReport resources) into the patient
 // model, the same model text becomes.
 //
 // The reader knows no clinical vocabulary: a resource becomes a fact only
@@ -51,6 +52,10 @@ type Words struct {
 	// Product: the words name a medicinal product, to be read by
 	// ingredient (Ingredients) as well as whole.
 	Product bool
+	// Substance: the words name what the patient reacts to (an
+	// AllergyIntolerance's code): a drug named as a product's words are
+	// ("Atorvastatin") where they name no other concept.
+	Substance bool
 	// Narrower, when set, is the concept the resource's code names: only
 	// concepts narrower than it are wanted (a class code's words may say
 	// which kind: "Angina pectoris with coronary microvascular
@@ -518,6 +523,10 @@ func (r *reader) read(it item) error {
 		return r.readAllergy(it)
 	case "FamilyMemberHistory":
 		return r.readFamily(it)
+	case "Encounter":
+		return r.readEncounter(it)
+	case "DiagnosticReport":
+		return r.readReport(it)
 	case "Medication":
 		return nil // read through the references to it
 	case "OperationOutcome":
@@ -750,7 +759,7 @@ func (r *reader) named(cc *CodeableConcept) (rules.Match, Coding, bool) {
 
 // wordsOf is words of the resource being read, as NameFunc takes them.
 func (r *reader) wordsOf(text string) Words {
-	return Words{Text: text, Resource: r.typ, Product: r.typ == "MedicationStatement" || r.typ == "MedicationRequest"}
+	return Words{Text: text, Resource: r.typ, Product: r.typ == "MedicationStatement" || r.typ == "MedicationRequest", Substance: r.typ == "AllergyIntolerance"}
 }
 
 // unmatched drops a resource none of whose codes is in a value set.
@@ -1540,6 +1549,117 @@ func (r *reader) readAllergy(it item) error {
 	}
 	f.When = w
 	r.add(f)
+	return nil
+}
+
+// readEncounter reads what a visit was for: each reason code, and each
+// reason reference the record does not hold (its display's words; a
+// referenced resource the record holds is read on its own), is a finding
+// of the patient's, dated by the visit. A visit not yet made ("planned")
+// is for a procedure planned: a value set's planned concept stands for a
+// procedure given as its reason. A cancelled visit states nothing.
+func (r *reader) readEncounter(it item) error {
+	var e Encounter
+	if err := decode(it, &e); err != nil {
+		return err
+	}
+	if !r.mine(it, e.Subject) {
+		return nil
+	}
+	switch e.Status {
+	case "cancelled", "entered-in-error":
+		r.drop(patient.Dropped{Resource: it.ref, Reason: fmt.Sprintf("status %q: the visit's reasons are not stated", e.Status)})
+		return nil
+	}
+	w, err := when(it, "period", "", e.Period)
+	if err != nil {
+		return err
+	}
+	reasons := make([]*CodeableConcept, 0, len(e.ReasonCode)+len(e.ReasonReference))
+	for i := range e.ReasonCode {
+		reasons = append(reasons, &e.ReasonCode[i])
+	}
+	for _, ref := range e.ReasonReference {
+		switch {
+		case ref.Reference != "" && r.byRef[ref.Reference] != nil:
+			// Read as a resource of its own.
+		case ref.Display != "":
+			reasons = append(reasons, &CodeableConcept{Text: ref.Display})
+		default:
+			r.drop(patient.Dropped{Resource: it.ref, Text: ref.Reference, Reason: "its reasonReference is not in the record and has no display"})
+		}
+	}
+	if len(reasons) == 0 {
+		r.drop(patient.Dropped{Resource: it.ref, Reason: "no reasonCode or reasonReference: the visit states no finding"})
+		return nil
+	}
+	for _, cc := range reasons {
+		r.words, r.class = nil, false
+		m, coding, ok := r.match(cc)
+		if !ok {
+			r.unmatched(it, cc)
+			continue
+		}
+		f := fact(it, patient.KindProblem, m, coding, "reason for visit: "+cc.label())
+		f.Status, f.When = patient.StatusActive, w
+		if m.System == textSystem && r.past != nil && r.past(coding.Display) {
+			f.Status = patient.StatusHistory
+		}
+		if e.Status == "planned" && as(&f, m, "planned") {
+			f.Status = ""
+		}
+		r.add(f)
+	}
+	return nil
+}
+
+// reportStatuses are the statuses of a report one may act on.
+var reportStatuses = []string{"final", "amended", "corrected", "appended"}
+
+// readReport reads a DiagnosticReport's conclusion: its words as the text
+// reader reads a note (under the report's name, as an Observation's
+// valueString), and each conclusion code as a finding of the patient's,
+// dated by the report. Its results are Observations, read on their own.
+func (r *reader) readReport(it item) error {
+	var d DiagnosticReport
+	if err := decode(it, &d); err != nil {
+		return err
+	}
+	if !r.mine(it, d.Subject) {
+		return nil
+	}
+	if !contains(reportStatuses, d.Status) {
+		r.drop(patient.Dropped{Resource: it.ref, Text: d.Code.label(), Reason: fmt.Sprintf("status %q: only %s reports are read", d.Status, strings.Join(reportStatuses, ", "))})
+		return nil
+	}
+	w, err := when(it, "effective", d.EffectiveDateTime, d.EffectivePeriod)
+	if err != nil {
+		return err
+	}
+	if w == nil && d.Issued != "" {
+		if w, err = when(it, "issued", d.Issued, nil); err != nil {
+			return err
+		}
+	}
+	if strings.TrimSpace(d.Conclusion) != "" {
+		if r.narrative != nil {
+			r.readNarrative(it, d.Code.label(), d.Conclusion, w)
+		} else {
+			r.drop(patient.Dropped{Resource: it.ref, Text: d.Conclusion, Reason: "its conclusion is free text, and no text reader was given"})
+		}
+	}
+	for i := range d.ConclusionCode {
+		cc := &d.ConclusionCode[i]
+		r.words, r.class = nil, false
+		m, coding, ok := r.match(cc)
+		if !ok {
+			r.unmatched(it, cc)
+			continue
+		}
+		f := fact(it, patient.KindProblem, m, coding, cc.label())
+		f.Status, f.Certainty, f.When = patient.StatusActive, patient.Confirmed, w
+		r.add(f)
+	}
 	return nil
 }
 

@@ -191,6 +191,30 @@ type AllergyIntolerance struct {
 	RecordedDate       string           `json:"recordedDate,omitempty"`
 }
 
+// Encounter is a visit or a stay; its reasons are what it was for.
+type Encounter struct {
+	head
+	Status          string            `json:"status,omitempty"`
+	Subject         *Reference        `json:"subject,omitempty"`
+	Period          *Period           `json:"period,omitempty"`
+	ReasonCode      []CodeableConcept `json:"reasonCode,omitempty"`
+	ReasonReference []Reference       `json:"reasonReference,omitempty"`
+}
+
+// DiagnosticReport is a test's report: its conclusion in words and its
+// coded findings (its results are Observations of their own).
+type DiagnosticReport struct {
+	head
+	Status            string            `json:"status,omitempty"`
+	Code              CodeableConcept   `json:"code"`
+	Subject           *Reference        `json:"subject,omitempty"`
+	EffectiveDateTime string            `json:"effectiveDateTime,omitempty"`
+	EffectivePeriod   *Period           `json:"effectivePeriod,omitempty"`
+	Issued            string            `json:"issued,omitempty"`
+	Conclusion        string            `json:"conclusion,omitempty"`
+	ConclusionCode    []CodeableConcept `json:"conclusionCode,omitempty"`
+}
+
 // FamilyMemberHistory is what a relative had.
 type FamilyMemberHistory struct {
 	head
