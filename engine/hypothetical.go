@@ -88,7 +88,7 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 	for _, a := range anchors {
 		in[a.ConceptKey] = true
 	}
-	lower := " " + strings.ToLower(finding) + " "
+	lower, padded := " "+strings.ToLower(finding)+" ", " "+finding+" "
 	reached := map[string][]string{} // concept key → its names the finding states, for concepts the cue reaches
 	free := map[string]bool{}        // anchors the finding names word for word where the cue does not reach
 	named := 0                       // anchors the finding names word for word
@@ -107,11 +107,11 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 			continue
 		}
 		var stated []string
-		for _, n := range append([]string{v.Concept}, p.phrases[v.ConceptKey]...) {
-			if statedIn(lower, finding, n) || nv.inflected && len(n) > 3 && coversAllOf(finding, n) {
+		p.eachName(v, func(n, nl string) {
+			if statedAs(lower, padded, n, nl) || nv.inflected && len(n) > 3 && coversAllOf(finding, n) {
 				stated = append(stated, n)
 			}
-		}
+		})
 		if len(stated) == 0 {
 			continue
 		}
@@ -138,7 +138,7 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 		for _, c := range cx.Cues {
 			// A cue is a word of any case ("If chest pain recurs"),
 			// not an acronym that must match as written.
-			if consistency.CueWritten(c, func(w string) bool { return statedIn(lower, strings.ToLower(finding), strings.ToLower(w)) }) || listed && consistency.HypotheticalListHead(c) {
+			if consistency.CueWritten(c, func(w string) bool { return statedAs(lower, lower, strings.ToLower(w), strings.ToLower(w)) }) || listed && consistency.HypotheticalListHead(c) {
 				own = append(own, c)
 			}
 		}
@@ -262,10 +262,24 @@ func (p *Program) namesReached(finding string, a grounding.Anchor, reached map[s
 // acronym, as written).
 func statedIn(lower, finding, name string) bool {
 	if len(name) <= 3 {
-		lower = " " + finding + " "
-	} else {
-		name = strings.ToLower(name)
+		return wordsIn(" "+finding+" ", name)
 	}
+	return wordsIn(lower, strings.ToLower(name))
+}
+
+// statedAs is statedIn for a name whose lower case is given (nameLower,
+// read once per program for the pack's phrases: phraseForms), with the
+// finding between spaces as written (padded) as well as lower-cased
+// (lower), both read once per finding.
+func statedAs(lower, padded, name, nameLower string) bool {
+	if len(name) <= 3 {
+		return wordsIn(padded, name)
+	}
+	return wordsIn(lower, nameLower)
+}
+
+// wordsIn: hay (between spaces) holds name as whole words.
+func wordsIn(lower, name string) bool {
 	for i := strings.Index(lower, name); i >= 0; {
 		j := i + len(name)
 		if i > 0 && !isWordByte(lower[i-1]) && j < len(lower) && !isWordByte(lower[j]) {

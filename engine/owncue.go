@@ -111,12 +111,37 @@ func (p *Program) negationAt(ctext *consistency.Text, finding string, anchors []
 // states word for word (lower is the finding lower-cased between spaces).
 func (p *Program) statedNames(lower, finding string, a grounding.Anchor) []string {
 	var stated []string
-	for _, n := range append([]string{a.Concept}, p.phrases[a.ConceptKey]...) {
-		if statedIn(lower, finding, n) {
+	padded := " " + finding + " "
+	p.eachName(a, func(n, nl string) {
+		if statedAs(lower, padded, n, nl) {
 			stated = append(stated, n)
 		}
-	}
+	})
 	return stated
+}
+
+// eachName calls f with the anchor's concept name and then each pack
+// phrase of its concept, each with its lower case (the phrases' read once
+// by phraseForms).
+func (p *Program) eachName(a grounding.Anchor, f func(name, lower string)) {
+	f(a.Concept, strings.ToLower(a.Concept))
+	lows := p.phrasesLower[a.ConceptKey]
+	for i, n := range p.phrases[a.ConceptKey] {
+		f(n, lows[i])
+	}
+}
+
+// phraseForms is every concept's phrases lower-cased, in their order.
+func phraseForms(phrases map[string][]string) map[string][]string {
+	out := make(map[string][]string, len(phrases))
+	for k, phs := range phrases {
+		lows := make([]string, len(phs))
+		for i, ph := range phs {
+			lows[i] = strings.ToLower(ph)
+		}
+		out[k] = lows
+	}
+	return out
 }
 
 // undoubtedAt judges the doubt of a doubted finding at each concept it

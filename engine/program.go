@@ -40,6 +40,8 @@ type Program struct {
 	units map[string][]string
 	// phrases naming each concept (wordings, name, synonyms), for step (iv).
 	phrases map[string][]string
+	// phrasesLower is phrases lower-cased, read once (phraseForms).
+	phrasesLower map[string][]string
 
 	riskScores []string // concept keys of meta/reading.json risk_scores
 	// rivals: every concept's phrases, for the formatter's two-thirds
@@ -222,6 +224,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 		}
 	}
 	p.verbatim = verbatimPhrases(p.phrases)
+	p.phrasesLower = phraseForms(p.phrases)
 	p.rivals = evidence.NewNames(p.phrases)
 	p.covering = make(map[string]*evidence.Phrases, len(p.phrases))
 	for k, phs := range p.phrases {
