@@ -1054,7 +1054,11 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 	changedRefusal := map[int]bool{}
 	rowSeen := make(map[string]bool, len(bundles))
 	fired := map[string]bool{}
-	var buf eval.RuleBuffer
+	// Every rule reads the same evidence, indexed once by concept; the
+	// few unknown rules a case reports (near misses, the trace) are told
+	// what they miss.
+	buf := eval.RuleBuffer{SkipMissing: true}
+	buf.Index(ev)
 	res.PredictedRowIDs = []string{}
 	res.Recommendations = []Recommendation{}
 	res.RetrievedRowIDs = make([]string, 0, len(bundles))
@@ -1071,6 +1075,9 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 		rule := p.rule(b)
 		blocked = blocked[:0]
 		rr := buf.Evaluate(rule, ev, opt) // kept only as copies (recommendation, ruleTrace)
+		if rr.Truth == eval.Unknown && (c.trace || anyTrue(rr)) {
+			rr.Missing = buf.Missing(rule, rr)
+		}
 		if c.trace {
 			// What-if, for the trace only: would the rule's truth differ
 			// had the blocked evidence been let through?
