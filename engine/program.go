@@ -81,7 +81,7 @@ type Program struct {
 	reading *reading
 	readers read.Registry
 	rounds  [][]read.CaseReader
-	rules   sync.Map // *graph.Bundle → eval.Rule (bundles.go)
+	rules   cowMap[*graph.Bundle, eval.Rule] // bundles.go
 	// doc is the pack's document reading data (meta/sections.json):
 	// headings, their meaning, status words (plan.go, intolerance.go).
 	doc *extract.Reading
