@@ -53,7 +53,13 @@ type synonymCover struct {
 	syn string
 }
 
-type verdictKey struct{ concept, wording, context, op, finding, via, by string }
+// verdictKey is a (condition, evidence) pair step (v) judges: the
+// condition by its compiled form, one per distinct (concept, wording,
+// context, operator), the evidence by its finding and derivation.
+type verdictKey struct {
+	cond             *consistency.Compiled
+	finding, via, by string
+}
 
 func (p *Program) newAdmitter(c *call, text *consistency.Text, mention, clause map[string]string, tr *Trace) *admitter {
 	return &admitter{p: p, checks: c.checks, text: text, mention: mention, clause: clause, tr: tr,
@@ -98,12 +104,13 @@ func (a *admitter) verdict(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	if a.checks == (consistency.Checks{}) {
 		return consistency.Verdict{Pass: true}
 	}
-	k := verdictKey{c.Concept, c.Wording, c.Context, c.Operator, e.ID, e.Via, e.DerivedBy}
+	cc := a.p.compileCond(c)
+	k := verdictKey{cc, e.ID, e.Via, e.DerivedBy}
 	a.mu.Lock()
 	v, ok := a.verdicts[k]
 	a.mu.Unlock()
 	if !ok {
-		v = a.judge(c, e)
+		v = a.judge(c, e, cc)
 		a.mu.Lock()
 		a.verdicts[k] = v
 		a.mu.Unlock()
@@ -111,8 +118,15 @@ func (a *admitter) verdict(c eval.Cond, e eval.Evidence) consistency.Verdict {
 	return v
 }
 
-// compiledConds maps consistency.Condition → *consistency.Compiled.
-type compiledConds struct{ sync.Map }
+// compiledConds maps consistency.Condition → *consistency.Compiled (one
+// per distinct condition), and a rule condition's decision id to its
+// condition's, so the conditions judged again in every case are found by
+// one short key, not by hashing their four texts.
+type compiledConds struct {
+	sync.Map
+	mu         sync.RWMutex
+	byDecision map[string]*consistency.Compiled
+}
 
 // compile returns the condition compiled for step (v), compiling it the
 // first time any case judges it: the pack's conditions are few and judged
@@ -125,8 +139,44 @@ func (p *Program) compile(cond consistency.Condition) *consistency.Compiled {
 	return c.(*consistency.Compiled)
 }
 
-func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
-	cond := consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}
+// compileCond is compile for a rule's condition, found by its decision id
+// when that id was last seen with the same texts.
+func (p *Program) compileCond(c eval.Cond) *consistency.Compiled {
+	if x, ok := c.Tag.(*consistency.Compiled); ok && compiledAs(x, c) {
+		return x // a rule's condition, compiled with its rule (Program.rule)
+	}
+	cc := &p.compiled
+	if c.DecisionID != "" {
+		cc.mu.RLock()
+		x := cc.byDecision[c.DecisionID]
+		cc.mu.RUnlock()
+		if x != nil && compiledAs(x, c) {
+			return x
+		}
+	}
+	x := p.compile(consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator})
+	if c.DecisionID != "" {
+		cc.mu.Lock()
+		if cc.byDecision == nil {
+			cc.byDecision = map[string]*consistency.Compiled{}
+		}
+		cc.byDecision[c.DecisionID] = x
+		cc.mu.Unlock()
+	}
+	return x
+}
+
+// compiledAs: x is c's condition compiled (the texts are the same; for
+// the same strings, a comparison of their addresses).
+func compiledAs(x *consistency.Compiled, c eval.Cond) bool {
+	k := x.Condition()
+	return k.Concept == c.Concept && k.Wording == c.Wording && k.Context == c.Context && k.Operator == c.Operator
+}
+
+// judge is step (v) on one (condition, evidence) pair; cc is the
+// condition compiled.
+func (a *admitter) judge(c eval.Cond, e eval.Evidence, cc *consistency.Compiled) consistency.Verdict {
+	cond := cc.Condition()
 	cf, coded := a.coded[e.ID]
 	var v consistency.Verdict
 	if coded {
@@ -139,9 +189,9 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence) consistency.Verdict {
 			// as it does for the same words in text.
 			cf.Uncertain = true
 		}
-		v = a.p.compile(cond).CheckCoded(cf, a.checks)
+		v = cc.CheckCoded(cf, a.checks)
 	} else {
-		v = a.at(e.ID).CheckCompiled(a.mention[e.ID], a.p.compile(cond), a.checks)
+		v = a.at(e.ID).CheckCompiled(a.mention[e.ID], cc, a.checks)
 		if a.checks.Certainty {
 			switch {
 			case a.ownWords(a.undoubted, e):

@@ -2,6 +2,10 @@ package engine
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/executablekg/execkg/engine/consistency"
 
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/graph"
@@ -39,9 +43,56 @@ func (p *Program) rule(b *graph.Bundle) eval.Rule {
 	if _, ok := p.lent(); !ok {
 		return ruleOf(*b)
 	}
-	if r, ok := p.rules.Load(b); ok {
-		return r.(eval.Rule)
+	if r, ok := p.rules.load(b); ok {
+		return r
 	}
-	r, _ := p.rules.LoadOrStore(b, ruleOf(*b))
-	return r.(eval.Rule)
+	r := ruleOf(*b)
+	for i := range r.Conds {
+		// Step (v) judges each condition compiled: compiled here once,
+		// it is carried with the condition to the Admit hook.
+		c := &r.Conds[i]
+		c.Tag = p.compile(consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator})
+	}
+	return p.rules.store(b, r)
+}
+
+// cowMap is a map read without a lock, for entries that are made once and
+// then read in every case (a case reads a hundred rules): a store copies
+// the map, a load reads the current copy.
+type cowMap[K comparable, V any] struct {
+	mu sync.Mutex
+	m  atomic.Pointer[map[K]V]
+}
+
+func (c *cowMap[K, V]) load(k K) (V, bool) {
+	if m := c.m.Load(); m != nil {
+		v, ok := (*m)[k]
+		return v, ok
+	}
+	var zero V
+	return zero, false
+}
+
+// store adds v for k and returns it, or returns the value stored first.
+func (c *cowMap[K, V]) store(k K, v V) V {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.m.Load()
+	if old != nil {
+		if w, ok := (*old)[k]; ok {
+			return w
+		}
+	}
+	var m map[K]V
+	if old == nil {
+		m = map[K]V{k: v}
+	} else {
+		m = make(map[K]V, len(*old)+1)
+		for x, y := range *old {
+			m[x] = y
+		}
+		m[k] = v
+	}
+	c.m.Store(&m)
+	return v
 }

@@ -83,7 +83,7 @@ type Program struct {
 	reading *reading
 	readers read.Registry
 	rounds  [][]read.CaseReader
-	rules   sync.Map // *graph.Bundle → eval.Rule (bundles.go)
+	rules   cowMap[*graph.Bundle, eval.Rule] // bundles.go
 	// doc is the pack's document reading data (meta/sections.json):
 	// headings, their meaning, status words (plan.go, intolerance.go).
 	doc *extract.Reading
@@ -1057,7 +1057,11 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 	changedRefusal := map[int]bool{}
 	rowSeen := make(map[string]bool, len(bundles))
 	fired := map[string]bool{}
-	var buf eval.RuleBuffer
+	// Every rule reads the same evidence, indexed once by concept; the
+	// few unknown rules a case reports (near misses, the trace) are told
+	// what they miss.
+	buf := eval.RuleBuffer{SkipMissing: true}
+	buf.Index(ev)
 	res.PredictedRowIDs = []string{}
 	res.Recommendations = []Recommendation{}
 	res.RetrievedRowIDs = make([]string, 0, len(bundles))
@@ -1074,6 +1078,9 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 		rule := p.rule(b)
 		blocked = blocked[:0]
 		rr := buf.Evaluate(rule, ev, opt) // kept only as copies (recommendation, ruleTrace)
+		if rr.Truth == eval.Unknown && (c.trace || anyTrue(rr)) {
+			rr.Missing = buf.Missing(rule, rr)
+		}
 		if c.trace {
 			// What-if, for the trace only: would the rule's truth differ
 			// had the blocked evidence been let through?

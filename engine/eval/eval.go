@@ -47,6 +47,9 @@ type Cond struct {
 	Unit       string `json:"unit,omitempty"`
 	// Window restricts when the event happened (rules.Logic.Window).
 	Window *rules.Window `json:"window,omitempty"`
+	// Tag is the caller's, carried to its Options.Admit hook unread (the
+	// engine keeps the condition's compiled step (v) form there).
+	Tag any `json:"-"`
 }
 
 // Rule is one executable rule: all groups must hold.
@@ -314,6 +317,45 @@ type RuleBuffer struct {
 	groups []GroupResult
 	gidx   []int
 	evs    []Evidence // the conditions' matched evidence, one after another
+	// byKey holds the positions of ixEv's items by key (Index), so a
+	// condition reads the few items of its concept, not all of a case's
+	// evidence: a short case evaluates some 350 conditions against 15
+	// items.
+	ixEv  []Evidence
+	byKey map[string][]int32
+	// SkipMissing leaves RuleResult.Missing unset (Missing computes it
+	// when wanted): most unknown rules of a case are never reported.
+	SkipMissing bool
+}
+
+// Index has Evaluate find each condition's evidence among ev by key,
+// while Evaluate is given this same ev (same first item and length). ev
+// must then not be modified in place; Index it again after a change.
+func (b *RuleBuffer) Index(ev []Evidence) {
+	b.ixEv = ev
+	if b.byKey == nil {
+		b.byKey = make(map[string][]int32, len(ev))
+	} else {
+		clear(b.byKey)
+	}
+	for i := range ev {
+		k := ev[i].Key()
+		b.byKey[k] = append(b.byKey[k], int32(i))
+	}
+}
+
+// indexed reports whether ev is the evidence Index was given.
+func (b *RuleBuffer) indexed(ev []Evidence) bool {
+	return b.byKey != nil && len(ev) == len(b.ixEv) && (len(ev) == 0 || &ev[0] == &b.ixEv[0])
+}
+
+// Missing is what would decide rule, unknown in res, the result of the
+// buffer's last Evaluate (with SkipMissing): RuleResult.Missing.
+func (b *RuleBuffer) Missing(rule Rule, res RuleResult) []string {
+	if res.Truth != Unknown || len(rule.Conds) == 0 {
+		return nil
+	}
+	return missing(rule, res, b.gidx[:len(rule.Conds)])
 }
 
 // Evaluate is EvaluateRule; the result's Conditions and Groups are the
@@ -323,7 +365,6 @@ func (b *RuleBuffer) Evaluate(rule Rule, ev []Evidence, opt Options) RuleResult 
 	if len(rule.Conds) == 0 {
 		return res
 	}
-	keys := evidenceKeys(ev)
 	n := len(rule.Conds)
 	if cap(b.conds) < n {
 		b.conds = make([]ConditionResult, n)
@@ -331,8 +372,15 @@ func (b *RuleBuffer) Evaluate(rule Rule, ev []Evidence, opt Options) RuleResult 
 	}
 	res.Conditions = b.conds[:n:n]
 	b.evs = b.evs[:0]
-	for i, c := range rule.Conds {
-		res.Conditions[i] = evaluate(c, ev, keys, opt, &b.evs)
+	if b.indexed(ev) {
+		for i, c := range rule.Conds {
+			res.Conditions[i] = evaluateAt(c, ev, b.byKey[c.key()], opt, &b.evs)
+		}
+	} else {
+		keys := evidenceKeys(ev)
+		for i, c := range rule.Conds {
+			res.Conditions[i] = evaluate(c, ev, keys, opt, &b.evs)
+		}
 	}
 
 	// Groups in order of first appearance; a handful per rule, so a
@@ -382,7 +430,7 @@ func (b *RuleBuffer) Evaluate(rule Rule, ev []Evidence, opt Options) RuleResult 
 	for _, g := range res.Groups {
 		res.Truth = And(res.Truth, g.Truth)
 	}
-	if res.Truth == Unknown {
+	if res.Truth == Unknown && !b.SkipMissing {
 		res.Missing = missing(rule, res, gidx)
 	}
 	return res
@@ -487,26 +535,8 @@ func evidenceKeys(ev []Evidence) []string {
 // is appended there and the result's Evidence is its part of it (capacity
 // capped, so a later append copies); nil: a slice of its own.
 func evaluate(c Cond, ev []Evidence, keys []string, opt Options, arena *[]Evidence) ConditionResult {
-	op := rules.NormalizeOperator(c.Operator)
-	r := ConditionResult{DecisionID: c.DecisionID, GroupKey: c.GroupKey, ConceptKey: c.ConceptKey, Concept: c.Concept,
-		Wording: c.Wording, Operator: op, Threshold: c.Threshold, Unit: c.Unit}
+	cv := newCondEval(c, opt, arena)
 	ck := c.key()
-	// wins is the verdict one item settles the condition with: true for
-	// a finding, false for an exception ("unless X is known"), which is
-	// known as soon as one statement makes it hold — a dated event inside
-	// the window blocks though an undated is-a copy of it cannot be
-	// placed in time.
-	wins, loses := True, False
-	if op == rules.OpUnless {
-		wins, loses = False, True
-	}
-	var loseWhy string
-	var unknowns []string
-	decided, hasLose := false, false
-	start := 0
-	if arena != nil {
-		start = len(*arena)
-	}
 	for i := range ev {
 		if k := ev[i].ConceptKey; keys != nil {
 			if keys[i] != ck {
@@ -515,41 +545,95 @@ func evaluate(c Cond, ev []Evidence, keys []string, opt Options, arena *[]Eviden
 		} else if k != ck {
 			continue
 		}
-		if opt.Admit != nil && !opt.Admit(c, ev[i]) {
-			continue
-		}
-		if arena != nil {
-			*arena = append(*arena, ev[i])
-		} else {
-			r.Evidence = append(r.Evidence, ev[i])
-		}
-		if decided {
-			continue // keep collecting matched evidence for the trace
-		}
-		t, why := judge(c, op, ev[i], opt)
-		switch t {
-		case wins:
-			r.Truth, r.Reason, decided = wins, why, true
-		case loses:
-			if !hasLose {
-				loseWhy, hasLose = why, true
-			}
-		default:
-			unknowns = append(unknowns, why)
-		}
+		cv.add(ev[i])
 	}
-	if decided {
-		return fromArena(r, arena, start)
+	return cv.result()
+}
+
+// evaluateAt is evaluate given the positions in ev of the items whose
+// key is the condition's (RuleBuffer.Index), ascending.
+func evaluateAt(c Cond, ev []Evidence, at []int32, opt Options, arena *[]Evidence) ConditionResult {
+	cv := newCondEval(c, opt, arena)
+	for _, i := range at {
+		cv.add(ev[i])
 	}
-	switch {
-	case hasLose:
-		r.Truth, r.Reason = loses, loseWhy
-	case len(unknowns) > 0:
-		r.Truth, r.Reason = Unknown, strings.Join(unknowns, "; ")
+	return cv.result()
+}
+
+// condEval is one condition's evaluation, fed its matching evidence in
+// order.
+type condEval struct {
+	c     Cond
+	op    string
+	opt   Options
+	r     ConditionResult
+	arena *[]Evidence
+	start int
+	// wins is the verdict one item settles the condition with: true for
+	// a finding, false for an exception ("unless X is known"), which is
+	// known as soon as one statement makes it hold — a dated event inside
+	// the window blocks though an undated is-a copy of it cannot be
+	// placed in time.
+	wins, loses      Truth
+	loseWhy          string
+	unknowns         []string
+	decided, hasLose bool
+}
+
+func newCondEval(c Cond, opt Options, arena *[]Evidence) condEval {
+	op := rules.NormalizeOperator(c.Operator)
+	cv := condEval{c: c, op: op, opt: opt, arena: arena, wins: True, loses: False,
+		r: ConditionResult{DecisionID: c.DecisionID, GroupKey: c.GroupKey, ConceptKey: c.ConceptKey, Concept: c.Concept,
+			Wording: c.Wording, Operator: op, Threshold: c.Threshold, Unit: c.Unit}}
+	if op == rules.OpUnless {
+		cv.wins, cv.loses = False, True
+	}
+	if arena != nil {
+		cv.start = len(*arena)
+	}
+	return cv
+}
+
+// add judges one item of the condition's concept.
+func (cv *condEval) add(e Evidence) {
+	if cv.opt.Admit != nil && !cv.opt.Admit(cv.c, e) {
+		return
+	}
+	if cv.arena != nil {
+		*cv.arena = append(*cv.arena, e)
+	} else {
+		cv.r.Evidence = append(cv.r.Evidence, e)
+	}
+	if cv.decided {
+		return // keep collecting matched evidence for the trace
+	}
+	t, why := judge(cv.c, cv.op, e, cv.opt)
+	switch t {
+	case cv.wins:
+		cv.r.Truth, cv.r.Reason, cv.decided = cv.wins, why, true
+	case cv.loses:
+		if !cv.hasLose {
+			cv.loseWhy, cv.hasLose = why, true
+		}
 	default:
-		r.Truth, r.Reason = notMentioned(op, opt)
+		cv.unknowns = append(cv.unknowns, why)
 	}
-	return fromArena(r, arena, start)
+}
+
+// result combines the verdicts added.
+func (cv *condEval) result() ConditionResult {
+	r := cv.r
+	if !cv.decided {
+		switch {
+		case cv.hasLose:
+			r.Truth, r.Reason = cv.loses, cv.loseWhy
+		case len(cv.unknowns) > 0:
+			r.Truth, r.Reason = Unknown, strings.Join(cv.unknowns, "; ")
+		default:
+			r.Truth, r.Reason = notMentioned(cv.op, cv.opt)
+		}
+	}
+	return fromArena(r, cv.arena, cv.start)
 }
 
 // fromArena sets r's Evidence to what evaluate appended to the arena from

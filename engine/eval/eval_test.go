@@ -301,6 +301,18 @@ func TestEvaluateRule(t *testing.T) {
 					t.Errorf("condition %s has no reason", cr.DecisionID)
 				}
 			}
+			// A buffer that indexed the evidence, and is told what is
+			// missing after the fact, answers the same.
+			b := RuleBuffer{SkipMissing: true}
+			b.Index(c.ev)
+			ix := b.Evaluate(c.rule, c.ev, c.opt)
+			if ix.Missing != nil {
+				t.Errorf("SkipMissing: missing = %q", ix.Missing)
+			}
+			ix.Missing = b.Missing(c.rule, ix)
+			if !reflect.DeepEqual(ix, got) {
+				t.Errorf("indexed evaluation = %+v, want %+v", ix, got)
+			}
 		})
 	}
 }
