@@ -82,6 +82,19 @@ func notStay(pool []Evidence, key string) []Evidence {
 	return out
 }
 
+// notDefined is the pool without the items of key a definition derived
+// (ReaderDefinition), for a leaf marked stated: what the case states of
+// the concept, or an is-a relation draws from a stated item, stays.
+func notDefined(pool []Evidence, key string) []Evidence {
+	out := make([]Evidence, 0, len(pool))
+	for _, e := range pool {
+		if !(e.DerivedBy == ReaderDefinition && e.Key() == key) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // onlyPast keeps of the concept's items those the case states of the
 // past (Options.Past); the other concepts' items stay.
 func onlyPast(pool []Evidence, key string, past func(Evidence) bool) []Evidence {
@@ -266,6 +279,9 @@ func evalNode(e rules.Expr, pool []Evidence, keyOfName map[string]string, opt Op
 		}
 		if e.Past {
 			pool = onlyPast(pool, c.ConceptKey, opt.Past)
+		}
+		if e.Stated {
+			pool = notDefined(pool, c.ConceptKey)
 		}
 		r := EvaluateCond(c, pool, Options{Admit: opt.Admit, CaseDate: opt.CaseDate})
 		if r.Truth == Unknown {
