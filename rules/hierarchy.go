@@ -433,8 +433,13 @@ type Composite struct {
 	Concept string `json:"concept"`
 	Expr
 	Unless []Expr `json:"unless,omitempty"`
-	Source string `json:"source"`
-	Note   string `json:"note,omitempty"`
+	// Sufficient marks a definition that names one way the concept
+	// holds, not every way ("a PCI that day was done through an ICA that
+	// day"): it derives the concept when it holds and nothing when it
+	// does not (an older PCI says nothing of an ICA now).
+	Sufficient bool   `json:"sufficient,omitempty"`
+	Source     string `json:"source"`
+	Note       string `json:"note,omitempty"`
 }
 
 // Expr is one node of a composite definition: a concept leaf (Concept:

@@ -28,7 +28,7 @@ func composites(pool []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[st
 				break
 			}
 		}
-		if t == Unknown || len(why) == 0 {
+		if t == Unknown || len(why) == 0 || t == False && c.Sufficient {
 			continue
 		}
 		key := opt.keyOf(c.Concept, keyOfName)
