@@ -433,8 +433,13 @@ type Composite struct {
 	Concept string `json:"concept"`
 	Expr
 	Unless []Expr `json:"unless,omitempty"`
-	Source string `json:"source"`
-	Note   string `json:"note,omitempty"`
+	// Sufficient marks a definition that names one way the concept
+	// holds, not every way ("a PCI that day was done through an ICA that
+	// day"): it derives the concept when it holds and nothing when it
+	// does not (an older PCI says nothing of an ICA now).
+	Sufficient bool   `json:"sufficient,omitempty"`
+	Source     string `json:"source"`
+	Note       string `json:"note,omitempty"`
 }
 
 // Expr is one node of a composite definition: a concept leaf (Concept:
@@ -484,6 +489,13 @@ type Expr struct {
 	// section): the record sets the event before the present episode,
 	// dated or not, so an acute event so stated is past its acute phase.
 	Past bool `json:"past,omitempty"`
+	// Stated, on a concept leaf, is met only by an item the case states
+	// (or one drawn from it by an is-a relation), not by one another
+	// definition derives: a record that itself calls a diagnosis
+	// suspected ("suspected ANOCA") holds it as a work-up, while the
+	// suspicion a definition reads off the findings may stand beside the
+	// documented diagnosis.
+	Stated bool `json:"stated,omitempty"`
 }
 
 // IsLeaf reports whether e is a concept or numeric leaf.
@@ -510,6 +522,9 @@ func (e Expr) check(where string) error {
 	}
 	if e.Past && e.Concept == "" {
 		return fmt.Errorf("%s: past belongs on a concept leaf", where)
+	}
+	if e.Stated && e.Concept == "" {
+		return fmt.Errorf("%s: stated belongs on a concept leaf", where)
 	}
 	if op := NormalizeOperator(e.Op); e.Concept != "" && op != "" && op != OpPresent && op != OpAbsent {
 		return fmt.Errorf("%s (%s): a concept member's op is PRESENT (the default) or ABSENT, got %q", where, e.Concept, e.Op)

@@ -28,7 +28,7 @@ func composites(pool []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[st
 				break
 			}
 		}
-		if t == Unknown || len(why) == 0 {
+		if t == Unknown || len(why) == 0 || t == False && c.Sufficient {
 			continue
 		}
 		key := opt.keyOf(c.Concept, keyOfName)
@@ -76,6 +76,19 @@ func notStay(pool []Evidence, key string) []Evidence {
 	out := make([]Evidence, 0, len(pool))
 	for _, e := range pool {
 		if !(e.Stay && e.Key() == key) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// notDefined is the pool without the items of key a definition derived
+// (ReaderDefinition), for a leaf marked stated: what the case states of
+// the concept, or an is-a relation draws from a stated item, stays.
+func notDefined(pool []Evidence, key string) []Evidence {
+	out := make([]Evidence, 0, len(pool))
+	for _, e := range pool {
+		if !(e.DerivedBy == ReaderDefinition && e.Key() == key) {
 			out = append(out, e)
 		}
 	}
@@ -266,6 +279,9 @@ func evalNode(e rules.Expr, pool []Evidence, keyOfName map[string]string, opt Op
 		}
 		if e.Past {
 			pool = onlyPast(pool, c.ConceptKey, opt.Past)
+		}
+		if e.Stated {
+			pool = notDefined(pool, c.ConceptKey)
 		}
 		r := EvaluateCond(c, pool, Options{Admit: opt.Admit, CaseDate: opt.CaseDate})
 		if r.Truth == Unknown {

@@ -185,3 +185,49 @@ func TestCompositeExceptAndLeafWording(t *testing.T) {
 		t.Errorf("a wording on a group: want an error naming it, got %v", err)
 	}
 }
+
+// TestCompositeStatedLeaf: a leaf marked stated is met by what the case
+// states, not by what another definition derives: the suspicion a
+// definition reads off the findings does not end the documented
+// diagnosis, a record that itself calls it suspected does.
+func TestCompositeStatedLeaf(t *testing.T) {
+	h, err := rules.ParseHierarchy("h.json", []byte(`{"version": 1, "composites": [
+	  {"concept": "suspected d", "source": "t", "all_of": [{"concept": "symptom"}, {"concept": "minor finding"}]},
+	  {"concept": "d", "source": "t", "all_of": [{"concept": "symptom"}, {"concept": "normal test"}],
+	   "unless": [{"concept": "suspected d", "stated": true}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, keys := map[string]string{}, map[string]string{}
+	for _, n := range []string{"suspected d", "d", "symptom", "minor finding", "normal test"} {
+		k := "name:" + rules.NormalizeName(n)
+		names[k], keys[rules.NormalizeName(n)] = n, k
+	}
+	run := func(ev ...Evidence) (d, s Truth) {
+		for i := range ev {
+			ev[i].ID = "f" + string(rune('1'+i))
+		}
+		d, s = Unknown, Unknown
+		for _, x := range Derive(ev, h, names, keys) {
+			if !strings.HasPrefix(x.Via, ViaDefinition) {
+				continue
+			}
+			switch x.Concept {
+			case "d":
+				d = Of(x.Present)
+			case "suspected d":
+				s = Of(x.Present)
+			}
+		}
+		return d, s
+	}
+	if d, s := run(has("symptom", "s"), has("normal test", "n"), has("minor finding", "m")); d != True || s != True {
+		t.Errorf("derived suspicion beside the documented diagnosis: got d %v, suspected d %v, want both true", d, s)
+	}
+	if d, _ := run(has("symptom", "s"), has("normal test", "n"), has("suspected d", "suspected d")); d != False {
+		t.Errorf("a stated suspicion: got d %v, want false", d)
+	}
+	if _, err := rules.ParseHierarchy("h.json", []byte(`{"version": 1, "composites": [{"concept": "c", "source": "t", "any_of": [{"any_of": [{"concept": "a"}], "stated": true}]}]}`)); err == nil || !strings.Contains(err.Error(), "stated belongs on a concept leaf") {
+		t.Errorf("stated on a group: want an error naming it, got %v", err)
+	}
+}
