@@ -221,7 +221,7 @@ func coversPhrase(m []string, title map[string]bool, pi phraseInfo, all bool, me
 			if !hasDigit(pw[i]) {
 				words++
 			}
-		} else if critical[i] || (i == pi.head && headReplaced(m, pw, i)) {
+		} else if critical[i] && !saidAlike(m, pw[i]) || (i == pi.head && headReplaced(m, pw, i)) {
 			modifierMissing = true
 		}
 	}
@@ -654,6 +654,35 @@ func sidesAgree(mention string, pi phraseInfo) bool {
 		}
 	}
 	return true
+}
+
+// alike are the words that state a modifier in other words
+// (modifiers.json "alike": "settling with" says "relieved by").
+var alike = loadAlike()
+
+func loadAlike() map[string][]string {
+	var f struct {
+		Alike map[string][]string `json:"alike"`
+	}
+	if err := json.Unmarshal(modifiersJSON, &f); err != nil {
+		panic("engine/evidence/modifiers.json: " + err.Error())
+	}
+	for w := range f.Alike {
+		if !modifiers[w] {
+			panic("engine/evidence/modifiers.json: alike word " + w + " is no modifier of groups; add it to a group")
+		}
+	}
+	return f.Alike
+}
+
+// saidAlike: the mention's words m state the modifier w in other words.
+func saidAlike(m []string, w string) bool {
+	for _, x := range alike[w] {
+		if hasWord(m, x) {
+			return true
+		}
+	}
+	return false
 }
 
 //go:embed modifiers.json
