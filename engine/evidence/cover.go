@@ -656,23 +656,29 @@ func sidesAgree(mention string, pi phraseInfo) bool {
 	return true
 }
 
-// alike are the words that state a modifier in other words
-// (modifiers.json "alike": "settling with" says "relieved by").
+// alike are, for each word of a modifiers.json "alike" set, the other
+// words of its sets: they state it in other words ("settling with" says
+// "relieved by", "on hills" says "on walking").
 var alike = loadAlike()
 
 func loadAlike() map[string][]string {
 	var f struct {
-		Alike map[string][]string `json:"alike"`
+		Alike [][]string `json:"alike"`
 	}
 	if err := json.Unmarshal(modifiersJSON, &f); err != nil {
-		panic("engine/evidence/modifiers.json: " + err.Error())
+		panic("engine/evidence/modifiers.json: " + err.Error() + "; alike is a list of word sets")
 	}
-	for w := range f.Alike {
-		if !modifiers[w] {
-			panic("engine/evidence/modifiers.json: alike word " + w + " is no modifier of groups; add it to a group")
+	out := map[string][]string{}
+	for _, set := range f.Alike {
+		for _, w := range set {
+			for _, x := range set {
+				if x != w {
+					out[w] = append(out[w], x)
+				}
+			}
 		}
 	}
-	return f.Alike
+	return out
 }
 
 // saidAlike: the mention's words m state the modifier w in other words.
