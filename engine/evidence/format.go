@@ -250,6 +250,9 @@ func inDate(text string, m Measure) bool {
 	if strings.HasPrefix(text[m.Start:], "-") && isoBefore.MatchString(before) {
 		return true // "-03" and "-12" of "2024-03-12", not negative values
 	}
+	if monthYear.MatchString(text[m.Start:]) {
+		return true // "CMR 03/25": a month and a year; no count is written with a leading zero
+	}
 	return dateAfter.MatchString(after) || dateBefore.MatchString(before)
 }
 
@@ -257,6 +260,7 @@ var (
 	dateAfter  = regexp.MustCompile(`^[/.-]\d{1,2}[/.-](?:\d{2}|\d{4})\b|^[/.-](?:19|20)\d{2}\b`)
 	dateBefore = regexp.MustCompile(`\b(?:\d{1,2}[/.-]|(?:19|20)\d{2}-(?:\d{1,2}-)?)$`)
 	isoBefore  = regexp.MustCompile(`\b(?:19|20)\d{2}(?:-\d{1,2})?$`)
+	monthYear  = regexp.MustCompile(`^0[1-9]/\d{2}\b`)
 )
 
 // identifier reports whether a unitless number is part of a record or
