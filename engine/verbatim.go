@@ -96,7 +96,10 @@ func (p *Program) verbatimIn(set *verbatimSet, finding string, strict bool) (out
 		in, narrowed, glued := false, false, false
 		for _, o := range hits {
 			if o.key != h.key && o.start <= h.start && o.end >= h.end && o.end-o.start > h.end-h.start {
-				narrows := narrowedBy(lower[o.start:h.start], o.end == h.end) || strict && o.start == h.start && postNarrowedBy(lower[h.end:o.end])
+				narrows := narrowedBy(lower[o.start:h.start], o.end == h.end) || strict && o.start == h.start && postNarrowedBy(lower[h.end:o.end]) ||
+					// Words before that narrow it and a preposition after:
+					// "recurrent chest pain at rest" is still chest pain.
+					o.start < h.start && narrowedBy(lower[o.start:h.start], true) && postNarrowedBy(lower[h.end:o.end])
 				// The pack may say the longer concept is not the shorter one
 				// (hierarchy "distinct"): then its words do not narrow it.
 				narrows = narrows && !p.hierarchy.IsDistinct(p.names[o.key], p.names[h.key])

@@ -221,7 +221,7 @@ func coversPhrase(m []string, title map[string]bool, pi phraseInfo, all bool, me
 			if !hasDigit(pw[i]) {
 				words++
 			}
-		} else if critical[i] || (i == pi.head && headReplaced(m, pw, i)) {
+		} else if critical[i] && !saidAlike(m, pw[i]) || (i == pi.head && headReplaced(m, pw, i)) {
 			modifierMissing = true
 		}
 	}
@@ -654,6 +654,41 @@ func sidesAgree(mention string, pi phraseInfo) bool {
 		}
 	}
 	return true
+}
+
+// alike are, for each word of a modifiers.json "alike" set, the other
+// words of its sets: they state it in other words ("settling with" says
+// "relieved by", "on hills" says "on walking").
+var alike = loadAlike()
+
+func loadAlike() map[string][]string {
+	var f struct {
+		Alike [][]string `json:"alike"`
+	}
+	if err := json.Unmarshal(modifiersJSON, &f); err != nil {
+		panic("engine/evidence/modifiers.json: " + err.Error() + "; alike is a list of word sets")
+	}
+	out := map[string][]string{}
+	for _, set := range f.Alike {
+		for _, w := range set {
+			for _, x := range set {
+				if x != w {
+					out[w] = append(out[w], x)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// saidAlike: the mention's words m state the modifier w in other words.
+func saidAlike(m []string, w string) bool {
+	for _, x := range alike[w] {
+		if hasWord(m, x) {
+			return true
+		}
+	}
+	return false
 }
 
 //go:embed modifiers.json

@@ -102,6 +102,15 @@ func format(findingID, text string, a Anchor, negated bool, parse func(string) [
 	if len(picked) > 0 {
 		return picked
 	}
+	if len(ms) == 0 && countOnly(a) {
+		if v, ok := countWord(text); ok {
+			// "Two adjacent segments poorly seen": a count written in words.
+			it := base
+			it.Value, it.Unit = &v, a.Units[0]
+			it.Note = "count written in words"
+			return []Item{it}
+		}
+	}
 	// A number in a unit we cannot compare is kept as written: the
 	// evaluator then reports the two units instead of a silent false.
 	for _, m := range ms {
@@ -241,6 +250,9 @@ func inDate(text string, m Measure) bool {
 	if strings.HasPrefix(text[m.Start:], "-") && isoBefore.MatchString(before) {
 		return true // "-03" and "-12" of "2024-03-12", not negative values
 	}
+	if monthYear.MatchString(text[m.Start:]) {
+		return true // "CMR 03/25": a month and a year; no count is written with a leading zero
+	}
 	return dateAfter.MatchString(after) || dateBefore.MatchString(before)
 }
 
@@ -248,6 +260,7 @@ var (
 	dateAfter  = regexp.MustCompile(`^[/.-]\d{1,2}[/.-](?:\d{2}|\d{4})\b|^[/.-](?:19|20)\d{2}\b`)
 	dateBefore = regexp.MustCompile(`\b(?:\d{1,2}[/.-]|(?:19|20)\d{2}-(?:\d{1,2}-)?)$`)
 	isoBefore  = regexp.MustCompile(`\b(?:19|20)\d{2}(?:-\d{1,2})?$`)
+	monthYear  = regexp.MustCompile(`^0[1-9]/\d{2}\b`)
 )
 
 // identifier reports whether a unitless number is part of a record or
@@ -320,6 +333,32 @@ func valueStated(ms []Measure, a Anchor) bool {
 		return true
 	}
 	return len(ms) > 0 && len(a.Units) == 1 && a.Units[0] == "unitless"
+}
+
+// countOnly: the anchor's conditions count (one unit, unitless: "2 or
+// more segments").
+func countOnly(a Anchor) bool { return len(a.Units) == 1 && a.Units[0] == "unitless" }
+
+// countWords are the small numbers clinicians write out when counting
+// ("two adjacent segments", "three segments").
+var countWords = map[string]float64{
+	"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}
+
+// countWordRe is a written-out number that counts the word after it
+// ("two adjacent", "three-segment"), not "one of" a set.
+var countWordRe = regexp.MustCompile(`(?i)\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[ -]+([a-z]+)`)
+
+// countWord is the first count written in words in the mention.
+func countWord(text string) (float64, bool) {
+	for _, m := range countWordRe.FindAllStringSubmatch(text, -1) {
+		if strings.EqualFold(m[2], "of") {
+			continue
+		}
+		return countWords[strings.ToLower(m[1])], true
+	}
+	return 0, false
 }
 
 func compatible(m Measure, a Anchor) (string, bool) {
