@@ -849,6 +849,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				e.When = p.titleWhen(text, f, e.ConceptKey, date)
 			}
 		}
+		if e.When != nil && sinceStart(it.Text, e.When.Text, p.namesOf(e)) {
+			e.When = nil // "Today: no angina since the PCI": today's state, the PCI before it
+		}
 		if f, ok := byID[it.FindingID]; ok && e.Present && !f.Intended && p.roles[e.ConceptKey] == rules.RoleProcedure && p.doneWords(clause[it.FindingID]) {
 			e.Done = true // "CABG performed 20/11/2026": done, no plan
 		}

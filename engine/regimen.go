@@ -53,7 +53,46 @@ func (p *Program) notTakenAmong(text string, f extract.Finding, findings []extra
 	}
 	// "Apixaban: NOT started (single episode)": a finding after the
 	// drug's colon that opens with the cue is the label's value.
-	return p.reading.notTakenIn(p.blankOthers(text, lo, hi, f, findings, ":"))
+	return p.reading.notTakenIn(p.blankOthers(text, lo, hi, f, findings, ":")) || p.hangsUnderStatusLabel(text, f, findings)
+}
+
+// hangsUnderStatusLabel reports whether f opens a line indented to the
+// column of the value after a status label on a line above ("Tried/
+// stopped: isosorbide mononitrate ...;" then, aligned under it, "
+// diltiazem (2023) - replaced ..."): the hanging lines continue the
+// label's list, so its cue is theirs (statusLabel). Lines between that
+// hang at the same column are passed over.
+func (p *Program) hangsUnderStatusLabel(text string, f extract.Finding, findings []extract.Finding) bool {
+	if f.Start <= 0 || f.Start > len(text) {
+		return false
+	}
+	ls := strings.LastIndexByte(text[:f.Start], '\n') + 1
+	col := f.Start - ls
+	if ls == 0 || col == 0 || strings.Trim(text[ls:f.Start], " ") != "" {
+		return false
+	}
+	for n := 0; n < 8 && ls > 0; n++ {
+		ps := strings.LastIndexByte(text[:ls-1], '\n') + 1
+		line := text[ps : ls-1]
+		if len(line) <= col || line[col] == ' ' {
+			return false
+		}
+		if strings.Trim(line[:col], " ") == "" {
+			ls = ps // another hanging line of the list
+			continue
+		}
+		c := strings.LastIndexByte(line[:col], ':')
+		if c < 0 || strings.Trim(line[c+1:col], " ") != "" {
+			return false
+		}
+		for _, o := range findings {
+			if o.Start >= ps && o.End <= ps+c && p.statusLabel(text, o, extract.Finding{Start: ps + col}) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }
 
 // blankOthers is text[lo:hi] with the words of the case's other findings
@@ -69,11 +108,34 @@ func (p *Program) blankOthers(text string, lo, hi int, f extract.Finding, findin
 		if gap := text[min(f.End, o.Start):o.Start]; o.Start >= f.End && strings.ContainsAny(gap, seps) && strings.IndexFunc(gap, unicode.IsLetter) < 0 && p.reading.leadingCue(text[o.Start:o.End]) {
 			continue
 		}
+		if p.statusLabel(text, o, f) {
+			continue
+		}
 		for i := o.Start; i < o.End; i++ {
 			b[i-lo] = ' '
 		}
 	}
 	return string(b)
+}
+
+// statusLabel reports whether finding o is the label of f's line and
+// says what became of the drugs it lists ("Tried/stopped: isosorbide
+// mononitrate MR 30 mg", "Previously on: clopidogrel"): o opens the line
+// (after a list marker at most), only a colon and layout stand between o
+// and f, and o's words hold a not-taken cue. Its cue is f's status word.
+func (p *Program) statusLabel(text string, o, f extract.Finding) bool {
+	if o.End > f.Start || o.Start < 0 || f.Start > len(text) {
+		return false
+	}
+	gap := text[o.End:f.Start]
+	if !strings.Contains(gap, ":") || strings.IndexFunc(gap, unicode.IsLetter) >= 0 || strings.IndexFunc(gap, unicode.IsDigit) >= 0 {
+		return false
+	}
+	ls := strings.LastIndexByte(text[:o.Start], '\n') + 1
+	if lead := text[ls:o.Start]; strings.TrimSpace(lead) != "" && !extract.ListItem(lead) {
+		return false
+	}
+	return p.reading.notTakenIn(text[o.Start:o.End])
 }
 
 // listItem is a medication list item around a finding: its words up to

@@ -436,3 +436,34 @@ func documentDate(text string, date time.Time) time.Time {
 	}
 	return date
 }
+
+// sinceWord opens the event a state runs from ("no angina since the PCI").
+var sinceWord = regexp.MustCompile(`(?i)\bsince\b`)
+
+// sinceStart reports whether the finding names the concept only as the
+// start of a state, after "since", and the time phrase at dating it is
+// not written after that "since": "Today: no angina since the PCI" dates
+// the absence of angina to today, while the PCI came before it ("since the
+// PCI in 03/2025" is dated by its own phrase). A finding that names the
+// concept before its "since" ("PCI, well since") is dated as written.
+func sinceStart(finding, at string, names []string) bool {
+	loc := sinceWord.FindStringIndex(finding)
+	if loc == nil || len(names) == 0 {
+		return false
+	}
+	after := finding[loc[1]:]
+	if at != "" && strings.Contains(after, at) {
+		return false
+	}
+	lower := strings.ToLower(finding)
+	named := false
+	for _, n := range names {
+		for _, sp := range namedAll(lower, finding, n) {
+			if sp[0] < loc[0] {
+				return false
+			}
+			named = true
+		}
+	}
+	return named
+}

@@ -250,17 +250,40 @@ func inDate(text string, m Measure) bool {
 	if strings.HasPrefix(text[m.Start:], "-") && isoBefore.MatchString(before) {
 		return true // "-03" and "-12" of "2024-03-12", not negative values
 	}
-	if monthYear.MatchString(text[m.Start:]) {
-		return true // "CMR 03/25": a month and a year; no count is written with a leading zero
+	return dateAfter.MatchString(after) || dateBefore.MatchString(before) || monthYear(text, m)
+}
+
+// monthYear reports whether a unitless number is the month of a date
+// written month/year with a two-digit year ("CMR 03/25", "echo 11/24:"):
+// a month written with its leading zero ("03") is never a count or a
+// value, and a month 10-12 is one when the year ends the mention or a
+// clause ("10/24:", "12/25)"), where a count of a total ("10/16
+// segments") goes on to what it counts.
+func monthYear(text string, m Measure) bool {
+	if m.Comparator != "" || m.Value != float64(int(m.Value)) || m.Value < 1 || m.Value > 12 || m.End-m.Start != 2 {
+		return false
 	}
-	return dateAfter.MatchString(after) || dateBefore.MatchString(before)
+	after := text[m.End:]
+	if !monthYearAfter.MatchString(after) {
+		return false
+	}
+	rest := after[3:]
+	if rest != "" && (isDigit(rest[0]) || len(rest) > 1 && (rest[0] == '/' || rest[0] == '.') && isDigit(rest[1])) {
+		return false // "03/25/2024" or "03.25.1": another date's parts, or a decimal
+	}
+	if text[m.Start] == '0' {
+		return true
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	return rest == "" || strings.ContainsRune(":;,)]", rune(rest[0]))
 }
 
 var (
 	dateAfter  = regexp.MustCompile(`^[/.-]\d{1,2}[/.-](?:\d{2}|\d{4})\b|^[/.-](?:19|20)\d{2}\b`)
 	dateBefore = regexp.MustCompile(`\b(?:\d{1,2}[/.-]|(?:19|20)\d{2}-(?:\d{1,2}-)?)$`)
 	isoBefore  = regexp.MustCompile(`\b(?:19|20)\d{2}(?:-\d{1,2})?$`)
-	monthYear  = regexp.MustCompile(`^0[1-9]/\d{2}\b`)
+	// monthYearAfter: "/25" of "03/25", a two-digit year.
+	monthYearAfter = regexp.MustCompile(`^[/.]\d{2}`)
 )
 
 // identifier reports whether a unitless number is part of a record or

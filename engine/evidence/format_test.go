@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -68,6 +69,29 @@ func TestDatesAreNoValues(t *testing.T) {
 		items := Format("f1", text, a, false)
 		if len(items) != 1 || items[0].Value == nil || *items[0].Value != want {
 			t.Errorf("%q: want only %g, got %+v", text, want, items)
+		}
+	}
+	// A month/year date with a two-digit year: a month written with its
+	// leading zero, or one the mention or clause ends after; a count of a
+	// total ("10/16 segments", "1/16") keeps its number.
+	seg := Anchor{ConceptKey: "name:seg", Concept: "number of segments with perfusion defects", Units: []string{"unitless"}}
+	for text, want := range map[string][]float64{
+		"Stress perfusion CMR 03/25":                 nil,
+		"Stress CMR 03/25: perfusion defect 1/16":    {1},
+		"stress CMR 11/24: 2 of 16 segments":         {2},
+		"perfusion defect 10/16 segments":            {10},
+		"perfusion defects in 3/16 segments":         {3},
+		"CMR (12/25): inferior defect 1/16 segments": {1},
+		"CMR 03/25/2024 ischaemia":                   nil,
+	} {
+		var got []float64
+		for _, it := range Format("f1", text, seg, false) {
+			if it.Value != nil {
+				got = append(got, *it.Value)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: want %v, got %v", text, want, got)
 		}
 	}
 	bp := Anchor{ConceptKey: "name:sbp", Concept: "systolic blood pressure", Units: []string{"mmHg"}}
