@@ -849,7 +849,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if f, ok := byID[it.FindingID]; ok && e.Present && !f.Intended && p.roles[e.ConceptKey] == rules.RoleProcedure && p.doneWords(clause[it.FindingID]) {
 			e.Done = true // "CABG performed 20/11/2026": done, no plan
 		}
-		if e.Present && p.medications[e.ConceptKey] && (p.stoppedItem(text, byID[it.FindingID]) || p.pastFor(it.Text, "", p.namesOf(e), true) || p.switchRole(it.Text, p.namesOf(e)) < 0) {
+		if e.Present && p.medications[e.ConceptKey] && (p.stoppedItem(text, byID[it.FindingID]) || p.stoppedListed(byID[it.FindingID]) && p.switchRole(it.Text, p.namesOf(e)) <= 0 || p.pastFor(it.Text, "", p.namesOf(e), true) || p.switchRole(it.Text, p.namesOf(e)) < 0) {
 			// "aspirin stopped after 1 week": the drug was taken, and is
 			// not now; a stated stop is a stated absence of the therapy,
 			// and so is a past cue before the drug ("previous clopidogrel").

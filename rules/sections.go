@@ -150,7 +150,10 @@ type SectionKind struct {
 	Experiencer string `json:"experiencer,omitempty"`
 	// Medication is how a drug named in the section stands: "" (as
 	// stated), "taking" (a medication list: taken unless the item says it
-	// was stopped) or "not-tolerated" (allergies and intolerances).
+	// was stopped), "stopped" (a list of drugs stopped or tried before,
+	// "Stopped: amlodipine, ISMN", "Tried/stopped: ISMN - headaches": not
+	// taken now, whatever the item's own words) or "not-tolerated"
+	// (allergies and intolerances).
 	Medication string `json:"medication,omitempty"`
 }
 
@@ -162,6 +165,7 @@ const (
 	SectionOther           = "other"
 	SectionTaking          = "taking"
 	SectionNotTolerated    = "not-tolerated"
+	SectionStopped         = "stopped"
 	CueIntention           = "intention"
 	CueNotTolerated        = "not-tolerated"
 	CueNotTaken            = "not-taken"
@@ -250,8 +254,8 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 		if k.Experiencer != "" && k.Experiencer != SectionRelative && k.Experiencer != SectionOther {
 			return nil, fmt.Errorf("%s: experiencer %q: use \"\", %q or %q", at, k.Experiencer, SectionRelative, SectionOther)
 		}
-		if k.Medication != "" && k.Medication != SectionTaking && k.Medication != SectionNotTolerated {
-			return nil, fmt.Errorf("%s: medication %q: use \"\", %q or %q", at, k.Medication, SectionTaking, SectionNotTolerated)
+		if k.Medication != "" && k.Medication != SectionTaking && k.Medication != SectionStopped && k.Medication != SectionNotTolerated {
+			return nil, fmt.Errorf("%s: medication %q: use \"\", %q, %q or %q", at, k.Medication, SectionTaking, SectionStopped, SectionNotTolerated)
 		}
 	}
 	for c, ws := range s.Cues {

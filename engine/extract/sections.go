@@ -97,9 +97,13 @@ func ReadSections(text string, sec *rules.Sections) []Section {
 				if h.Start >= lineEnd || strings.TrimSpace(text[h.Start:lineEnd]) == "" {
 					open = len(out) - 1 // a block: runs on below
 				} else {
-					// Bulleted lines right below belong to it.
+					// Bulleted lines right below belong to it, and so do
+					// lines indented deeper than its own, which continue
+					// its list ("Tried/stopped: ISMN - headaches;\n
+					// diltiazem - bradycardia").
 					open = -1
 					next := lineEnd
+					indent := body - lineStart
 					for next < len(text) {
 						ns := next + 1
 						ne := strings.IndexByte(text[ns:], '\n')
@@ -109,7 +113,7 @@ func ReadSections(text string, sec *rules.Sections) []Section {
 							ne += ns
 						}
 						b := ns + leadingSpace(text[ns:ne])
-						if b == ne || bulletAt(text, b, ne) == b {
+						if b == ne || bulletAt(text, b, ne) == b && b-ns <= indent {
 							break
 						}
 						next = ne
