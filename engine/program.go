@@ -538,7 +538,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			}
 		}
 		procOnly := false // only the finding's procedures are intended ("Heart Team recommends CABG")
-		if c.checks.Certainty && !f.Intended && p.recommended(f, anchors) {
+		if c.checks.Certainty && !f.Intended && (p.recommended(f, anchors) || p.bareProcedure(text, f, anchors, clause[f.ID], date)) {
 			f.Intended, procOnly = true, true
 		}
 		// A finding its own intention words schedule ("admitted for
@@ -593,7 +593,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			}
 			if len(kept) < len(anchors) {
 				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty, BeforeMatching: true,
-					Reason: "certainty: " + p.intendedWhy(f)})
+					Reason: "certainty: " + p.intendedWhy(text, f)})
 			}
 			anchors = kept
 		}

@@ -185,8 +185,10 @@ func (p *Program) historySupersede(ev, listed []eval.Evidence, listStops map[str
 		return ev, listed
 	}
 	superseded := func(e eval.Evidence) bool {
-		by, ok := listStops[e.ConceptKey]
-		if !ok || !e.Present || e.Value != nil || e.Via != "" || e.Text == by {
+		// The stop item itself reads absent; a history reading of the
+		// same words ("amlodipine") is another finding's.
+		_, ok := listStops[e.ConceptKey]
+		if !ok || !e.Present || e.Value != nil || e.Via != "" {
 			return false
 		}
 		f, ok := byID[e.ID]
