@@ -315,6 +315,28 @@ func (p *Program) bareProcedure(text string, f extract.Finding, anchors []ground
 	return p.whenOf(clause, date) == nil
 }
 
+// startOrder reports whether an intended finding names a drug its item
+// starts now (the pack's start cues: "Plan: add ISMN", "start bisoprolol
+// 2.5 mg"), with no not-taken or not-tolerated cue ("avoid", "consider
+// starting") and no condition ("if symptoms persist, add ranolazine")
+// in the item: the drug is planned, started by the plan.
+func (p *Program) startOrder(text string, f extract.Finding) bool {
+	if !f.Intended || f.Start < 0 || f.End > len(text) || f.Start > f.End {
+		return false
+	}
+	item := text[extract.ItemStart(text, f.Start):f.End]
+	if p.doc.Cue(rules.CueStart, item) == "" {
+		return false
+	}
+	for _, kind := range []string{rules.CueNotTaken, rules.CueNotTolerated, rules.CueCondition, rules.CueOption} {
+		if p.doc.Cue(kind, item) != "" {
+			return false
+		}
+	}
+	sentence := text[strings.LastIndexAny(text[:f.Start], ".;\n")+1 : f.Start]
+	return p.doc.Cue(rules.CueCondition, strings.TrimLeft(sentence, " -•*0123456789.)")) == ""
+}
+
 // underPlan reports whether a finding sits under an intended section
 // ("Plan:"), not only intended by its own words.
 func (p *Program) underPlan(f extract.Finding) bool {

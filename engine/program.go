@@ -460,6 +460,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	inPlan := map[[2]string]bool{}              // (finding, key) a plan states as itself: planned, not done
 	doubted := map[string]bool{}                // finding ids the case states with doubt
 	current := map[string]bool{}                // finding ids that keep their drugs ("continue aspirin")
+	started := map[[2]string]bool{}             // (finding, drug key) a plan starts ("add ISMN")
 	undoubted := map[[2]string]bool{}           // (finding, key) a doubted finding states outside its doubt (undoubtedAt)
 	doubtedWords := map[[2]string]bool{}        // (finding, key) an undoubted finding states in doubt (doubtedAt)
 	var dropped []patient.Dropped
@@ -582,6 +583,12 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 					// "Apixaban planned": the drug's own words plan it;
 					// the not-taken reader below types it planned.
 					seen[a.ConceptKey] = true
+					kept = append(kept, a)
+				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && !current[f.ID] && p.startOrder(text, f) {
+					// "Plan: add ISMN": the plan starts the drug; the
+					// model types it planned, started.
+					seen[a.ConceptKey] = true
+					started[[2]string{f.ID, a.ConceptKey}] = true
 					kept = append(kept, a)
 				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && (current[f.ID] || p.stopOrder(text, f, clause[f.ID], date) || p.switchRole(f.Text, append([]string{a.Concept}, p.phrases[a.ConceptKey]...)) != 0) {
 					// "STOP ISMN": the plan's order stops the drug now;
@@ -818,6 +825,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				// taken now
 				notTaken[[2]string{e.ID, e.ConceptKey}] = false
 			}
+			if started[[2]string{e.ID, e.ConceptKey}] {
+				notTaken[[2]string{e.ID, e.ConceptKey}] = true // "Plan: start bisoprolol": planned
+			}
 			// "Atorvastatin 80 mg - INCREASED from 40 mg": what the pack
 			// names by the new dose is ordered, not yet taken.
 			item := clause[f.ID]
@@ -885,6 +895,11 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	}
 	// The patient model is complete: later stages read it, not the text.
 	m := p.textModel(caseID, text, date, findings, ev, doubted, undoubted, doubtedWords, notTaken, inPlan, dropped)
+	for i := range m.Facts {
+		if f := &m.Facts[i]; f.Status == patient.StatusPlanned && started[[2]string{f.ID, f.ConceptKey}] {
+			f.Started = true
+		}
+	}
 	m.Facts = append(m.Facts, p.notToleratedFacts(m, notTolerated, findings, doubted)...)
 	res.Patient = m
 	// Step (v) runs inside evaluation, per condition: a mention is judged
@@ -964,7 +979,11 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 		return deadlineError(c.caseID, "step (iii) expansion", err)
 	}
 	judged := func(cd eval.Cond, e eval.Evidence) bool { return best(e) && (admit == nil || admit(cd, e)) }
-	if err := p.evaluate(ctx, c, res, tr, sortedKeys(keys), ev, passes, judged, overridden, date); err != nil {
+	started := m.Started() // drugs the plan starts: read by rules that start nothing
+	for _, e := range started {
+		keys[e.ConceptKey] = true
+	}
+	if err := p.evaluate(ctx, c, res, tr, sortedKeys(keys), ev, started, passes, judged, overridden, date); err != nil {
 		return err
 	}
 	if w := p.withhold(res, m); len(w) > 0 {
@@ -1026,6 +1045,16 @@ func (p *Program) newTrace(c *call) *Trace {
 
 // evaluate is steps (iii) and (vi): expand concept keys to rule bundles and
 // evaluate every rule.
+// startsAny reports whether a rule's actions start a therapy.
+func startsAny(b *graph.Bundle) bool {
+	for _, a := range b.Actions {
+		if a.Intent == rules.IntentStart {
+			return true
+		}
+	}
+	return false
+}
+
 // whatIf is evidence the engine refused after the formatter (rej indexes
 // tr.Rejected), evaluated as if kept to tell whether the refusal changed an
 // outcome.
@@ -1034,7 +1063,7 @@ type whatIf struct {
 	e   eval.Evidence
 }
 
-func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace, keys []string, ev []eval.Evidence, passes, admit func(eval.Cond, eval.Evidence) bool, refused []whatIf, date time.Time) error {
+func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace, keys []string, ev, started []eval.Evidence, passes, admit func(eval.Cond, eval.Evidence) bool, refused []whatIf, date time.Time) error {
 	bundles, err := p.bundles(ctx, keys)
 	if err != nil {
 		return stageErr(c.caseID, StageExpand, err, "rule bundles of %d concept(s)", len(keys))
@@ -1070,6 +1099,14 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 		}
 		rule := p.rule(b)
 		blocked = blocked[:0]
+		ev := ev
+		if len(started) > 0 && !startsAny(b) {
+			// "Plan: add ISMN" and "when long-acting nitrates are used,
+			// consider a nitrate-free interval": a rule that starts
+			// nothing reads the drugs the plan starts as taken; one that
+			// starts a drug would build on a drug not yet tried.
+			ev = append(ev[:len(ev):len(ev)], started...)
+		}
 		rr := buf.Evaluate(rule, ev, opt) // kept only as copies (recommendation, ruleTrace)
 		if c.trace {
 			// What-if, for the trace only: would the rule's truth differ

@@ -27,6 +27,9 @@ type Sections struct {
 	//   plan            words that make an item of a mixed section (an
 	//                   assessment and plan) a plan ("start", "arrange",
 	//                   "refer"): the item's findings are intended
+	//   start           words of a plan's item that start a drug now ("start
+	//                   bisoprolol", "add ISMN"): the drug is planned, and
+	//                   a rule that starts nothing reads it as taken
 	//   done            words that state a procedure of an item of a mixed
 	//                   section done ("s/p CABG", "prior PCI"): it is read
 	//                   as stated; a procedure there with neither these
@@ -189,6 +192,7 @@ const (
 	CueIntention           = "intention"
 	CuePlan                = "plan"
 	CueDone                = "done"
+	CueStart               = "start"
 	CueNotTolerated        = "not-tolerated"
 	CueNotTaken            = "not-taken"
 	CueAlternatives        = "alternatives"
@@ -199,7 +203,7 @@ const (
 	FormPlaceholderConcept = "{concept}"
 )
 
-var knownCues = map[string]bool{CueIntention: true, CuePlan: true, CueDone: true, CueNotTolerated: true, CueNotTaken: true, CueAlternatives: true, CueCondition: true, CueRecommendation: true, CueOption: true}
+var knownCues = map[string]bool{CueIntention: true, CuePlan: true, CueDone: true, CueStart: true, CueNotTolerated: true, CueNotTaken: true, CueAlternatives: true, CueCondition: true, CueRecommendation: true, CueOption: true}
 
 // Kind returns the section kind named k, or nil.
 func (s *Sections) Kind(k string) *SectionKind {
@@ -298,7 +302,7 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 	}
 	for c, ws := range s.Cues {
 		if !knownCues[c] {
-			return nil, fmt.Errorf("%s: cues.%s: unknown cue kind; use %s, %s, %s, %s, %s, %s, %s, %s or %s (a drug's stopped words are meta/reading.json's)", name, c, CueIntention, CuePlan, CueDone, CueNotTolerated, CueNotTaken, CueAlternatives, CueCondition, CueRecommendation, CueOption)
+			return nil, fmt.Errorf("%s: cues.%s: unknown cue kind; use %s, %s, %s, %s, %s, %s, %s, %s, %s or %s (a drug's stopped words are meta/reading.json's)", name, c, CueIntention, CuePlan, CueDone, CueStart, CueNotTolerated, CueNotTaken, CueAlternatives, CueCondition, CueRecommendation, CueOption)
 		}
 		for j, w := range ws {
 			if len(CueWords(strings.TrimPrefix(w, "^"))) == 0 {
