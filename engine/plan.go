@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strings"
+	"time"
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
@@ -65,9 +66,17 @@ func (p *Program) intended(text string, f extract.Finding) bool {
 }
 
 // intendedWhy says why a finding reads as intended, for the trace.
-func (p *Program) intendedWhy(f extract.Finding) string {
+func (p *Program) intendedWhy(text string, f extract.Finding) string {
 	if k := p.doc.Kind(f); k != nil && k.Status == rules.SectionIntended {
 		return "it is under a '" + k.Kind + "' heading, so it is intended, not present"
+	}
+	if k := p.doc.Kind(f); k != nil && k.Status == rules.SectionMixed && p.doc.Cue(rules.CueIntention, f.Text) == "" {
+		if m := p.doc.PlanCue(text, f); m != "" {
+			return "under a '" + k.Kind + "' heading its item's words '" + m + "' plan it, so it is intended, not present"
+		}
+		if p.doc.Cue(rules.CueRecommendation, f.Text) == "" {
+			return "under a '" + k.Kind + "' heading a procedure its item neither dates nor states done is planned, not done"
+		}
 	}
 	if m := p.doc.Cue(rules.CueAlternatives, f.Text); m != "" && p.doc.Cue(rules.CueIntention, f.Text) == "" {
 		return "its words '" + m + "' join procedures as options being weighed, so each is intended, not done"
@@ -282,6 +291,50 @@ func (p *Program) intentionCues(cues []string) bool {
 		}
 	}
 	return len(cues) > 0
+}
+
+// bareProcedure reports whether a finding under a mixed section (an
+// assessment and plan, "A/P:") names a procedure that its item neither
+// dates nor states done (the pack's done cues: "s/p CABG", "prior PCI"):
+// "A/P: ... CTCA" plans the test, as a plan heading would.
+func (p *Program) bareProcedure(text string, f extract.Finding, anchors []grounding.Anchor, clause string, date time.Time) bool {
+	k := p.doc.Kind(f)
+	if k == nil || k.Status != rules.SectionMixed || f.Start < 0 || f.End > len(text) {
+		return false
+	}
+	proc := false
+	for _, a := range anchors {
+		if p.roles[a.ConceptKey] == rules.RoleProcedure && !p.doc.PlannedConcept(a.Concept) {
+			proc = true
+			break
+		}
+	}
+	if !proc || p.doc.Cue(rules.CueDone, text[extract.ItemStart(text, f.Start):f.End]) != "" {
+		return false
+	}
+	return p.whenOf(clause, date) == nil
+}
+
+// startOrder reports whether an intended finding names a drug its item
+// starts now (the pack's start cues: "Plan: add ISMN", "start bisoprolol
+// 2.5 mg"), with no not-taken or not-tolerated cue ("avoid", "consider
+// starting") and no condition ("if symptoms persist, add ranolazine")
+// in the item: the drug is planned, started by the plan.
+func (p *Program) startOrder(text string, f extract.Finding) bool {
+	if !f.Intended || f.Start < 0 || f.End > len(text) || f.Start > f.End {
+		return false
+	}
+	item := text[extract.ItemStart(text, f.Start):f.End]
+	if p.doc.Cue(rules.CueStart, item) == "" {
+		return false
+	}
+	for _, kind := range []string{rules.CueNotTaken, rules.CueNotTolerated, rules.CueCondition, rules.CueOption} {
+		if p.doc.Cue(kind, item) != "" {
+			return false
+		}
+	}
+	sentence := text[strings.LastIndexAny(text[:f.Start], ".;\n")+1 : f.Start]
+	return p.doc.Cue(rules.CueCondition, strings.TrimLeft(sentence, " -•*0123456789.)")) == ""
 }
 
 // underPlan reports whether a finding sits under an intended section

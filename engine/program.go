@@ -463,6 +463,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	inPlan := map[[2]string]bool{}              // (finding, key) a plan states as itself: planned, not done
 	doubted := map[string]bool{}                // finding ids the case states with doubt
 	current := map[string]bool{}                // finding ids that keep their drugs ("continue aspirin")
+	started := map[[2]string]bool{}             // (finding, drug key) a plan starts ("add ISMN")
 	undoubted := map[[2]string]bool{}           // (finding, key) a doubted finding states outside its doubt (undoubtedAt)
 	doubtedWords := map[[2]string]bool{}        // (finding, key) an undoubted finding states in doubt (doubtedAt)
 	var dropped []patient.Dropped
@@ -541,7 +542,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			}
 		}
 		procOnly := false // only the finding's procedures are intended ("Heart Team recommends CABG")
-		if c.checks.Certainty && !f.Intended && p.recommended(f, anchors) {
+		if c.checks.Certainty && !f.Intended && (p.recommended(f, anchors) || p.bareProcedure(text, f, anchors, clause[f.ID], date)) {
 			f.Intended, procOnly = true, true
 		}
 		// A finding its own intention words schedule ("admitted for
@@ -586,6 +587,12 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 					// the not-taken reader below types it planned.
 					seen[a.ConceptKey] = true
 					kept = append(kept, a)
+				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && !current[f.ID] && p.startOrder(text, f) {
+					// "Plan: add ISMN": the plan starts the drug; the
+					// model types it planned, started.
+					seen[a.ConceptKey] = true
+					started[[2]string{f.ID, a.ConceptKey}] = true
+					kept = append(kept, a)
 				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && (current[f.ID] || p.stopOrder(text, f, clause[f.ID], date) || p.switchRole(f.Text, append([]string{a.Concept}, p.phrases[a.ConceptKey]...)) != 0) {
 					// "STOP ISMN": the plan's order stops the drug now;
 					// "continue aspirin" keeps it taken; "switch
@@ -596,7 +603,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			}
 			if len(kept) < len(anchors) {
 				tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty, BeforeMatching: true,
-					Reason: "certainty: " + p.intendedWhy(f)})
+					Reason: "certainty: " + p.intendedWhy(text, f)})
 			}
 			anchors = kept
 		}
@@ -821,6 +828,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				// taken now
 				notTaken[[2]string{e.ID, e.ConceptKey}] = false
 			}
+			if started[[2]string{e.ID, e.ConceptKey}] {
+				notTaken[[2]string{e.ID, e.ConceptKey}] = true // "Plan: start bisoprolol": planned
+			}
 			// "Atorvastatin 80 mg - INCREASED from 40 mg": what the pack
 			// names by the new dose is ordered, not yet taken.
 			item := clause[f.ID]
@@ -855,7 +865,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if f, ok := byID[it.FindingID]; ok && e.Present && !f.Intended && p.roles[e.ConceptKey] == rules.RoleProcedure && p.doneWords(clause[it.FindingID]) {
 			e.Done = true // "CABG performed 20/11/2026": done, no plan
 		}
-		if e.Present && p.medications[e.ConceptKey] && (p.stoppedItem(text, byID[it.FindingID]) || p.pastFor(it.Text, "", p.namesOf(e), true) || p.switchRole(it.Text, p.namesOf(e)) < 0) {
+		if e.Present && p.medications[e.ConceptKey] && (p.stoppedItem(text, byID[it.FindingID]) || p.stoppedListed(byID[it.FindingID]) && p.switchRole(it.Text, p.namesOf(e)) <= 0 || p.pastFor(it.Text, "", p.namesOf(e), true) || p.switchRole(it.Text, p.namesOf(e)) < 0) {
 			// "aspirin stopped after 1 week": the drug was taken, and is
 			// not now; a stated stop is a stated absence of the therapy,
 			// and so is a past cue before the drug ("previous clopidogrel").
@@ -891,6 +901,11 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	}
 	// The patient model is complete: later stages read it, not the text.
 	m := p.textModel(caseID, text, date, findings, ev, doubted, undoubted, doubtedWords, notTaken, inPlan, dropped)
+	for i := range m.Facts {
+		if f := &m.Facts[i]; f.Status == patient.StatusPlanned && started[[2]string{f.ID, f.ConceptKey}] {
+			f.Started = true
+		}
+	}
 	m.Facts = append(m.Facts, p.notToleratedFacts(m, notTolerated, findings, doubted)...)
 	res.Patient = m
 	// Step (v) runs inside evaluation, per condition: a mention is judged
@@ -970,7 +985,11 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 		return deadlineError(c.caseID, "step (iii) expansion", err)
 	}
 	judged := func(cd eval.Cond, e eval.Evidence) bool { return best(e) && (admit == nil || admit(cd, e)) }
-	if err := p.evaluate(ctx, c, res, tr, sortedKeys(keys), ev, passes, judged, overridden, date); err != nil {
+	started := m.Started() // drugs the plan starts: read by rules that start nothing
+	for _, e := range started {
+		keys[e.ConceptKey] = true
+	}
+	if err := p.evaluate(ctx, c, res, tr, sortedKeys(keys), ev, started, passes, judged, overridden, date); err != nil {
 		return err
 	}
 	if w := p.withhold(res, m); len(w) > 0 {
@@ -1032,6 +1051,16 @@ func (p *Program) newTrace(c *call) *Trace {
 
 // evaluate is steps (iii) and (vi): expand concept keys to rule bundles and
 // evaluate every rule.
+// startsAny reports whether a rule's actions start a therapy.
+func startsAny(b *graph.Bundle) bool {
+	for _, a := range b.Actions {
+		if a.Intent == rules.IntentStart {
+			return true
+		}
+	}
+	return false
+}
+
 // whatIf is evidence the engine refused after the formatter (rej indexes
 // tr.Rejected), evaluated as if kept to tell whether the refusal changed an
 // outcome.
@@ -1040,7 +1069,7 @@ type whatIf struct {
 	e   eval.Evidence
 }
 
-func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace, keys []string, ev []eval.Evidence, passes, admit func(eval.Cond, eval.Evidence) bool, refused []whatIf, date time.Time) error {
+func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace, keys []string, ev, started []eval.Evidence, passes, admit func(eval.Cond, eval.Evidence) bool, refused []whatIf, date time.Time) error {
 	bundles, err := p.bundles(ctx, keys)
 	if err != nil {
 		return stageErr(c.caseID, StageExpand, err, "rule bundles of %d concept(s)", len(keys))
@@ -1080,6 +1109,14 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 		}
 		rule := p.rule(b)
 		blocked = blocked[:0]
+		ev := ev
+		if len(started) > 0 && !startsAny(b) {
+			// "Plan: add ISMN" and "when long-acting nitrates are used,
+			// consider a nitrate-free interval": a rule that starts
+			// nothing reads the drugs the plan starts as taken; one that
+			// starts a drug would build on a drug not yet tried.
+			ev = append(ev[:len(ev):len(ev)], started...)
+		}
 		rr := buf.Evaluate(rule, ev, opt) // kept only as copies (recommendation, ruleTrace)
 		if rr.Truth == eval.Unknown && (c.trace || anyTrue(rr)) {
 			rr.Missing = buf.Missing(rule, rr)

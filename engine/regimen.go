@@ -51,6 +51,20 @@ func (p *Program) notTakenAmong(text string, f extract.Finding, findings []extra
 	} else {
 		hi += f.Start
 	}
+	// A sentence that runs over a line end stops at a heading the pack
+	// knows ("amlodipine 10 mg od\n  Tried/stopped: ISMN"): the heading's
+	// words are its own section's, not the sentence's.
+	for _, s := range p.doc.Sections(text) {
+		if s.Kind == "" {
+			continue
+		}
+		if s.HeadingStart > lo && s.Start <= f.Start {
+			lo = s.Start
+		}
+		if s.HeadingStart >= f.End && s.HeadingStart < hi {
+			hi = s.HeadingStart
+		}
+	}
 	// "Apixaban: NOT started (single episode)": a finding after the
 	// drug's colon that opens with the cue is the label's value.
 	return p.reading.notTakenIn(p.blankOthers(text, lo, hi, f, findings, ":")) || p.hangsUnderStatusLabel(text, f, findings)

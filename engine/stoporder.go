@@ -156,11 +156,22 @@ func (p *Program) stopLater(item string, date time.Time) bool {
 }
 
 // listedStop reports whether finding f is an item of a medication list
-// (a section whose drugs are taken, meta/sections.json): a stop it states
-// is the list's word on the drug now.
+// (a section whose drugs are taken, or a list of drugs stopped,
+// meta/sections.json): a stop it states is the list's word on the drug
+// now.
 func (p *Program) listedStop(f extract.Finding) bool {
 	k := p.doc.Kind(f)
-	return k != nil && k.Medication == rules.SectionTaking
+	return k != nil && (k.Medication == rules.SectionTaking || k.Medication == rules.SectionStopped)
+}
+
+// stoppedListed reports whether finding f lies in a list of drugs stopped
+// or tried before ("Stopped: amlodipine, ISMN", "Tried/stopped: ISMN -
+// headaches"; a section whose medication is "stopped"): the heading
+// states its drugs stopped, as a stopped cue in the item's own words
+// would.
+func (p *Program) stoppedListed(f extract.Finding) bool {
+	k := p.doc.Kind(f)
+	return k != nil && k.Medication == rules.SectionStopped
 }
 
 // historySupersede drops the taken readings, under a history heading
@@ -174,8 +185,10 @@ func (p *Program) historySupersede(ev, listed []eval.Evidence, listStops map[str
 		return ev, listed
 	}
 	superseded := func(e eval.Evidence) bool {
-		by, ok := listStops[e.ConceptKey]
-		if !ok || !e.Present || e.Value != nil || e.Via != "" || e.Text == by {
+		// The stop item itself reads absent; a history reading of the
+		// same words ("amlodipine") is another finding's.
+		_, ok := listStops[e.ConceptKey]
+		if !ok || !e.Present || e.Value != nil || e.Via != "" {
 			return false
 		}
 		f, ok := byID[e.ID]

@@ -24,6 +24,16 @@ type Sections struct {
 	Kinds []SectionKind `json:"sections"`
 	// Cues are the pack's status words, by what they state:
 	//   intention       the finding is intended, not present ("booked for")
+	//   plan            words that make an item of a mixed section (an
+	//                   assessment and plan) a plan ("start", "arrange",
+	//                   "refer"): the item's findings are intended
+	//   start           words of a plan's item that start a drug now ("start
+	//                   bisoprolol", "add ISMN"): the drug is planned, and
+	//                   a rule that starts nothing reads it as taken
+	//   done            words that state a procedure of an item of a mixed
+	//                   section done ("s/p CABG", "prior PCI"): it is read
+	//                   as stated; a procedure there with neither these
+	//                   words nor a date ("A/P: ... CTCA") is planned
 	//   not-tolerated   a drug is not tolerated or not allowed ("allergic")
 	//   not-taken       a sentence about a drug that is no statement that
 	//                   the patient takes it ("contraindicated", "avoid",
@@ -136,7 +146,11 @@ type SectionKind struct {
 	// ("PMH", "past medical history"), matched word by word, ignoring case.
 	Headings []string `json:"headings"`
 	// Status of what the section states: "" (as stated), "intended"
-	// (a plan: what it names is not present yet) or "past" (a past
+	// (a plan: what it names is not present yet), "mixed" (an assessment
+	// and plan, "A/P:": what it states is as stated, the diagnoses and the
+	// current state, except in an item whose words plan, the pack's plan
+	// cues before or in the finding, "start bisoprolol", "arrange CTCA":
+	// that is intended, as under a plan heading) or "past" (a past
 	// history: what it names happened before the present episode).
 	Status string `json:"status,omitempty"`
 	// KeepsRoles: under an intended section, concepts of these condition
@@ -144,13 +158,24 @@ type SectionKind struct {
 	// still read: a test in the plan is one the patient is to undergo,
 	// which conditions on the test ("when ICA is indicated") read.
 	KeepsRoles []string `json:"keeps_roles,omitempty"`
+	// SharedHeadings are headings of another kind that open this kind
+	// instead when the rest of their line names no person: no name title
+	// of the frame (frame.name_titles) and none of PersonWords. "CC:
+	// chest pain, woke her from sleep" opening a US note is its chief
+	// complaint; "cc: Dr L Price, GP" closing a letter lists who gets a
+	// copy of it.
+	SharedHeadings []string `json:"shared_headings,omitempty"`
+	PersonWords    []string `json:"person_words,omitempty"`
 	// Experiencer: "" (the patient), "relative" (family history: the
 	// findings are a relative's) or "other" (someone else's: a meeting's
 	// attendees, a letter's addressee).
 	Experiencer string `json:"experiencer,omitempty"`
 	// Medication is how a drug named in the section stands: "" (as
 	// stated), "taking" (a medication list: taken unless the item says it
-	// was stopped) or "not-tolerated" (allergies and intolerances).
+	// was stopped), "stopped" (a list of drugs stopped or tried before,
+	// "Stopped: amlodipine, ISMN", "Tried/stopped: ISMN - headaches": not
+	// taken now, whatever the item's own words) or "not-tolerated"
+	// (allergies and intolerances).
 	Medication string `json:"medication,omitempty"`
 }
 
@@ -158,11 +183,16 @@ type SectionKind struct {
 const (
 	SectionIntended        = "intended"
 	SectionPast            = "past"
+	SectionMixed           = "mixed"
 	SectionRelative        = "relative"
 	SectionOther           = "other"
 	SectionTaking          = "taking"
 	SectionNotTolerated    = "not-tolerated"
+	SectionStopped         = "stopped"
 	CueIntention           = "intention"
+	CuePlan                = "plan"
+	CueDone                = "done"
+	CueStart               = "start"
 	CueNotTolerated        = "not-tolerated"
 	CueNotTaken            = "not-taken"
 	CueAlternatives        = "alternatives"
@@ -173,7 +203,7 @@ const (
 	FormPlaceholderConcept = "{concept}"
 )
 
-var knownCues = map[string]bool{CueIntention: true, CueNotTolerated: true, CueNotTaken: true, CueAlternatives: true, CueCondition: true, CueRecommendation: true, CueOption: true}
+var knownCues = map[string]bool{CueIntention: true, CuePlan: true, CueDone: true, CueStart: true, CueNotTolerated: true, CueNotTaken: true, CueAlternatives: true, CueCondition: true, CueRecommendation: true, CueOption: true}
 
 // Kind returns the section kind named k, or nil.
 func (s *Sections) Kind(k string) *SectionKind {
@@ -236,8 +266,8 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 			}
 			heading[w] = k.Kind
 		}
-		if k.Status != "" && k.Status != SectionIntended && k.Status != SectionPast {
-			return nil, fmt.Errorf("%s: status %q: use \"\", %q or %q", at, k.Status, SectionIntended, SectionPast)
+		if k.Status != "" && k.Status != SectionIntended && k.Status != SectionMixed && k.Status != SectionPast {
+			return nil, fmt.Errorf("%s: status %q: use \"\", %q, %q or %q", at, k.Status, SectionIntended, SectionMixed, SectionPast)
 		}
 		if len(k.KeepsRoles) > 0 && k.Status != SectionIntended {
 			return nil, fmt.Errorf("%s: keeps_roles applies to an intended section only; set status %q or drop it", at, SectionIntended)
@@ -247,16 +277,32 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 				return nil, fmt.Errorf("%s: keeps_roles[%d] %q is no condition role; use %s, %s, %s or %s", at, j, r, RoleClinicalCondition, RoleClinicalParameter, RoleMedication, RoleProcedure)
 			}
 		}
+		if len(k.PersonWords) > 0 && len(k.SharedHeadings) == 0 {
+			return nil, fmt.Errorf("%s: person_words applies to shared_headings only; add them or drop it", at)
+		}
+		for j, w := range k.PersonWords {
+			if len(CueWords(w)) == 0 {
+				return nil, fmt.Errorf("%s: person_words[%d] %q has no word", at, j, w)
+			}
+		}
 		if k.Experiencer != "" && k.Experiencer != SectionRelative && k.Experiencer != SectionOther {
 			return nil, fmt.Errorf("%s: experiencer %q: use \"\", %q or %q", at, k.Experiencer, SectionRelative, SectionOther)
 		}
-		if k.Medication != "" && k.Medication != SectionTaking && k.Medication != SectionNotTolerated {
-			return nil, fmt.Errorf("%s: medication %q: use \"\", %q or %q", at, k.Medication, SectionTaking, SectionNotTolerated)
+		if k.Medication != "" && k.Medication != SectionTaking && k.Medication != SectionStopped && k.Medication != SectionNotTolerated {
+			return nil, fmt.Errorf("%s: medication %q: use \"\", %q, %q or %q", at, k.Medication, SectionTaking, SectionStopped, SectionNotTolerated)
+		}
+	}
+	for i, k := range s.Kinds {
+		for j, h := range k.SharedHeadings {
+			w := strings.Join(CueWords(h), " ")
+			if other, ok := heading[w]; !ok || other == k.Kind {
+				return nil, fmt.Errorf("%s: sections[%d] (%s): shared_headings[%d] %q is no heading of another kind; shared headings are another kind's", name, i, k.Kind, j, h)
+			}
 		}
 	}
 	for c, ws := range s.Cues {
 		if !knownCues[c] {
-			return nil, fmt.Errorf("%s: cues.%s: unknown cue kind; use %s, %s, %s, %s, %s, %s or %s (a drug's stopped words are meta/reading.json's)", name, c, CueIntention, CueNotTolerated, CueNotTaken, CueAlternatives, CueCondition, CueRecommendation, CueOption)
+			return nil, fmt.Errorf("%s: cues.%s: unknown cue kind; use %s, %s, %s, %s, %s, %s, %s, %s, %s or %s (a drug's stopped words are meta/reading.json's)", name, c, CueIntention, CuePlan, CueDone, CueStart, CueNotTolerated, CueNotTaken, CueAlternatives, CueCondition, CueRecommendation, CueOption)
 		}
 		for j, w := range ws {
 			if len(CueWords(strings.TrimPrefix(w, "^"))) == 0 {

@@ -277,11 +277,36 @@ func (r *Reading) Annotate(text string, secs []Section, fs []Finding) {
 			f.Section = SectionAt(secs, f.Start)
 		}
 		k := r.sec.Kind(f.Section)
-		f.Intended = k != nil && k.Status == rules.SectionIntended || r.Cue(rules.CueIntention, f.Text) != ""
+		f.Intended = k != nil && k.Status == rules.SectionIntended || r.Cue(rules.CueIntention, f.Text) != "" ||
+			k != nil && k.Status == rules.SectionMixed && r.PlanCue(text, *f) != ""
 		if k != nil {
 			f.Experiencer = k.Experiencer
 		}
 	}
+}
+
+// PlanCue returns the pack's plan cue (rules.CuePlan: "start", "arrange")
+// in the words of a finding's item up to its end: from the item's start
+// (its line, list marker, sentence, semicolon clause, colon or dash) to
+// the finding's last word, or "". Under a mixed section ("A/P:") such an
+// item is a plan; the others state the assessment.
+func (r *Reading) PlanCue(text string, f Finding) string {
+	if r == nil || f.Start < 0 || f.End > len(text) || f.Start > f.End {
+		return r.Cue(rules.CuePlan, f.Text)
+	}
+	return r.Cue(rules.CuePlan, text[ItemStart(text, f.Start):f.End])
+}
+
+// ItemStart is where the item holding byte offset pos begins: after the
+// last line end, sentence end, semicolon, colon, dash or arrow before it.
+func ItemStart(text string, pos int) int {
+	lo := 0
+	for _, sep := range []string{"\n", ". ", "; ", ": ", " - ", " – ", " -> ", " → "} {
+		if i := strings.LastIndex(text[:pos], sep); i >= 0 && i+len(sep) > lo {
+			lo = i + len(sep)
+		}
+	}
+	return lo
 }
 
 // Kind returns the pack's section kind of a finding, or nil.

@@ -73,6 +73,7 @@ func ReadSections(text string, sec *rules.Sections) []Section {
 				if !ok {
 					continue
 				}
+				h.Kind = sharedKind(sec, text, h, lineEnd)
 				if at == body && !oneLine {
 					headed = true
 				}
@@ -97,9 +98,13 @@ func ReadSections(text string, sec *rules.Sections) []Section {
 				if h.Start >= lineEnd || strings.TrimSpace(text[h.Start:lineEnd]) == "" {
 					open = len(out) - 1 // a block: runs on below
 				} else {
-					// Bulleted lines right below belong to it.
+					// Bulleted lines right below belong to it, and so do
+					// lines indented deeper than its own, which continue
+					// its list ("Tried/stopped: ISMN - headaches;\n
+					// diltiazem - bradycardia").
 					open = -1
 					next := lineEnd
+					indent := body - lineStart
 					for next < len(text) {
 						ns := next + 1
 						ne := strings.IndexByte(text[ns:], '\n')
@@ -109,7 +114,7 @@ func ReadSections(text string, sec *rules.Sections) []Section {
 							ne += ns
 						}
 						b := ns + leadingSpace(text[ns:ne])
-						if b == ne || bulletAt(text, b, ne) == b {
+						if b == ne || bulletAt(text, b, ne) == b && b-ns <= indent {
 							break
 						}
 						next = ne
@@ -125,6 +130,54 @@ func ReadSections(text string, sec *rules.Sections) []Section {
 	}
 	closeAt(len(text))
 	return out
+}
+
+// sharedKind is the kind a heading opens: the kind of its words, or the
+// kind that shares that heading (rules.SectionKind.SharedHeadings) when
+// the words after it, on its line or else on the next, name no person
+// ("CC: chest pain" is a chief complaint, "cc: Dr Price, GP" a copy list).
+func sharedKind(sec *rules.Sections, text string, h Section, lineEnd int) string {
+	words := strings.Join(rules.CueWords(StripParens(h.Heading)), " ")
+	for _, k := range sec.Kinds {
+		for _, sh := range k.SharedHeadings {
+			if strings.Join(rules.CueWords(sh), " ") != words {
+				continue
+			}
+			content := ""
+			if h.Start < lineEnd {
+				content = text[h.Start:lineEnd]
+			} else if lineEnd < len(text) {
+				next := text[lineEnd+1:]
+				if i := strings.IndexByte(next, '\n'); i >= 0 {
+					next = next[:i]
+				}
+				content = next
+			}
+			if strings.TrimSpace(content) == "" || namesPerson(sec, k, content) {
+				return h.Kind
+			}
+			return k.Kind
+		}
+	}
+	return h.Kind
+}
+
+// namesPerson: the words hold a name title of the frame ("Dr", "Mrs") or
+// one of the kind's person words ("patient", "GP").
+func namesPerson(sec *rules.Sections, k rules.SectionKind, content string) bool {
+	for _, w := range rules.CueWords(content) {
+		for _, t := range sec.Frame.NameTitles {
+			if strings.EqualFold(w, t) {
+				return true
+			}
+		}
+		for _, p := range k.PersonWords {
+			if strings.EqualFold(w, p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // SectionAt returns the kind of the section holding byte offset pos ("" if

@@ -108,6 +108,12 @@ type Fact struct {
 	// "candidate for revascularisation"), so a planned or scheduled
 	// status is what the fact asserts, not a reason to assert nothing.
 	Intention bool `json:"intention,omitempty"`
+	// Started: a planned drug the document's plan starts now ("Plan: add
+	// ISMN", "start bisoprolol 2.5 mg"): not yet taken, so it asserts
+	// nothing of the patient's present, but a rule that starts nothing
+	// reads it as taken ("when long-acting nitrates are used, consider a
+	// nitrate-free interval" is about the drug the plan starts).
+	Started bool `json:"started,omitempty"`
 }
 
 // Section is one headed part of a document.
@@ -188,6 +194,21 @@ func (f Fact) Asserts() (present, ok bool) {
 		return false, true
 	}
 	return f.Present, true
+}
+
+// Started is the evidence of the drugs the document's plan starts
+// (Fact.Started), present: what a rule that starts nothing reads besides
+// Evidence.
+func (m *Model) Started() []eval.Evidence {
+	var out []eval.Evidence
+	for _, f := range m.Facts {
+		if f.Started && f.Status == StatusPlanned && f.Kind == KindMedication && f.ConceptKey != "" && f.Experiencer != Relative {
+			e := f.Evidence
+			e.Present = true
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // Evidence is what evaluation reads: one item per fact that asserts
