@@ -180,6 +180,20 @@ func (p *Program) nameFromWords(w fhir.Words) ([]fhir.Named, string) {
 				// value set's "as" says for a coded one.
 				set.As, set.AsKeys = map[string]string{"not-tolerated": name}, map[string]string{"not-tolerated": key}
 			}
+			if p.roles[a.ConceptKey] == rules.RoleProcedure {
+				// A procedure ordered or in preparation is what a plan
+				// states in text: the pack's planned form of it ("planned
+				// PCI"), else the procedure itself as an intention
+				// (SPECT requested: the rows for a patient having it).
+				name, key := set.Concept, a.ConceptKey
+				if f, ok := p.plannedForm(a); ok {
+					name, key = f.Concept, f.ConceptKey
+				}
+				if set.As == nil {
+					set.As, set.AsKeys = map[string]string{}, map[string]string{}
+				}
+				set.As["planned"], set.AsKeys["planned"] = name, key
+			}
 			if u := p.units[a.ConceptKey]; len(u) == 1 {
 				// A measured concept the value sets do not list: its value
 				// is read in the unit the pack's rules use, and no other.

@@ -1045,6 +1045,48 @@ func (r *reader) readNarrative(it item, label, value string, w *eval.When) {
 	}
 }
 
+// valueText reads a result whose name the value sets and the concepts'
+// names do not place as a note would write it, its name and value
+// ("Diameter stenosis mid LAD (visual): 60 %"): the text reader knows
+// how a value qualifies the words before it (a stenosis grade of a
+// segment). It reports whether the text stated anything; nothing is
+// added or dropped when it did not.
+func (r *reader) valueText(it item, code *CodeableConcept, q *Quantity, w *eval.When) bool {
+	label := code.label()
+	if r.narrative == nil || label == "" {
+		return false
+	}
+	unit := q.Unit
+	if unit == "" {
+		unit = q.Code
+	}
+	if unit = ucumPlain(unit); unit == "1" {
+		unit = ""
+	}
+	value := strings.TrimSpace(q.Comparator + trim(*q.Value) + " " + unit)
+	text := label + ": " + value
+	facts, _ := r.narrative(text)
+	head := len(label) + len(": ")
+	var kept []patient.Fact
+	for _, f := range facts {
+		if len(f.Spans) == 0 || f.Spans[0].End <= head {
+			continue // the name alone: the test, not its result
+		}
+		kept = append(kept, f)
+	}
+	if len(kept) == 0 {
+		return false
+	}
+	for _, f := range kept {
+		f.ID, f.Spans, f.Resource, f.Code, f.Section, f.Reader = "", nil, it.ref, "", "", NarrativeReaderName
+		if f.When == nil {
+			f.When = w
+		}
+		r.m.Facts = append(r.m.Facts, f)
+	}
+	return true
+}
+
 // observed reads one observation (or one component): a quantity of a
 // measured concept, a coded value that is itself a concept, or a yes/no
 // answer that states the code's concept present or absent. panel is
@@ -1060,6 +1102,9 @@ func (r *reader) observed(it item, field string, code *CodeableConcept, q *Quant
 	if q != nil {
 		m, coding, ok := r.match(code)
 		if !ok {
+			if field == "" && !panel && q.Value != nil && r.valueText(it, code, q, w) {
+				return 1, nil
+			}
 			r.unmatched(it, code)
 			return 0, nil
 		}
