@@ -450,12 +450,19 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	// Step (v) reads the case once: the Text is the one the readers'
 	// package-level consistency.Analyze calls on the case find again.
 	ctext := consistency.Shared(text)
+	// Sized once for a long document's many findings instead of doubled
+	// from empty (a case without findings keeps them nil).
 	var pairs []evidence.Pair
+	if len(findings) > 0 {
+		res.Findings = make([]Finding, 0, len(findings))
+		tr.Anchors = make([]FindingAnchors, 0, len(findings))
+		pairs = make([]evidence.Pair, 0, 2*len(findings))
+	}
 	rank := map[[2]string]int{} // (finding, concept key) → anchor rank
 	rd := newReadings()         // which anchors are facts (Program.flag)
-	mention := map[string]string{}
-	starts := map[string]int{}
-	clause := map[string]string{}
+	mention := make(map[string]string, len(findings))
+	starts := make(map[string]int, len(findings))
+	clause := make(map[string]string, len(findings))
 	keys := map[string]bool{}
 	var antonyms []eval.Evidence
 	byAntonym := map[[2]string]bool{}
@@ -730,7 +737,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	columns := p.columnDates(text, byIDOf(findings), items, date)
 	stops := map[string]string{}     // drug key → the words ordering it stopped
 	listStops := map[string]string{} // drug key → a medication list item stating it stopped
-	byID := map[string]extract.Finding{}
+	byID := make(map[string]extract.Finding, len(findings))
 	for _, f := range findings {
 		byID[f.ID] = f
 	}

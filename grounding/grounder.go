@@ -322,7 +322,7 @@ func (g *Grounder) Ground(ctx context.Context, finding string) ([]Anchor, error)
 	}
 	c.FullText, c.Vector = hb.ft[:0], hb.vec[:0]
 	if c.Query != "" {
-		if err := g.search(ctx, c, o, hidden); err != nil {
+		if err := g.search(ctx, c, o, hidden, &hb.fts); err != nil {
 			return nil, err
 		}
 	}
@@ -354,8 +354,13 @@ func (g *Grounder) GroundLiteral(ctx context.Context, finding string) ([]Anchor,
 	return g.Fuse(c, g.cfg.fusion), nil
 }
 
-// hitBuf holds a Ground call's channel hit lists for the next call.
-type hitBuf struct{ ft, vec []PhraseHit }
+// hitBuf holds a Ground call's channel hit lists for the next call, and
+// the full-text search's own hits and matched words (fts), which the
+// full-text hit list holds until Fuse has read it.
+type hitBuf struct {
+	ft, vec []PhraseHit
+	fts     fulltext.Scratch
+}
 
 // RetrieveOptions configure one retrieval.
 type RetrieveOptions struct {
@@ -403,7 +408,7 @@ func (g *Grounder) Retrieve(ctx context.Context, finding string, o RetrieveOptio
 	if c.Query == "" {
 		return c, nil
 	}
-	if err := g.search(ctx, c, o, hidden); err != nil {
+	if err := g.search(ctx, c, o, hidden, nil); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -430,8 +435,9 @@ func (g *Grounder) prepare(finding string, o RetrieveOptions) (*Candidates, map[
 	return c, hidden
 }
 
-// search fills both channels' hits for the prepared variants.
-func (g *Grounder) search(ctx context.Context, c *Candidates, o RetrieveOptions, hidden map[int]bool) error {
+// search fills both channels' hits for the prepared variants. With fts,
+// the full-text hits' matched words live in it, until its next search.
+func (g *Grounder) search(ctx context.Context, c *Candidates, o RetrieveOptions, hidden map[int]bool, fts *fulltext.Scratch) error {
 	finding := c.Finding
 	if o.K <= 0 {
 		o.K = g.cfg.k
@@ -445,7 +451,7 @@ func (g *Grounder) search(ctx context.Context, c *Candidates, o RetrieveOptions,
 		exclude = append(exclude, id)
 	}
 	sort.Ints(exclude)
-	fh, err := g.ft.Search(c.Variants, fulltext.SearchOptions{K: o.K, Guard: o.Guard, Exclude: exclude, VariantWeight: expansionWeight})
+	fh, err := g.ft.Search(c.Variants, fulltext.SearchOptions{K: o.K, Guard: o.Guard, Exclude: exclude, VariantWeight: expansionWeight, Scratch: fts})
 	if err != nil {
 		return fmt.Errorf("ground %q: %w", finding, err)
 	}

@@ -303,6 +303,19 @@ type SearchOptions struct {
 	// VariantWeight scales the boosts of every variant after the first
 	// (abbreviation expansions are guesses); 0 means 1.
 	VariantWeight float64
+	// Scratch, when not nil, holds the hit list and the hits' matched
+	// words from one search to the next: the hits returned then live only
+	// until the next search with the same Scratch. A caller that copies
+	// what it keeps before searching again (as grounding's Ground does)
+	// is spared their allocation; the hits are the same.
+	Scratch *Scratch
+}
+
+// Scratch is memory Search reuses for its hits (SearchOptions.Scratch);
+// the zero value is ready. One search at a time may use it.
+type Scratch struct {
+	hits  []Hit
+	arena []string
 }
 
 // Hit is one matching text.
@@ -418,12 +431,17 @@ func (ix *Index) Search(variants []string, o SearchOptions) ([]Hit, error) {
 	var out []Hit
 	var arena []string // the hits' matched words
 	if len(hits) > 0 {
-		out = make([]Hit, 0, min(len(hits), o.K))
 		words := 0
 		for _, qt := range qterms {
 			words += len(qt)
 		}
-		arena = make([]string, 0, min(len(hits), o.K)*words)
+		n := min(len(hits), o.K)
+		if sc := o.Scratch; sc != nil {
+			out, arena = slices.Grow(sc.hits[:0], n), slices.Grow(sc.arena[:0], n*words)
+			defer func() { sc.hits, sc.arena = out[:0], arena[:0] }()
+		} else {
+			out, arena = make([]Hit, 0, n), make([]string, 0, n*words)
+		}
 	}
 	for _, hit := range hits {
 		id := hit.ID
