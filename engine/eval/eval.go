@@ -322,7 +322,10 @@ type RuleBuffer struct {
 	// evidence: a short case evaluates some 350 conditions against 15
 	// items.
 	ixEv  []Evidence
-	byKey map[string][]int32
+	keys  []string       // the distinct keys, in order of first item
+	at    [][]int32      // at[i]: the positions of keys[i]'s items
+	byKey map[string]int // key → its index in keys, for many keys
+	ixSet bool
 	// SkipMissing leaves RuleResult.Missing unset (Missing computes it
 	// when wanted): most unknown rules of a case are never reported.
 	SkipMissing bool
@@ -332,21 +335,60 @@ type RuleBuffer struct {
 // while Evaluate is given this same ev (same first item and length). ev
 // must then not be modified in place; Index it again after a change.
 func (b *RuleBuffer) Index(ev []Evidence) {
-	b.ixEv = ev
-	if b.byKey == nil {
-		b.byKey = make(map[string][]int32, len(ev))
-	} else {
-		clear(b.byKey)
-	}
+	b.ixEv, b.ixSet = ev, true
+	b.keys, b.at, b.byKey = b.keys[:0], b.at[:0], nil
 	for i := range ev {
 		k := ev[i].Key()
-		b.byKey[k] = append(b.byKey[k], int32(i))
+		j := b.find(k)
+		if j < 0 {
+			j = len(b.keys)
+			b.keys = append(b.keys, k)
+			b.at = append(b.at, nil)
+			if b.byKey != nil {
+				b.byKey[k] = j
+			} else if len(b.keys) > manyKeys {
+				b.byKey = make(map[string]int, 2*len(b.keys))
+				for x, y := range b.keys {
+					b.byKey[y] = x
+				}
+			}
+		}
+		b.at[j] = append(b.at[j], int32(i))
 	}
+}
+
+// manyKeys: up to this many distinct keys, a condition's key is looked
+// for by comparing it with each (most differ in length), which is cheaper
+// than hashing it.
+const manyKeys = 32
+
+// find is the index of key k in b.keys, or -1.
+func (b *RuleBuffer) find(k string) int {
+	if b.byKey != nil {
+		if j, ok := b.byKey[k]; ok {
+			return j
+		}
+		return -1
+	}
+	for j, x := range b.keys {
+		if len(x) == len(k) && x == k {
+			return j
+		}
+	}
+	return -1
+}
+
+// positions are the positions of the indexed items of key k (none: nil).
+func (b *RuleBuffer) positions(k string) []int32 {
+	if j := b.find(k); j >= 0 {
+		return b.at[j]
+	}
+	return nil
 }
 
 // indexed reports whether ev is the evidence Index was given.
 func (b *RuleBuffer) indexed(ev []Evidence) bool {
-	return b.byKey != nil && len(ev) == len(b.ixEv) && (len(ev) == 0 || &ev[0] == &b.ixEv[0])
+	return b.ixSet && len(ev) == len(b.ixEv) && (len(ev) == 0 || &ev[0] == &b.ixEv[0])
 }
 
 // Missing is what would decide rule, unknown in res, the result of the
@@ -374,7 +416,7 @@ func (b *RuleBuffer) Evaluate(rule Rule, ev []Evidence, opt Options) RuleResult 
 	b.evs = b.evs[:0]
 	if b.indexed(ev) {
 		for i, c := range rule.Conds {
-			res.Conditions[i] = evaluateAt(c, ev, b.byKey[c.key()], opt, &b.evs)
+			res.Conditions[i] = evaluateAt(c, ev, b.positions(c.key()), opt, &b.evs)
 		}
 	} else {
 		keys := evidenceKeys(ev)

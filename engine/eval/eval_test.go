@@ -437,3 +437,30 @@ func BenchmarkEvaluateRule(b *testing.B) {
 		}
 	}
 }
+
+// An index over many distinct concepts (a long document) finds each
+// condition's items as a scan of all the evidence does.
+func TestIndexManyKeys(t *testing.T) {
+	var ev []Evidence
+	var r Rule
+	for i := 0; i < 3*manyKeys; i++ {
+		name := "finding " + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + strings.Repeat("y", i/26)
+		ev = append(ev, has(name, name))
+		if i%5 == 0 {
+			ev = append(ev, absent(name, "no "+name)) // a second item of the key
+		}
+		if i%3 == 0 {
+			r.Conds = append(r.Conds, cond(name, rules.OpPresent, "", ""))
+		}
+	}
+	r.Conds = append(r.Conds, cond("not stated", rules.OpPresent, "", ""))
+	want := EvaluateRule(r, ev, Options{})
+	var b RuleBuffer
+	b.Index(ev)
+	if b.byKey == nil {
+		t.Fatalf("%d keys kept without a map", len(b.keys))
+	}
+	if got := b.Evaluate(r, ev, Options{}); !reflect.DeepEqual(got, want) {
+		t.Errorf("indexed = %+v\nwant %+v", got, want)
+	}
+}
