@@ -53,7 +53,7 @@ func (p *Program) rule(b *graph.Bundle) eval.Rule {
 		c := &r.Conds[i]
 		c.Tag = p.compile(consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator})
 	}
-	return p.rules.store(b, r)
+	return p.rules.store(b, r.Prepared())
 }
 
 // cowMap is a map read without a lock, for entries that are made once and

@@ -57,6 +57,24 @@ type Rule struct {
 	ID    string `json:"id"`
 	RowID string `json:"row_id"`
 	Conds []Cond `json:"conditions"`
+	// needs, gidx and groups, set by Prepared, are each condition's Need,
+	// its group's index, and the groups (truth unset).
+	needs  []string
+	gidx   []int
+	groups []GroupResult
+}
+
+// Prepared returns r read in advance for Evaluate, for a rule evaluated
+// in many cases: its groups and what each condition needs in words. A
+// change to r.Conds afterwards asks for Prepared again.
+func (r Rule) Prepared() Rule {
+	r.needs = make([]string, len(r.Conds))
+	for i, c := range r.Conds {
+		r.needs[i] = Need(c)
+	}
+	r.gidx = make([]int, len(r.Conds))
+	r.groups = groupsOf(r, r.gidx, nil)
+	return r
 }
 
 // FromRuleRef converts a pack rule, keeping its decision ids and groups.
@@ -326,6 +344,7 @@ type RuleBuffer struct {
 	at    [][]int32      // at[i]: the positions of keys[i]'s items
 	byKey map[string]int // key → its index in keys, for many keys
 	ixSet bool
+	last  []int // the last Evaluate's group of each condition
 	// SkipMissing leaves RuleResult.Missing unset (Missing computes it
 	// when wanted): most unknown rules of a case are never reported.
 	SkipMissing bool
@@ -397,7 +416,7 @@ func (b *RuleBuffer) Missing(rule Rule, res RuleResult) []string {
 	if res.Truth != Unknown || len(rule.Conds) == 0 {
 		return nil
 	}
-	return missing(rule, res, b.gidx[:len(rule.Conds)])
+	return missing(rule, res, b.last)
 }
 
 // Evaluate is EvaluateRule; the result's Conditions and Groups are the
@@ -425,29 +444,15 @@ func (b *RuleBuffer) Evaluate(rule Rule, ev []Evidence, opt Options) RuleResult 
 		}
 	}
 
-	// Groups in order of first appearance; a handful per rule, so a
-	// linear search beats a map.
-	gidx := b.gidx[:n:n]
-	res.Groups = b.groups[:0]
-	for i, c := range rule.Conds {
-		k := groupKey(c)
-		g := -1
-		for j := range res.Groups {
-			if res.Groups[j].Key == k {
-				g = j
-				break
-			}
-		}
-		if g < 0 {
-			g = len(res.Groups)
-			res.Groups = append(res.Groups, GroupResult{Key: k, Type: rules.LogicAND})
-		}
-		// One OR member makes the group OR, as rules.Rule.Groups does.
-		if strings.EqualFold(c.GroupType, rules.LogicOR) {
-			res.Groups[g].Type = rules.LogicOR
-		}
-		gidx[i] = g
+	var gidx []int
+	if len(rule.gidx) == n && len(rule.needs) == n {
+		gidx = rule.gidx
+		res.Groups = append(b.groups[:0], rule.groups...)
+	} else {
+		gidx = b.gidx[:n:n]
+		res.Groups = groupsOf(rule, gidx, b.groups[:0])
 	}
+	b.last = gidx
 	for g := range res.Groups {
 		var t Truth
 		if res.Groups[g].Type == rules.LogicOR {
@@ -478,6 +483,32 @@ func (b *RuleBuffer) Evaluate(rule Rule, ev []Evidence, opt Options) RuleResult 
 	return res
 }
 
+// groupsOf appends rule's groups to groups, in order of first
+// appearance, and sets gidx[i] to condition i's group; a handful per rule,
+// so a linear search beats a map.
+func groupsOf(rule Rule, gidx []int, groups []GroupResult) []GroupResult {
+	for i, c := range rule.Conds {
+		k := groupKey(c)
+		g := -1
+		for j := range groups {
+			if groups[j].Key == k {
+				g = j
+				break
+			}
+		}
+		if g < 0 {
+			g = len(groups)
+			groups = append(groups, GroupResult{Key: k, Type: rules.LogicAND})
+		}
+		// One OR member makes the group OR, as rules.Rule.Groups does.
+		if strings.EqualFold(c.GroupType, rules.LogicOR) {
+			groups[g].Type = rules.LogicOR
+		}
+		gidx[i] = g
+	}
+	return groups
+}
+
 // groupKey mirrors rules.GroupKey for conditions without an explicit group.
 func groupKey(c Cond) string {
 	if k := strings.TrimSpace(c.GroupKey); k != "" {
@@ -502,7 +533,11 @@ func missing(rule Rule, res RuleResult, gidx []int) []string {
 		var need []string
 		for i, c := range rule.Conds {
 			if gidx[i] == g && res.Conditions[i].Truth == Unknown {
-				need = append(need, Need(c))
+				if len(rule.needs) == len(rule.Conds) {
+					need = append(need, rule.needs[i])
+				} else {
+					need = append(need, Need(c))
+				}
 			}
 		}
 		if gr.Type == rules.LogicOR && len(need) > 1 {

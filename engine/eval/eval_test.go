@@ -302,14 +302,16 @@ func TestEvaluateRule(t *testing.T) {
 				}
 			}
 			// A buffer that indexed the evidence, and is told what is
-			// missing after the fact, answers the same.
+			// missing after the fact, answers the same, as does the rule
+			// with its needs worded in advance.
 			b := RuleBuffer{SkipMissing: true}
 			b.Index(c.ev)
-			ix := b.Evaluate(c.rule, c.ev, c.opt)
+			prepared := c.rule.Prepared()
+			ix := b.Evaluate(prepared, c.ev, c.opt)
 			if ix.Missing != nil {
 				t.Errorf("SkipMissing: missing = %q", ix.Missing)
 			}
-			ix.Missing = b.Missing(c.rule, ix)
+			ix.Missing = b.Missing(prepared, ix)
 			if !reflect.DeepEqual(ix, got) {
 				t.Errorf("indexed evaluation = %+v, want %+v", ix, got)
 			}
