@@ -142,15 +142,21 @@ func (p *Program) compile(cond consistency.Condition) *consistency.Compiled {
 // compileCond is compile for a rule's condition, found by its decision id
 // when that id was last seen with the same texts.
 func (p *Program) compileCond(c eval.Cond) *consistency.Compiled {
-	if x, ok := c.Tag.(*consistency.Compiled); ok && compiledAs(x, c) {
-		return x // a rule's condition, compiled with its rule (Program.rule)
+	if f, ok := c.Tag.(*condForm); ok && sameCond(f.cond, c) {
+		// A rule's condition (Program.rule), compiled once.
+		if x := f.cc.Load(); x != nil {
+			return x
+		}
+		x := p.compile(f.cond)
+		f.cc.Store(x)
+		return x
 	}
 	cc := &p.compiled
 	if c.DecisionID != "" {
 		cc.mu.RLock()
 		x := cc.byDecision[c.DecisionID]
 		cc.mu.RUnlock()
-		if x != nil && compiledAs(x, c) {
+		if x != nil && sameCond(x.Condition(), c) {
 			return x
 		}
 	}
@@ -166,10 +172,9 @@ func (p *Program) compileCond(c eval.Cond) *consistency.Compiled {
 	return x
 }
 
-// compiledAs: x is c's condition compiled (the texts are the same; for
-// the same strings, a comparison of their addresses).
-func compiledAs(x *consistency.Compiled, c eval.Cond) bool {
-	k := x.Condition()
+// sameCond: k has c's texts (for the same strings, a comparison of
+// their addresses).
+func sameCond(k consistency.Condition, c eval.Cond) bool {
 	return k.Concept == c.Concept && k.Wording == c.Wording && k.Context == c.Context && k.Operator == c.Operator
 }
 

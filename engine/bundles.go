@@ -48,29 +48,43 @@ func (p *Program) rule(b *graph.Bundle) eval.Rule {
 	}
 	r := ruleOf(*b)
 	for i := range r.Conds {
-		// Step (v) judges each condition compiled: compiled here once,
-		// it is carried with the condition to the Admit hook.
+		// Step (v) judges each condition compiled: compiled the first
+		// time it is judged, it is carried with the condition to the
+		// Admit hook (Program.compileCond).
 		c := &r.Conds[i]
-		c.Tag = p.compile(consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator})
+		c.Tag = &condForm{cond: consistency.Condition{Concept: c.Concept, Wording: c.Wording, Context: c.Context, Operator: c.Operator}}
 	}
-	return p.rules.store(b, r)
+	return p.rules.store(b, r.Prepared())
+}
+
+// condForm is a rule condition's step (v) form, compiled when first asked.
+type condForm struct {
+	cond consistency.Condition
+	cc   atomic.Pointer[consistency.Compiled]
 }
 
 // cowMap is a map read without a lock, for entries that are made once and
-// then read in every case (a case reads a hundred rules): a store copies
-// the map, a load reads the current copy.
+// then read in every case (a case reads a hundred rules). New entries
+// wait under the lock until they are a third of the map's size, then the
+// map is copied with them (so all copies together cost a few times the
+// map's size); a load reads the current copy, and only a miss there takes
+// the lock.
 type cowMap[K comparable, V any] struct {
-	mu sync.Mutex
-	m  atomic.Pointer[map[K]V]
+	m       atomic.Pointer[map[K]V]
+	mu      sync.Mutex
+	pending map[K]V // stored since m was copied; under mu
 }
 
 func (c *cowMap[K, V]) load(k K) (V, bool) {
 	if m := c.m.Load(); m != nil {
-		v, ok := (*m)[k]
-		return v, ok
+		if v, ok := (*m)[k]; ok {
+			return v, true
+		}
 	}
-	var zero V
-	return zero, false
+	c.mu.Lock()
+	v, ok := c.pending[k]
+	c.mu.Unlock()
+	return v, ok
 }
 
 // store adds v for k and returns it, or returns the value stored first.
@@ -83,16 +97,29 @@ func (c *cowMap[K, V]) store(k K, v V) V {
 			return w
 		}
 	}
-	var m map[K]V
-	if old == nil {
-		m = map[K]V{k: v}
-	} else {
-		m = make(map[K]V, len(*old)+1)
-		for x, y := range *old {
+	if w, ok := c.pending[k]; ok {
+		return w
+	}
+	if c.pending == nil {
+		c.pending = map[K]V{}
+	}
+	c.pending[k] = v
+	n := 0
+	if old != nil {
+		n = len(*old)
+	}
+	if len(c.pending) >= max(16, n/3) {
+		m := make(map[K]V, n+len(c.pending))
+		if old != nil {
+			for x, y := range *old {
+				m[x] = y
+			}
+		}
+		for x, y := range c.pending {
 			m[x] = y
 		}
-		m[k] = v
+		c.m.Store(&m)
+		c.pending = nil
 	}
-	c.m.Store(&m)
 	return v
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/executablekg/execkg/engine/consistency"
@@ -23,13 +24,17 @@ func TestCompileCond(t *testing.T) {
 		t.Errorf("remembered by id: judged as %q, want %q", got.Wording, other.Wording)
 	}
 	tagged := other
-	tagged.Tag = want // carries the form of other texts
+	tagged.Tag = &condForm{cond: want.Condition()} // carries the form of other texts
 	if got := p.compileCond(tagged).Condition(); got.Wording != other.Wording {
 		t.Errorf("tagged: judged as %q, want %q", got.Wording, other.Wording)
 	}
-	c.Tag = want
+	f := &condForm{cond: want.Condition()}
+	c.Tag = f
 	if got := p.compileCond(c); got != want {
 		t.Errorf("tagged: got %p, want %p", got, want)
+	}
+	if f.cc.Load() != want {
+		t.Errorf("tagged: the compiled form is not kept with the condition")
 	}
 }
 
@@ -50,5 +55,19 @@ func TestCowMap(t *testing.T) {
 	}
 	if v, ok := m.load("b"); !ok || v != 3 {
 		t.Errorf("load b = %d, %v", v, ok)
+	}
+	// Past the pending entries the map is copied: all still found.
+	for i := 0; i < 1000; i++ {
+		if v := m.store(fmt.Sprint(i), i); v != i {
+			t.Fatalf("store %d = %d", i, v)
+		}
+	}
+	for i := 0; i < 1000; i++ {
+		if v, ok := m.load(fmt.Sprint(i)); !ok || v != i {
+			t.Fatalf("load %d = %d, %v", i, v, ok)
+		}
+	}
+	if v, ok := m.load("a"); !ok || v != 1 {
+		t.Errorf("load a after copies = %d, %v", v, ok)
 	}
 }

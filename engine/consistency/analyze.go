@@ -690,13 +690,30 @@ func cover(text []token, lo, hi int, target []token, tc []int) (int, []int) {
 // linked returns the indexes in xs[lo..hi] of content words that stand
 // for a content word of ys: similar words, or acronyms either way.
 func linked(xs []token, lo, hi int, ys []token) []int {
+	return linkedAt(xs, lo, hi, ys, contentAt(ys))
+}
+
+// contentAt lists the positions of ys' content words.
+func contentAt(ys []token) []int {
 	var yc []int
 	for j := range ys {
 		if ys[j].content() {
 			yc = append(yc, j)
 		}
 	}
-	mark := make([]bool, hi-lo+1)
+	return yc
+}
+
+// linkedAt is linked given ys' content words (contentAt), read once for
+// a compiled condition.
+func linkedAt(xs []token, lo, hi int, ys []token, yc []int) []int {
+	var buf [64]bool
+	var mark []bool
+	if n := hi - lo + 1; n <= len(buf) {
+		mark = buf[:n]
+	} else {
+		mark = make([]bool, n)
+	}
 	for i := lo; i <= hi; i++ {
 		if !xs[i].content() {
 			continue

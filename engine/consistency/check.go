@@ -205,6 +205,8 @@ type Compiled struct {
 	cond Condition
 	op   string
 	toks []token // wording ; concept
+	// content: the positions of toks' content words (contentAt).
+	content []int
 	// wording and concept, each located in itself; context with the
 	// wording (or, without one, the concept) located in it.
 	wording, concept, context analysis
@@ -240,6 +242,7 @@ func qualifierRuns(ts []token) []qualifierRun {
 // Compile reads a condition for CheckCompiled.
 func Compile(cond Condition) *Compiled {
 	c := &Compiled{cond: cond, op: rules.NormalizeOperator(cond.Operator), toks: tokenize(cond.Wording + " ; " + cond.Concept)}
+	c.content = contentAt(c.toks)
 	c.wording = analyse(cond.Wording, cond.Wording)
 	c.concept = analyse(cond.Concept, cond.Concept)
 	c.wordingQuals, c.conceptQuals = qualifierRuns(c.wording.toks), qualifierRuns(c.concept.toks)
@@ -278,7 +281,7 @@ func (t *Text) checkCompiled(mention string, cc *Compiled, checks Checks, shared
 	op := cc.op
 	focus := []int{a.head()}
 	if a.found {
-		if l := linked(a.toks, a.from, a.to, cc.toks); len(l) > 0 {
+		if l := linkedAt(a.toks, a.from, a.to, cc.toks, cc.content); len(l) > 0 {
 			focus = l
 		}
 	}

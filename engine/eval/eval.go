@@ -57,6 +57,24 @@ type Rule struct {
 	ID    string `json:"id"`
 	RowID string `json:"row_id"`
 	Conds []Cond `json:"conditions"`
+	// needs, gidx and groups, set by Prepared, are each condition's Need,
+	// its group's index, and the groups (truth unset).
+	needs  []string
+	gidx   []int
+	groups []GroupResult
+}
+
+// Prepared returns r read in advance for Evaluate, for a rule evaluated
+// in many cases: its groups and what each condition needs in words. A
+// change to r.Conds afterwards asks for Prepared again.
+func (r Rule) Prepared() Rule {
+	r.needs = make([]string, len(r.Conds))
+	for i, c := range r.Conds {
+		r.needs[i] = Need(c)
+	}
+	r.gidx = make([]int, len(r.Conds))
+	r.groups = groupsOf(r, r.gidx, nil)
+	return r
 }
 
 // FromRuleRef converts a pack rule, keeping its decision ids and groups.
@@ -322,7 +340,11 @@ type RuleBuffer struct {
 	// evidence: a short case evaluates some 350 conditions against 15
 	// items.
 	ixEv  []Evidence
-	byKey map[string][]int32
+	keys  []string       // the distinct keys, in order of first item
+	at    [][]int32      // at[i]: the positions of keys[i]'s items
+	byKey map[string]int // key → its index in keys, for many keys
+	ixSet bool
+	last  []int // the last Evaluate's group of each condition
 	// SkipMissing leaves RuleResult.Missing unset (Missing computes it
 	// when wanted): most unknown rules of a case are never reported.
 	SkipMissing bool
@@ -332,21 +354,60 @@ type RuleBuffer struct {
 // while Evaluate is given this same ev (same first item and length). ev
 // must then not be modified in place; Index it again after a change.
 func (b *RuleBuffer) Index(ev []Evidence) {
-	b.ixEv = ev
-	if b.byKey == nil {
-		b.byKey = make(map[string][]int32, len(ev))
-	} else {
-		clear(b.byKey)
-	}
+	b.ixEv, b.ixSet = ev, true
+	b.keys, b.at, b.byKey = b.keys[:0], b.at[:0], nil
 	for i := range ev {
 		k := ev[i].Key()
-		b.byKey[k] = append(b.byKey[k], int32(i))
+		j := b.find(k)
+		if j < 0 {
+			j = len(b.keys)
+			b.keys = append(b.keys, k)
+			b.at = append(b.at, nil)
+			if b.byKey != nil {
+				b.byKey[k] = j
+			} else if len(b.keys) > manyKeys {
+				b.byKey = make(map[string]int, 2*len(b.keys))
+				for x, y := range b.keys {
+					b.byKey[y] = x
+				}
+			}
+		}
+		b.at[j] = append(b.at[j], int32(i))
 	}
+}
+
+// manyKeys: up to this many distinct keys, a condition's key is looked
+// for by comparing it with each (most differ in length), which is cheaper
+// than hashing it.
+const manyKeys = 32
+
+// find is the index of key k in b.keys, or -1.
+func (b *RuleBuffer) find(k string) int {
+	if b.byKey != nil {
+		if j, ok := b.byKey[k]; ok {
+			return j
+		}
+		return -1
+	}
+	for j, x := range b.keys {
+		if len(x) == len(k) && x == k {
+			return j
+		}
+	}
+	return -1
+}
+
+// positions are the positions of the indexed items of key k (none: nil).
+func (b *RuleBuffer) positions(k string) []int32 {
+	if j := b.find(k); j >= 0 {
+		return b.at[j]
+	}
+	return nil
 }
 
 // indexed reports whether ev is the evidence Index was given.
 func (b *RuleBuffer) indexed(ev []Evidence) bool {
-	return b.byKey != nil && len(ev) == len(b.ixEv) && (len(ev) == 0 || &ev[0] == &b.ixEv[0])
+	return b.ixSet && len(ev) == len(b.ixEv) && (len(ev) == 0 || &ev[0] == &b.ixEv[0])
 }
 
 // Missing is what would decide rule, unknown in res, the result of the
@@ -355,7 +416,7 @@ func (b *RuleBuffer) Missing(rule Rule, res RuleResult) []string {
 	if res.Truth != Unknown || len(rule.Conds) == 0 {
 		return nil
 	}
-	return missing(rule, res, b.gidx[:len(rule.Conds)])
+	return missing(rule, res, b.last)
 }
 
 // Evaluate is EvaluateRule; the result's Conditions and Groups are the
@@ -374,7 +435,7 @@ func (b *RuleBuffer) Evaluate(rule Rule, ev []Evidence, opt Options) RuleResult 
 	b.evs = b.evs[:0]
 	if b.indexed(ev) {
 		for i, c := range rule.Conds {
-			res.Conditions[i] = evaluateAt(c, ev, b.byKey[c.key()], opt, &b.evs)
+			res.Conditions[i] = evaluateAt(c, ev, b.positions(c.key()), opt, &b.evs)
 		}
 	} else {
 		keys := evidenceKeys(ev)
@@ -383,29 +444,15 @@ func (b *RuleBuffer) Evaluate(rule Rule, ev []Evidence, opt Options) RuleResult 
 		}
 	}
 
-	// Groups in order of first appearance; a handful per rule, so a
-	// linear search beats a map.
-	gidx := b.gidx[:n:n]
-	res.Groups = b.groups[:0]
-	for i, c := range rule.Conds {
-		k := groupKey(c)
-		g := -1
-		for j := range res.Groups {
-			if res.Groups[j].Key == k {
-				g = j
-				break
-			}
-		}
-		if g < 0 {
-			g = len(res.Groups)
-			res.Groups = append(res.Groups, GroupResult{Key: k, Type: rules.LogicAND})
-		}
-		// One OR member makes the group OR, as rules.Rule.Groups does.
-		if strings.EqualFold(c.GroupType, rules.LogicOR) {
-			res.Groups[g].Type = rules.LogicOR
-		}
-		gidx[i] = g
+	var gidx []int
+	if len(rule.gidx) == n && len(rule.needs) == n {
+		gidx = rule.gidx
+		res.Groups = append(b.groups[:0], rule.groups...)
+	} else {
+		gidx = b.gidx[:n:n]
+		res.Groups = groupsOf(rule, gidx, b.groups[:0])
 	}
+	b.last = gidx
 	for g := range res.Groups {
 		var t Truth
 		if res.Groups[g].Type == rules.LogicOR {
@@ -436,6 +483,32 @@ func (b *RuleBuffer) Evaluate(rule Rule, ev []Evidence, opt Options) RuleResult 
 	return res
 }
 
+// groupsOf appends rule's groups to groups, in order of first
+// appearance, and sets gidx[i] to condition i's group; a handful per rule,
+// so a linear search beats a map.
+func groupsOf(rule Rule, gidx []int, groups []GroupResult) []GroupResult {
+	for i, c := range rule.Conds {
+		k := groupKey(c)
+		g := -1
+		for j := range groups {
+			if groups[j].Key == k {
+				g = j
+				break
+			}
+		}
+		if g < 0 {
+			g = len(groups)
+			groups = append(groups, GroupResult{Key: k, Type: rules.LogicAND})
+		}
+		// One OR member makes the group OR, as rules.Rule.Groups does.
+		if strings.EqualFold(c.GroupType, rules.LogicOR) {
+			groups[g].Type = rules.LogicOR
+		}
+		gidx[i] = g
+	}
+	return groups
+}
+
 // groupKey mirrors rules.GroupKey for conditions without an explicit group.
 func groupKey(c Cond) string {
 	if k := strings.TrimSpace(c.GroupKey); k != "" {
@@ -460,7 +533,11 @@ func missing(rule Rule, res RuleResult, gidx []int) []string {
 		var need []string
 		for i, c := range rule.Conds {
 			if gidx[i] == g && res.Conditions[i].Truth == Unknown {
-				need = append(need, Need(c))
+				if len(rule.needs) == len(rule.Conds) {
+					need = append(need, rule.needs[i])
+				} else {
+					need = append(need, Need(c))
+				}
 			}
 		}
 		if gr.Type == rules.LogicOR && len(need) > 1 {

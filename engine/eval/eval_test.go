@@ -302,14 +302,16 @@ func TestEvaluateRule(t *testing.T) {
 				}
 			}
 			// A buffer that indexed the evidence, and is told what is
-			// missing after the fact, answers the same.
+			// missing after the fact, answers the same, as does the rule
+			// with its needs worded in advance.
 			b := RuleBuffer{SkipMissing: true}
 			b.Index(c.ev)
-			ix := b.Evaluate(c.rule, c.ev, c.opt)
+			prepared := c.rule.Prepared()
+			ix := b.Evaluate(prepared, c.ev, c.opt)
 			if ix.Missing != nil {
 				t.Errorf("SkipMissing: missing = %q", ix.Missing)
 			}
-			ix.Missing = b.Missing(c.rule, ix)
+			ix.Missing = b.Missing(prepared, ix)
 			if !reflect.DeepEqual(ix, got) {
 				t.Errorf("indexed evaluation = %+v, want %+v", ix, got)
 			}
@@ -435,5 +437,32 @@ func BenchmarkEvaluateRule(b *testing.B) {
 		if res.Truth != True {
 			b.Fatalf("truth = %v", res.Truth)
 		}
+	}
+}
+
+// An index over many distinct concepts (a long document) finds each
+// condition's items as a scan of all the evidence does.
+func TestIndexManyKeys(t *testing.T) {
+	var ev []Evidence
+	var r Rule
+	for i := 0; i < 3*manyKeys; i++ {
+		name := "finding " + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + strings.Repeat("y", i/26)
+		ev = append(ev, has(name, name))
+		if i%5 == 0 {
+			ev = append(ev, absent(name, "no "+name)) // a second item of the key
+		}
+		if i%3 == 0 {
+			r.Conds = append(r.Conds, cond(name, rules.OpPresent, "", ""))
+		}
+	}
+	r.Conds = append(r.Conds, cond("not stated", rules.OpPresent, "", ""))
+	want := EvaluateRule(r, ev, Options{})
+	var b RuleBuffer
+	b.Index(ev)
+	if b.byKey == nil {
+		t.Fatalf("%d keys kept without a map", len(b.keys))
+	}
+	if got := b.Evaluate(r, ev, Options{}); !reflect.DeepEqual(got, want) {
+		t.Errorf("indexed = %+v\nwant %+v", got, want)
 	}
 }
