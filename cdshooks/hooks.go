@@ -39,6 +39,10 @@ var prefetchResources = []struct{ key, resourceType, param, include string }{
 	{"serviceRequests", "ServiceRequest", "", ""},
 	{"allergies", "AllergyIntolerance", "", ""},
 	{"familyHistory", "FamilyMemberHistory", "", ""},
+	// Visits' reasons and reports' conclusions are findings too (engine/fhir
+	// reads Encounter.reasonCode and DiagnosticReport.conclusionCode).
+	{"encounters", "Encounter", "", ""},
+	{"diagnosticReports", "DiagnosticReport", "", ""},
 }
 
 // prefetchTemplates are the pack's templates: the patient by id and a
