@@ -92,7 +92,7 @@ func wrapContinues(text string, i int) bool {
 	if s == e || (s > 0 && text[s-1] != ' ' && text[s-1] != '\t') {
 		return false
 	}
-	if !runOn[strings.ToLower(text[s:e])] {
+	if !runOn[strings.ToLower(text[s:e])] && !proseWrap(text, i, s, e) {
 		return false
 	}
 	j := i + 1
@@ -105,6 +105,32 @@ func wrapContinues(text string, i int) bool {
 	r, _ := utf8.DecodeRuneInString(text[j:])
 	return (unicode.IsLetter(r) || unicode.IsDigit(r)) && bulletAt(text, j, len(text)) <= j
 }
+
+// proseWrap: the newline at i ends a long line of prose (wrapWidth
+// bytes or more, no table bars) in the middle of a word group, its last
+// word (text[s:e]) written in lower case, and the next line opens at its
+// first column with a lower-case letter: the writer's editor wrapped the
+// sentence there ("No evidence of coronary" / "artery disease."). A
+// short line, an indented next line or one opening with a capital or a
+// digit starts an item of its own.
+func proseWrap(text string, i, s, e int) bool {
+	ls := strings.LastIndexByte(text[:i], '\n') + 1
+	line := text[ls:i]
+	if len(line) < wrapWidth || strings.ContainsRune(line, '|') || e-s < 3 {
+		return false
+	}
+	for k := s; k < e; k++ {
+		if text[k] < 'a' || text[k] > 'z' {
+			return false
+		}
+	}
+	return i+1 < len(text) && text[i+1] >= 'a' && text[i+1] <= 'z'
+}
+
+// wrapWidth is the shortest line proseWrap takes for one an editor
+// wrapped: prose wrapped at 72 to 100 columns, less a long word carried
+// over.
+const wrapWidth = 64
 
 // arrows and spaced dashes chain findings ("NSTEMI 2018 -> PCI pLAD",
 // "IHD - PCI 2018"), unless a value follows: "atorva 40 -> 80" is one dose
