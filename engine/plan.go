@@ -315,19 +315,26 @@ func (p *Program) bareProcedure(text string, f extract.Finding, anchors []ground
 	return p.whenOf(clause, date) == nil
 }
 
-// startOrder reports whether an intended finding names a drug its item
-// starts now (the pack's start cues: "Plan: add ISMN", "start bisoprolol
-// 2.5 mg"), with no not-taken or not-tolerated cue ("avoid", "consider
-// starting") and no condition ("if symptoms persist, add ranolazine")
-// in the item: the drug is planned, started by the plan.
-func (p *Program) startOrder(text string, f extract.Finding) bool {
+// startOrder reports whether an intended finding names a drug that its
+// own words start now (the pack's start cues: "Plan: add ISMN", "start
+// bisoprolol 2.5 mg"), or that is listed right after such a finding in
+// its sentence ("start empagliflozin and semaglutide"; startedIDs holds
+// the findings before f already read so), with no not-taken or
+// not-tolerated cue ("avoid", "consider starting"), option or condition
+// ("if symptoms persist, add ranolazine") in its item: the drug is
+// planned, started by the plan. A drug named later in the item is no
+// drug started ("start pantoprazole given the combination therapy").
+func (p *Program) startOrder(text string, f extract.Finding, findings []extract.Finding, startedIDs map[string]bool) bool {
 	if !f.Intended || f.Start < 0 || f.End > len(text) || f.Start > f.End {
 		return false
 	}
-	item := text[extract.ItemStart(text, f.Start):f.End]
-	if p.doc.Cue(rules.CueStart, item) == "" {
-		return false
+	if p.doc.Cue(rules.CueStart, f.Text) == "" {
+		prev, ok := previousFinding(findings, f)
+		if !ok || !startedIDs[prev.ID] || prev.End > f.Start || !listJoin.MatchString(text[prev.End:f.Start]) {
+			return false
+		}
 	}
+	item := text[extract.ItemStart(text, f.Start):f.End]
 	for _, kind := range []string{rules.CueNotTaken, rules.CueNotTolerated, rules.CueCondition, rules.CueOption} {
 		if p.doc.Cue(kind, item) != "" {
 			return false
@@ -335,6 +342,38 @@ func (p *Program) startOrder(text string, f extract.Finding) bool {
 	}
 	sentence := text[strings.LastIndexAny(text[:f.Start], ".;\n")+1 : f.Start]
 	return p.doc.Cue(rules.CueCondition, strings.TrimLeft(sentence, " -•*0123456789.)")) == ""
+}
+
+// startsDrug reports whether a finding that starts its drugs (startOrder)
+// starts this one: its words hold no start cue (a drug listed after a
+// started one), or one of the drug's names comes within three words
+// after the cue ("start bisoprolol", "add ISMN XL 30 mg", "add
+// rivaroxaban 2.5 mg"), or within six words before it ("ISMN MR 30 mg
+// each morning added"). A drug named further on is the reason, not the
+// drug started ("start pantoprazole 40 mg daily given the combination
+// therapy").
+func (p *Program) startsDrug(words string, names []string) bool {
+	m := p.doc.Cue(rules.CueStart, words)
+	if m == "" {
+		return true
+	}
+	lower := strings.ToLower(words)
+	at := strings.Index(lower, strings.ToLower(m))
+	if at < 0 {
+		return true
+	}
+	end := at + len(m)
+	for _, n := range names {
+		for _, sp := range namedAll(lower, words, n) {
+			if sp[0] >= end && len(strings.Fields(words[end:sp[0]])) <= 3 {
+				return true
+			}
+			if sp[1] <= at && len(strings.Fields(words[sp[1]:at])) <= 6 {
+				return true // "ISMN MR 30 mg each morning added"
+			}
+		}
+	}
+	return false
 }
 
 // underPlan reports whether a finding sits under an intended section

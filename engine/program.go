@@ -471,6 +471,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	doubted := map[string]bool{}                // finding ids the case states with doubt
 	current := map[string]bool{}                // finding ids that keep their drugs ("continue aspirin")
 	started := map[[2]string]bool{}             // (finding, drug key) a plan starts ("add ISMN")
+	startedIDs := map[string]bool{}             // findings whose drugs a plan starts
 	undoubted := map[[2]string]bool{}           // (finding, key) a doubted finding states outside its doubt (undoubtedAt)
 	doubtedWords := map[[2]string]bool{}        // (finding, key) an undoubted finding states in doubt (doubtedAt)
 	var dropped []patient.Dropped
@@ -561,6 +562,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if c.checks.Certainty && f.Intended {
 			// Under a "Plan:" heading a finding is intended, not present:
 			// only concepts that are themselves intentions may use it.
+			startedIDs[f.ID] = p.startOrder(text, f, findings, startedIDs)
 			kept := anchors[:0:0]
 			seen := map[string]bool{}
 			for _, a := range anchors {
@@ -594,7 +596,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 					// the not-taken reader below types it planned.
 					seen[a.ConceptKey] = true
 					kept = append(kept, a)
-				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && !current[f.ID] && p.startOrder(text, f) {
+				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && !current[f.ID] && startedIDs[f.ID] && p.startsDrug(f.Text, append([]string{a.Concept}, p.phrases[a.ConceptKey]...)) {
 					// "Plan: add ISMN": the plan starts the drug; the
 					// model types it planned, started.
 					seen[a.ConceptKey] = true
