@@ -42,7 +42,10 @@ var genericWords = map[string]string{
 	// item 1): generic to every guideline, and the trace says them.
 	"medication": "patient.KindMedication, the model's fact kind", "stopped": "patient.StatusStopped (and 'stopped before' a deadline)",
 	"refused": "patient.StatusRefused", "not tolerated": "patient.StatusNotTolerated, said in trace text",
-	"plan": "the document section kind 'plan' (issue 12 item 2), said in trace text",
+	"done":      "patient.StatusDone, said in trace text (the pack's stopped cues read a course 'done' as over)",
+	"completed": "a FHIR event status ('completed', engine/fhir), as the pack's stopped cues read a course 'completed' as over",
+	"complete":  "ordinary adjective (a reply complete, engine/llm)",
+	"plan":      "the document section kind 'plan' (issue 12 item 2), said in trace text",
 	// The pack language's action intents (rules.Intent*, intent.go), the
 	// same for every guideline.
 	"stop": "intent STOP", "avoid": "intent AVOID", "switch": "intent SWITCH TO",
