@@ -5,6 +5,7 @@ import (
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/evidence"
+	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/grounding/textnorm"
 )
@@ -227,6 +228,45 @@ func spacedNorm(texts []string) []string {
 	out := make([]string, len(texts))
 	for i, t := range texts {
 		out[i] = " " + textnorm.Normalize(t) + " "
+	}
+	return out
+}
+
+// doubtingGloss returns the keys of the anchors a finding names only with
+// the words of a parenthesis right after it that a doubt cue qualifies
+// ("CMR after ICA for scar/viability & aetiology (? alcohol vs
+// ischaemic)"): the '?' and the 'vs' weigh the causes, so the ischaemic
+// aetiology the clause states is suspected, not established. An anchor
+// the clause names without the parenthesis ("chest pain (?cardiac)")
+// keeps the finding's own judgement. covering is the clause the cover
+// check reads (labelled).
+func (p *Program) doubtingGloss(text string, ctext *consistency.Text, f extract.Finding, covering string, anchors []grounding.Anchor) map[string]bool {
+	lo, hi := parenthesisAfter(text, f.End)
+	if lo < 0 || hi <= lo {
+		return nil
+	}
+	gloss := text[lo-1 : hi+1]
+	at := strings.Index(covering, gloss)
+	if at < 0 || !ctext.At(lo).UncertaintyIn(text[lo:hi]) {
+		return nil
+	}
+	bare := covering[:at] + covering[at+len(gloss):]
+	var out map[string]bool
+	for _, a := range anchors {
+		cov := p.coveringFor(a)
+		if cov == nil || p.doubtfulName(a.Concept) {
+			continue
+		}
+		if ok, _ := cov.Covers(covering); !ok {
+			continue
+		}
+		if ok, _ := cov.Covers(bare); ok {
+			continue
+		}
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[a.ConceptKey] = true
 	}
 	return out
 }

@@ -634,6 +634,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				for k := range p.doubtedAt(at, f.Text, anchors) {
 					doubtedWords[[2]string{f.ID, k}] = true
 				}
+				for k := range p.doubtingGloss(text, ctext, f, covering, anchors) {
+					doubtedWords[[2]string{f.ID, k}] = true
+				}
 			}
 			if fc.Other && !p.cueInConcept(anchors, fc.Cues) {
 				// A relative's finding says nothing about the patient,
