@@ -575,3 +575,12 @@ func itemEnd(text string, pos int) int {
 	}
 	return hi
 }
+
+// statedDone reports whether an intended finding's own words state its
+// procedure done (the pack's done cues: "> 3 yrs from PCI", "s/p PCI",
+// "previous CABG"): under a plan heading the procedure is the plan's
+// reason, not the procedure planned. Words that schedule it ("CABG will
+// be performed") keep it planned.
+func (p *Program) statedDone(f extract.Finding, a grounding.Anchor) bool {
+	return p.roles[a.ConceptKey] == rules.RoleProcedure && p.doc.Cue(rules.CueDone, f.Text) != "" && p.doc.Cue(rules.CueIntention, f.Text) == ""
+}

@@ -587,7 +587,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 						seen[a.ConceptKey] = true
 						kept = append(kept, a)
 					}
-				} else if pa, ok := p.plannedForm(a); ok && !seen[pa.ConceptKey] {
+				} else if pa, ok := p.plannedForm(a); ok && !seen[pa.ConceptKey] && !p.statedDone(f, a) {
 					// "Plan: PCI" states the planned procedure: the
 					// mention must name the procedure, not the plan.
 					seen[pa.ConceptKey] = true
