@@ -513,3 +513,74 @@ func listHeading(text string, f extract.Finding) string {
 	}
 	return ""
 }
+
+// regimenOrder reports whether a finding under a plan heading names a drug
+// written with its regimen: a dose right after the drug's name ("DAPT ASA
+// 81", "aspirin 75"), or the pack's regimen words (cues.regimen: a
+// frequency or a course, "bd", "6 months", "x 3/12") after it in its item
+// ("Plan: aspirin + clopidogrel 6 months"). A drug with its regimen is an
+// order: the plan prescribes it, as a start word would ("Plan: start
+// aspirin"). An item that avoids, weighs, conditions or only recommends
+// the drug ("consider aspirin 75 mg", "if no bleeding, aspirin 75 od"),
+// or negates it, prescribes nothing.
+func (p *Program) regimenOrder(ctext *consistency.Text, text string, f extract.Finding, anchors []grounding.Anchor) bool {
+	if !f.Intended || !p.underPlan(f) || f.Start < 0 || f.End > len(text) || f.Start > f.End {
+		return false
+	}
+	var names []string
+	for _, a := range anchors {
+		if p.medications[a.ConceptKey] {
+			names = append(append(names, a.Concept), p.phrases[a.ConceptKey]...)
+		}
+	}
+	if names == nil {
+		return false
+	}
+	end := itemEnd(text, f.End)
+	item := text[extract.ItemStart(text, f.Start):end]
+	for _, kind := range []string{rules.CueNotTaken, rules.CueNotTolerated, rules.CueCondition, rules.CueOption, rules.CueRecommendation} {
+		if p.doc.Cue(kind, item) != "" {
+			return false
+		}
+	}
+	if ctext.Analyze(f.Text).Negated {
+		return false
+	}
+	lower := strings.ToLower(f.Text)
+	for _, n := range names {
+		for _, sp := range namedAll(lower, f.Text, n) {
+			if f.Start+sp[1] > end {
+				continue
+			}
+			after := text[f.Start+sp[1] : end]
+			if w := strings.Fields(after); len(w) > 0 && w[0][0] >= '0' && w[0][0] <= '9' {
+				return true // "ASA 81"
+			}
+			if p.doc.Cue(rules.CueRegimen, after) != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// itemEnd is where the item holding byte offset pos ends: at the next
+// line end, sentence end, semicolon, dash or arrow (ItemStart's bounds).
+func itemEnd(text string, pos int) int {
+	hi := len(text)
+	for _, sep := range []string{"\n", ". ", "; ", " - ", " – ", " -> ", " → "} {
+		if i := strings.Index(text[pos:], sep); i >= 0 && pos+i < hi {
+			hi = pos + i
+		}
+	}
+	return hi
+}
+
+// statedDone reports whether an intended finding's own words state its
+// procedure done (the pack's done cues: "> 3 yrs from PCI", "s/p PCI",
+// "previous CABG"): under a plan heading the procedure is the plan's
+// reason, not the procedure planned. Words that schedule it ("CABG will
+// be performed") keep it planned.
+func (p *Program) statedDone(f extract.Finding, a grounding.Anchor) bool {
+	return p.roles[a.ConceptKey] == rules.RoleProcedure && p.doc.Cue(rules.CueDone, f.Text) != "" && p.doc.Cue(rules.CueIntention, f.Text) == ""
+}

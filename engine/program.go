@@ -472,6 +472,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	current := map[string]bool{}                // finding ids that keep their drugs ("continue aspirin")
 	started := map[[2]string]bool{}             // (finding, drug key) a plan starts ("add ISMN")
 	startedIDs := map[string]bool{}             // findings whose drugs a plan starts
+	prescribedIDs := map[string]bool{}          // findings whose drugs a plan prescribes with their regimen
 	undoubted := map[[2]string]bool{}           // (finding, key) a doubted finding states outside its doubt (undoubtedAt)
 	doubtedWords := map[[2]string]bool{}        // (finding, key) an undoubted finding states in doubt (doubtedAt)
 	var dropped []patient.Dropped
@@ -563,6 +564,11 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			// Under a "Plan:" heading a finding is intended, not present:
 			// only concepts that are themselves intentions may use it.
 			startedIDs[f.ID] = p.startOrder(text, f, findings, startedIDs)
+			if !startedIDs[f.ID] && !current[f.ID] && p.regimenOrder(at, text, f, anchors) {
+				// "Plan: aspirin + clopidogrel 6 months": prescribed
+				// with its regimen, the drug is started and in force.
+				startedIDs[f.ID], prescribedIDs[f.ID] = true, true
+			}
 			kept := anchors[:0:0]
 			seen := map[string]bool{}
 			for _, a := range anchors {
@@ -581,7 +587,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 						seen[a.ConceptKey] = true
 						kept = append(kept, a)
 					}
-				} else if pa, ok := p.plannedForm(a); ok && !seen[pa.ConceptKey] {
+				} else if pa, ok := p.plannedForm(a); ok && !seen[pa.ConceptKey] && !p.statedDone(f, a) {
 					// "Plan: PCI" states the planned procedure: the
 					// mention must name the procedure, not the plan.
 					seen[pa.ConceptKey] = true
@@ -915,7 +921,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	m := p.textModel(caseID, text, date, findings, ev, doubted, undoubted, doubtedWords, notTaken, inPlan, dropped)
 	for i := range m.Facts {
 		if f := &m.Facts[i]; f.Status == patient.StatusPlanned && started[[2]string{f.ID, f.ConceptKey}] {
-			f.Started = true
+			f.Started, f.Prescribed = true, prescribedIDs[f.ID]
 		}
 	}
 	m.Facts = append(m.Facts, p.notToleratedFacts(m, notTolerated, findings, doubted)...)
@@ -1001,7 +1007,8 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 	for _, e := range started {
 		keys[e.ConceptKey] = true
 	}
-	if err := p.evaluate(ctx, c, res, tr, sortedKeys(keys), ev, started, passes, judged, overridden, date); err != nil {
+	prescribed := m.Prescribed() // of them, those prescribed with a regimen: read by every rule
+	if err := p.evaluate(ctx, c, res, tr, sortedKeys(keys), ev, started, prescribed, passes, judged, overridden, date); err != nil {
 		return err
 	}
 	if w := p.withhold(res, m); len(w) > 0 {
@@ -1081,7 +1088,7 @@ type whatIf struct {
 	e   eval.Evidence
 }
 
-func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace, keys []string, ev, started []eval.Evidence, passes, admit func(eval.Cond, eval.Evidence) bool, refused []whatIf, date time.Time) error {
+func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace, keys []string, ev, started, prescribed []eval.Evidence, passes, admit func(eval.Cond, eval.Evidence) bool, refused []whatIf, date time.Time) error {
 	bundles, err := p.bundles(ctx, keys)
 	if err != nil {
 		return stageErr(c.caseID, StageExpand, err, "rule bundles of %d concept(s)", len(keys))
@@ -1128,6 +1135,12 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 			// nothing reads the drugs the plan starts as taken; one that
 			// starts a drug would build on a drug not yet tried.
 			ev = append(ev[:len(ev):len(ev)], started...)
+		} else if len(prescribed) > 0 {
+			// "Plan: aspirin + clopidogrel 6 months" and "consider
+			// adding a second antithrombotic drug to aspirin": a drug
+			// the plan prescribes with its course is one the patient
+			// is on, which a rule that starts another builds on.
+			ev = append(ev[:len(ev):len(ev)], prescribed...)
 		}
 		rr := buf.Evaluate(rule, ev, opt) // kept only as copies (recommendation, ruleTrace)
 		if rr.Truth == eval.Unknown && (c.trace || anyTrue(rr)) {

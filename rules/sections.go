@@ -30,6 +30,11 @@ type Sections struct {
 	//   start           words of a plan's item that start a drug now ("start
 	//                   bisoprolol", "add ISMN"): the drug is planned, and
 	//                   a rule that starts nothing reads it as taken
+	//   regimen         words that give a drug its dose, frequency or
+	//                   length of course ("od", "bd", "# months"): under
+	//                   a plan heading a drug written with its regimen
+	//                   ("Plan: aspirin + clopidogrel 6 months") is
+	//                   prescribed, as a start word would start it
 	//   done            words that state a procedure of an item of a mixed
 	//                   section done ("s/p CABG", "prior PCI"): it is read
 	//                   as stated; a procedure there with neither these
@@ -199,11 +204,12 @@ const (
 	CueCondition           = "condition"
 	CueRecommendation      = "recommendation"
 	CueOption              = "option"
+	CueRegimen             = "regimen"
 	FormPlaceholderDrug    = "{drug}"
 	FormPlaceholderConcept = "{concept}"
 )
 
-var knownCues = map[string]bool{CueIntention: true, CuePlan: true, CueDone: true, CueStart: true, CueNotTolerated: true, CueNotTaken: true, CueAlternatives: true, CueCondition: true, CueRecommendation: true, CueOption: true}
+var knownCues = map[string]bool{CueIntention: true, CuePlan: true, CueDone: true, CueStart: true, CueNotTolerated: true, CueNotTaken: true, CueAlternatives: true, CueCondition: true, CueRecommendation: true, CueOption: true, CueRegimen: true}
 
 // Kind returns the section kind named k, or nil.
 func (s *Sections) Kind(k string) *SectionKind {
@@ -302,7 +308,7 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 	}
 	for c, ws := range s.Cues {
 		if !knownCues[c] {
-			return nil, fmt.Errorf("%s: cues.%s: unknown cue kind; use %s, %s, %s, %s, %s, %s, %s, %s, %s or %s (a drug's stopped words are meta/reading.json's)", name, c, CueIntention, CuePlan, CueDone, CueStart, CueNotTolerated, CueNotTaken, CueAlternatives, CueCondition, CueRecommendation, CueOption)
+			return nil, fmt.Errorf("%s: cues.%s: unknown cue kind; use %s, %s, %s, %s, %s, %s, %s, %s, %s, %s or %s (a drug's stopped words are meta/reading.json's)", name, c, CueIntention, CuePlan, CueDone, CueStart, CueNotTolerated, CueNotTaken, CueAlternatives, CueCondition, CueRecommendation, CueOption, CueRegimen)
 		}
 		for j, w := range ws {
 			if len(CueWords(strings.TrimPrefix(w, "^"))) == 0 {

@@ -114,6 +114,12 @@ type Fact struct {
 	// reads it as taken ("when long-acting nitrates are used, consider a
 	// nitrate-free interval" is about the drug the plan starts).
 	Started bool `json:"started,omitempty"`
+	// Prescribed: a started drug the plan writes with its regimen, a
+	// dose, frequency or course ("Plan: aspirin + clopidogrel 6
+	// months"): an order in force, so a rule that starts another drug
+	// on top of it ("consider adding a second antithrombotic drug to
+	// aspirin") reads it as taken too.
+	Prescribed bool `json:"prescribed,omitempty"`
 }
 
 // Section is one headed part of a document.
@@ -206,6 +212,22 @@ func (m *Model) Started() []eval.Evidence {
 			e := f.Evidence
 			e.Present = true
 			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Prescribed is the evidence of the started drugs the plan prescribes
+// with their regimen (Fact.Prescribed), present: what every rule reads
+// besides Evidence.
+func (m *Model) Prescribed() []eval.Evidence {
+	var out []eval.Evidence
+	for _, e := range m.Started() {
+		for _, f := range m.Facts {
+			if f.Prescribed && f.Started && f.ID == e.ID && f.ConceptKey == e.ConceptKey {
+				out = append(out, e)
+				break
+			}
 		}
 	}
 	return out
