@@ -44,7 +44,7 @@ func TestNameTokensKeepStenoses(t *testing.T) {
 		texts = append(texts, c.Text, strings.ToUpper(c.Text), strings.ToLower(c.Text),
 			strings.NewReplacer("k", "\u212a", "s", "\u017f").Replace(c.Text))
 	}
-	texts = append(texts, composed(r.a, 4000)...)
+	texts = append(texts, composed(r.a, composedN())...)
 	anchoredPatterns := 0
 	for _, p := range r.res {
 		if p.anchored != nil {

@@ -52,3 +52,21 @@ func vignetteQuestions(t *testing.T) []string {
 func skipInShort(i int) bool {
 	return testing.Short() && i%6 != 0
 }
+
+// composedN: how many anatomy texts composed() strings for the anatomy
+// equivalence tests; a quarter of them with -short (the race step).
+func composedN() int {
+	if testing.Short() {
+		return 1000
+	}
+	return 4000
+}
+
+// minFound: the matches an anatomy equivalence test must meet to show its
+// patterns are reached, scaled with -short to the smaller corpus.
+func minFound(n int) int {
+	if testing.Short() {
+		return n / 8
+	}
+	return n
+}
