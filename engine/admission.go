@@ -197,13 +197,7 @@ func (p *Program) lineBefore(text string, f extract.Finding, stay *eval.When, no
 	if f.Start < 0 || f.Start > len(text) {
 		return false
 	}
-	from := strings.LastIndexByte(text[:f.Start], '\n') + 1
-	to := strings.IndexByte(text[f.Start:], '\n')
-	if to < 0 {
-		to = len(text)
-	} else {
-		to += f.Start
-	}
+	from, to := extract.LineAt(text, f.Start)
 	line := text[from:to]
 	for len(line) > 0 {
 		w := p.whenOf(line, now)

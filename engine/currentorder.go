@@ -27,12 +27,7 @@ func (p *Program) currentItem(text string, f extract.Finding, findings []extract
 	if r.currentOrder == nil || f.Start < 0 || f.Start > len(text) {
 		return false
 	}
-	var names []string
-	for _, a := range anchors {
-		if p.medications[a.ConceptKey] {
-			names = append(append(names, a.Concept), p.phrases[a.ConceptKey]...)
-		}
-	}
+	names := p.drugNames(anchors)
 	if names == nil {
 		// An order cut off from its drug ("carry on | with aspirin"):
 		// the order and nothing more heads the drug after it.
@@ -85,4 +80,17 @@ func previousFinding(findings []extract.Finding, f extract.Finding) (extract.Fin
 		}
 	}
 	return best, ok
+}
+
+// drugNames: the names and pack phrases of the medications among a
+// finding's anchors (nil when none is a drug), the words an order of it
+// is looked for by.
+func (p *Program) drugNames(anchors []grounding.Anchor) []string {
+	var names []string
+	for _, a := range anchors {
+		if p.medications[a.ConceptKey] {
+			names = append(append(names, a.Concept), p.phrases[a.ConceptKey]...)
+		}
+	}
+	return names
 }

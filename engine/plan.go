@@ -527,12 +527,7 @@ func (p *Program) regimenOrder(ctext *consistency.Text, text string, f extract.F
 	if !f.Intended || !p.underPlan(f) || f.Start < 0 || f.End > len(text) || f.Start > f.End {
 		return false
 	}
-	var names []string
-	for _, a := range anchors {
-		if p.medications[a.ConceptKey] {
-			names = append(append(names, a.Concept), p.phrases[a.ConceptKey]...)
-		}
-	}
+	names := p.drugNames(anchors)
 	if names == nil {
 		return false
 	}

@@ -558,7 +558,7 @@ func joinAcrossParens(text string, spans [][2]int, joins [][3]int) [][2]int {
 // "Analyte | Value | Unit" over "LDL-C | 3.8 | mmol/L"); bars inside a
 // line of text ("49 | F | Sx: chest pain") still separate findings.
 func tableRow(text string, i int) bool {
-	ls, le := lineAt(text, i)
+	ls, le := LineAt(text, i)
 	row := strings.TrimSpace(text[ls:le])
 	if len(row) > 2 && row[0] == '|' && row[len(row)-1] == '|' {
 		return true
@@ -568,12 +568,12 @@ func tableRow(text string, i int) bool {
 		return false
 	}
 	if ls > 0 {
-		if ps, pe := lineAt(text, ls-1); strings.Count(text[ps:pe], "|") == n {
+		if ps, pe := LineAt(text, ls-1); strings.Count(text[ps:pe], "|") == n {
 			return true
 		}
 	}
 	if le < len(text) {
-		if ns, ne := lineAt(text, le+1); strings.Count(text[ns:ne], "|") == n {
+		if ns, ne := LineAt(text, le+1); strings.Count(text[ns:ne], "|") == n {
 			return true
 		}
 	}
@@ -583,14 +583,14 @@ func tableRow(text string, i int) bool {
 // tableCells is the number of cells of the table row holding offset i
 // (its bars, less the outer ones).
 func tableCells(text string, i int) int {
-	ls, le := lineAt(text, i)
+	ls, le := LineAt(text, i)
 	row := strings.TrimSpace(text[ls:le])
 	row = strings.TrimSuffix(strings.TrimPrefix(row, "|"), "|")
 	return strings.Count(row, "|") + 1
 }
 
-// lineAt is the line holding offset i, [start, end) without its newline.
-func lineAt(text string, i int) (int, int) {
+// LineAt is the line holding offset i, [start, end) without its newline.
+func LineAt(text string, i int) (int, int) {
 	if i > len(text) {
 		i = len(text)
 	}
