@@ -883,8 +883,8 @@ func (r *anatomyReader) withoutNonStenosis(mention string, anchors []grounding.A
 		fact[i] = r.stenosisFacts[rules.NormalizeName(a.Concept)]
 		some = some || fact[i]
 	}
-	if !some || !r.notStenosis.MatchString(mention) ||
-		r.stenosisWord != nil && r.stenosisWord.MatchString(mention) {
+	if !some || !r.vesselsOnly(mention) && (!r.notStenosis.MatchString(mention) ||
+		r.stenosisWord != nil && r.stenosisWord.MatchString(mention)) {
 		return anchors
 	}
 	var kept []grounding.Anchor
@@ -894,6 +894,22 @@ func (r *anatomyReader) withoutNonStenosis(mention string, anchors []grounding.A
 		}
 	}
 	return kept
+}
+
+// vesselsOnly: the mention is vessel names and no more (a vessel name
+// cut from "<vessel> and <vessel> without significant lesions"): a vessel
+// named states no stenosis of it.
+func (r *anatomyReader) vesselsOnly(mention string) bool {
+	ws := strings.FieldsFunc(strings.ToLower(mention), func(c rune) bool { return c == ' ' || c == ',' || c == '/' || c == '+' || c == '&' })
+	n := 0
+	for _, w := range ws {
+		if _, ok := r.words[w]; ok {
+			n++
+		} else if w != "and" {
+			return false
+		}
+	}
+	return n > 0
 }
 
 // applies reports whether a pack fact is about the report's vessel and

@@ -31,13 +31,24 @@ func (p *Program) currentOnly(m *patient.Model, ev []eval.Evidence, tr *Trace) [
 		return ev
 	}
 	off := map[[2]string]bool{}
+	caseDate, dated := time.Time{}, false
+	if d, err := time.Parse("2006-01-02", m.Date); err == nil {
+		caseDate, dated = d, true
+	}
 	for _, f := range m.Facts {
-		if !past(f) || f.Experiencer == patient.Relative {
+		if f.Experiencer == patient.Relative {
 			continue
 		}
 		name := p.names[f.ConceptKey]
 		if name == "" {
 			name = f.Concept
+		}
+		// A listed state dated over a year back ("progressive angina
+		// 2019 -> CABG") was an episode then, as a history of it is; a
+		// narrower concept (an angina under symptomatic) keeps its date.
+		old := dated && f.Present && f.When != nil && !f.When.To.IsZero() && f.When.To.Before(caseDate.AddDate(-1, 0, 0)) && !sinceWhen(f) && p.listedCurrentOnly(name)
+		if !past(f) && !old {
+			continue
 		}
 		if !p.hierarchy.IsCurrentOnly(name) {
 			continue
@@ -49,7 +60,7 @@ func (p *Program) currentOnly(m *patient.Model, ev []eval.Evidence, tr *Trace) [
 		off[k] = true
 		if tr != nil {
 			tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: CheckCurrency, BeforeMatching: true,
-				Reason: name + " is stated " + string(f.Status) + ", and the pack counts it only while it holds (hierarchy.json current_only): no fact of the patient's present state"})
+				Reason: name + " is stated " + pastHow(f) + ", and the pack counts it only while it holds (hierarchy.json current_only): no fact of the patient's present state"})
 		}
 	}
 	if len(off) == 0 {
@@ -62,6 +73,37 @@ func (p *Program) currentOnly(m *patient.Model, ev []eval.Evidence, tr *Trace) [
 		}
 	}
 	return out
+}
+
+// listedCurrentOnly: the concept itself is listed in current_only (not
+// only through a broader one).
+func (p *Program) listedCurrentOnly(name string) bool {
+	n := rules.NormalizeName(name)
+	for _, c := range p.hierarchy.CurrentOnly.Concepts {
+		if rules.NormalizeName(c) == n {
+			return true
+		}
+	}
+	return false
+}
+
+// pastHow says how a fact is of the past: its status, or the date its
+// words give it ("worsening angina 2019": over a year before the case).
+func pastHow(f patient.Fact) string {
+	if past(f) {
+		return string(f.Status)
+	}
+	return "dated '" + f.When.Text + "', over a year before the case date"
+}
+
+// sinceWhen: the fact's date is the start of a state that goes on
+// ("angina since 2019"), not the time of a past episode.
+func sinceWhen(f patient.Fact) bool {
+	if f.When.Text == "" {
+		return false
+	}
+	at := strings.Index(strings.ToLower(f.Text), strings.ToLower(f.When.Text))
+	return at >= 0 && strings.HasSuffix(strings.TrimSpace(strings.ToLower(f.Text[:at])), "since")
 }
 
 // CheckCurrency names the check that sets aside a past fact of a concept

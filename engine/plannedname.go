@@ -43,7 +43,7 @@ func (p *Program) plannedByName(ev, listed []eval.Evidence, byID map[string]extr
 			other = other || id != e.ID
 		}
 		f, found := byID[e.ID]
-		if !other || !found || f.Section != "" || !p.bareName(f.Text, e.ConceptKey) || p.pastWords(clause[e.ID]) {
+		if !other || !found || f.Section != "" || !p.bareName(f.Text, e.ConceptKey) && !p.graftName(f.Text, e.ConceptKey) || p.pastWords(clause[e.ID]) {
 			continue
 		}
 		drop[[2]string{e.ID, e.ConceptKey}] = pa.Concept
@@ -83,6 +83,41 @@ func (p *Program) bareName(mention, key string) bool {
 	}
 	for _, ph := range p.phrases[key] {
 		if m == strings.ToLower(ph) {
+			return true
+		}
+	}
+	return false
+}
+
+// graftName reports whether a mention is a name of the concept joined to
+// the coronary vessels it goes to and no more ("SVG-OM", "SVG to RCA"):
+// the graft a bypass plan lists ("CABG (LIMA-LAD, SVG-OM) preferred"), as
+// bare as the procedure's name. The vessel words are the pack's anatomy.
+func (p *Program) graftName(mention, key string) bool {
+	if p.anatomy == nil {
+		return false
+	}
+	m := strings.ToLower(strings.Trim(mention, " \t.,;:()-–"))
+	names := append([]string{p.names[key]}, p.phrases[key]...)
+	for _, n := range names {
+		n = strings.ToLower(n)
+		if n == "" || !strings.HasPrefix(m, n) || len(m) == len(n) {
+			continue
+		}
+		rest := strings.FieldsFunc(m[len(n):], func(r rune) bool { return r == '-' || r == '–' || r == ' ' || r == '/' || r == '+' })
+		if len(rest) == 0 || m[len(n)] != '-' && m[len(n)] != ' ' {
+			continue
+		}
+		vessels := 0
+		for i, w := range rest {
+			if _, ok := p.anatomy.words[w]; ok {
+				vessels++
+			} else if !(i == 0 && w == "to") {
+				vessels = -1
+				break
+			}
+		}
+		if vessels > 0 {
 			return true
 		}
 	}

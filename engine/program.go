@@ -860,6 +860,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 					notTaken[[2]string{e.ID, e.ConceptKey}] = true
 					tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
 						Reason: it.ConceptKey + ": '" + w + "' raises the dose now, so what is named by the new dose is ordered, not yet taken"})
+				} else if w := p.leftBehindOnly(item, e.ConceptKey); w != "" {
+					notTaken[[2]string{e.ID, e.ConceptKey}] = true
+					tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
+						Reason: it.ConceptKey + ": '" + w + "' is the dose left behind, and the item names the concept only by it"})
 				}
 			}
 		}

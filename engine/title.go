@@ -277,6 +277,13 @@ func (p *Program) lineLabelWhen(text string, f extract.Finding, kind patient.Kin
 			break
 		}
 	}
+	if !named && kind == patient.KindMeasurement && !extract.SentenceBreak(text[ls+colon+1:upto]) {
+		// "TTE 2021 (for a murmur): LVEF 45%": a dated label of a value
+		// on its line dates the value, whatever test it names.
+		if w := p.whenOf(label, now); w != nil {
+			return w, true
+		}
+	}
 	if !named {
 		return nil, false
 	}

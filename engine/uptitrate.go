@@ -3,6 +3,9 @@ package engine
 import (
 	"regexp"
 	"strconv"
+	"strings"
+
+	"github.com/executablekg/execkg/engine/evidence"
 )
 
 // A rising arrow between two numbers ("40 -> 80mg", "20mg → 40"): the
@@ -56,4 +59,41 @@ func (p *Program) upTitratedTo(item, conceptKey string) string {
 		}
 	}
 	return ""
+}
+
+// leftBehindOnly returns the words of a medication item that give the
+// dose left behind ("was 80mg", "from 40") when the concept is named in
+// the item only through that number: "atorvastatin 40mg (was 80mg,
+// reduced herself)" states the 40 mg taken now, and what the pack names
+// by the old dose ("atorvastatin 80", a maximum tolerated statin) is no
+// longer taken. "" otherwise: no old dose, the concept not named by the
+// item, or named by its other words too.
+func (p *Program) leftBehindOnly(item, conceptKey string) string {
+	var old [][]int
+	for _, m := range itemNumber.FindAllStringSubmatchIndex(item, -1) {
+		if m[2] >= 0 {
+			old = append(old, m[:2])
+		}
+	}
+	if len(old) == 0 {
+		return ""
+	}
+	phrases := p.phrases[conceptKey]
+	if ok, _ := evidence.CoversAmong(item, phrases, conceptKey, p.rivals); !ok {
+		return ""
+	}
+	b := []byte(item)
+	for _, m := range old {
+		for i := m[0]; i < m[1]; i++ {
+			b[i] = ' '
+		}
+	}
+	if ok, _ := evidence.CoversAmong(string(b), phrases, conceptKey, p.rivals); ok {
+		return ""
+	}
+	words := make([]string, len(old))
+	for i, m := range old {
+		words[i] = item[m[0]:m[1]]
+	}
+	return strings.Join(words, ", ")
 }

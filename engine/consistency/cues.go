@@ -216,8 +216,11 @@ func pseudoInside(ts []token, from, to int) bool {
 // clause: the text or clause ends there, or only a count follows
 // ("troponin negative x2").
 func closesClause(ts []token, j int) bool {
-	return j >= len(ts) || ts[j].boundary || ts[j].word && (hasDigit(ts[j].low) && !percentAt(ts, j) || scopeRules.tails[ts[j].low])
+	return j >= len(ts) || ts[j].boundary || arrows[ts[j].low] || ts[j].word && (hasDigit(ts[j].low) && !percentAt(ts, j) || scopeRules.tails[ts[j].low])
 }
+
+// arrows are the tokens of a chain's arrows (tokenize).
+var arrows = map[string]bool{"->": true, "=>": true, "→": true}
 
 // percentAt: a percentage or a percentage range starts at token j
 // ("probable 50-69% proximal", "possible 60% LAD stenosis"): a grade the

@@ -116,6 +116,16 @@ func tokenize(text string) []token {
 			t.boundary = true
 			out = append(out, t)
 			i += w
+		case (r == '-' || r == '=') && i+w < len(text) && text[i+w] == '>' || r == '→':
+			// An arrow of a chain ("criteria none -> not HBR", "?CCS →
+			// CCTA"): one token, which closes the clause before it for a
+			// cue that looks back only from a clause's end.
+			n := w
+			if r != '→' {
+				n = 2
+			}
+			out = append(out, newToken(text[i:i+n], i, i+n, false))
+			i += n
 		case r == '/':
 			// A slash between two words of a list ("chest pain/dyspnoea")
 			// stands alone, so each word can be found and a cue reach both.

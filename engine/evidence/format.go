@@ -77,13 +77,25 @@ func format(findingID, text string, a Anchor, negated bool, parse func(string) [
 	lastEnd := -1
 	aside := asideMeasures(text, ms, a)
 	ref := referenceRanges(text, ms)
+	prevEnd := -1 // the end of the last number with a unit, the anchor's or not
 	for i, m := range ms {
+		before := prevEnd
+		if m.Canon != "" {
+			prevEnd = m.End
+		}
 		if superseded(text, ms, i) || duration(text, m, a) || inDate(text, m) || aside[i] || ref[i] || identifier(text, m) {
 			continue
 		}
 		// A bare number after the value and another word belongs to that
 		// word ("LDL 3.2 on atorvastatin 40": the dose), not to the anchor.
 		if m.Canon == "" && lastEnd >= 0 && lastEnd <= m.Start && hasLetter(text[lastEnd:m.Start]) {
+			continue
+		}
+		// So does one after another measure's value, when the words
+		// between name nothing of the anchor: in "LDL-C 48 mg/dL on
+		// rosuvastatin 40" the 40 is the drug's dose, no value of a
+		// percentage the mention's other words let it ground to.
+		if m.Canon == "" && before >= 0 && before <= m.Start && hasLetter(text[before:m.Start]) && !namesAnchor(text[before:m.Start], a.Phrases) {
 			continue
 		}
 		if u, ok := compatible(m, a); ok {
@@ -122,6 +134,16 @@ func format(findingID, text string, a Anchor, negated bool, parse func(string) [
 		}
 	}
 	return []Item{base}
+}
+
+// namesAnchor: text states a word of one of the anchor's phrases.
+func namesAnchor(text string, phrases []string) bool {
+	for _, ph := range phrases {
+		if touches(text, ph) {
+			return true
+		}
+	}
+	return false
 }
 
 // asideMeasures marks the numbers inside a parenthesis when a number the

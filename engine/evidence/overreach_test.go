@@ -26,6 +26,9 @@ func TestOverreach(t *testing.T) {
 			Mention string   `json:"mention"`
 			Units   []string `json:"units"`
 			Want    []string `json:"want"`
+			// Phrases: the anchor's names (Anchor.Phrases), where a case
+			// needs them.
+			Phrases []string `json:"phrases"`
 			// Scales: plausible ranges by unit (Anchor.Scales).
 			Scales map[string][2]float64 `json:"scales"`
 		} `json:"values"`
@@ -42,7 +45,7 @@ func TestOverreach(t *testing.T) {
 		}
 	}
 	for i, c := range f.Values {
-		a := Anchor{ConceptKey: "name:x", Concept: "x", Units: c.Units, Scales: c.Scales}
+		a := Anchor{ConceptKey: "name:x", Concept: "x", Units: c.Units, Scales: c.Scales, Phrases: c.Phrases}
 		var got []string
 		for _, it := range Format("f1", c.Mention, a, false) {
 			if it.Value != nil {
