@@ -485,6 +485,17 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 			} else {
 				ok, by = CoversAmong(mention, p.Anchor.Phrases, p.Anchor.ConceptKey, names)
 			}
+			if !ok {
+				// A slip of one letter in a long word ("anjina"): the
+				// repaired mention must state a name whole.
+				if fixed, changed := p.Anchor.Names.Corrected(mention); changed {
+					if p.Anchor.Covering != nil {
+						ok, by = p.Anchor.Covering.CoversAll(fixed)
+					} else {
+						ok, by = CoversAll(fixed, p.Anchor.Phrases)
+					}
+				}
+			}
 			if ok && mention != p.Text && !touches(p.Text, by) && hasOwnWord(p.Text, p.Anchor.Names) {
 				// The clause names the concept with another finding's
 				// words ("?AF on 1 strip -> SR with frequent atrial
