@@ -31,15 +31,26 @@ func (p *Program) currentOnly(m *patient.Model, ev []eval.Evidence, tr *Trace) [
 		return ev
 	}
 	off := map[[2]string]bool{}
+	inPast := len(p.hierarchy.CurrentOnly.InPastSections) > 0
 	for _, f := range m.Facts {
-		if !past(f) || f.Experiencer == patient.Relative {
+		if f.Experiencer == patient.Relative {
 			continue
+		}
+		underPast := false
+		if !past(f) {
+			if !inPast || !f.Present || f.Section == "" {
+				continue
+			}
+			if k := p.doc.Kind(extract.Finding{Section: f.Section}); k == nil || k.Status != rules.SectionPast {
+				continue
+			}
+			underPast = true
 		}
 		name := p.names[f.ConceptKey]
 		if name == "" {
 			name = f.Concept
 		}
-		if !p.hierarchy.IsCurrentOnly(name) {
+		if underPast && !p.hierarchy.IsCurrentOnlyInPastSection(name) || !underPast && !p.hierarchy.IsCurrentOnly(name) {
 			continue
 		}
 		k := [2]string{f.ID, f.ConceptKey}
@@ -48,8 +59,11 @@ func (p *Program) currentOnly(m *patient.Model, ev []eval.Evidence, tr *Trace) [
 		}
 		off[k] = true
 		if tr != nil {
-			tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: CheckCurrency, BeforeMatching: true,
-				Reason: name + " is stated " + string(f.Status) + ", and the pack counts it only while it holds (hierarchy.json current_only): no fact of the patient's present state"})
+			why := name + " is stated " + string(f.Status) + ", and the pack counts it only while it holds (hierarchy.json current_only): no fact of the patient's present state"
+			if underPast {
+				why = name + " stands under the past heading '" + f.Section + "', and the pack counts it only in the present episode (hierarchy.json current_only.in_past_sections): no fact of the patient's present state"
+			}
+			tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: CheckCurrency, BeforeMatching: true, Reason: why})
 		}
 	}
 	if len(off) == 0 {
