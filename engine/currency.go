@@ -35,6 +35,7 @@ func (p *Program) currentOnly(m *patient.Model, ev []eval.Evidence, tr *Trace) [
 	if d, err := time.Parse("2006-01-02", m.Date); err == nil {
 		caseDate, dated = d, true
 	}
+	inPast := len(p.hierarchy.CurrentOnly.InPastSections) > 0
 	for _, f := range m.Facts {
 		if f.Experiencer == patient.Relative {
 			continue
@@ -47,10 +48,17 @@ func (p *Program) currentOnly(m *patient.Model, ev []eval.Evidence, tr *Trace) [
 		// 2019 -> CABG") was an episode then, as a history of it is; a
 		// narrower concept (an angina under symptomatic) keeps its date.
 		old := dated && f.Present && f.When != nil && !f.When.To.IsZero() && f.When.To.Before(caseDate.AddDate(-1, 0, 0)) && !sinceWhen(f) && p.listedCurrentOnly(name)
+		underPast := false
 		if !past(f) && !old {
-			continue
+			if !inPast || !f.Present || f.Section == "" {
+				continue
+			}
+			if k := p.doc.Kind(extract.Finding{Section: f.Section}); k == nil || k.Status != rules.SectionPast {
+				continue
+			}
+			underPast = true
 		}
-		if !p.hierarchy.IsCurrentOnly(name) {
+		if underPast && !p.hierarchy.IsCurrentOnlyInPastSection(name) || !underPast && !p.hierarchy.IsCurrentOnly(name) {
 			continue
 		}
 		k := [2]string{f.ID, f.ConceptKey}
@@ -59,8 +67,11 @@ func (p *Program) currentOnly(m *patient.Model, ev []eval.Evidence, tr *Trace) [
 		}
 		off[k] = true
 		if tr != nil {
-			tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: CheckCurrency, BeforeMatching: true,
-				Reason: name + " is stated " + pastHow(f) + ", and the pack counts it only while it holds (hierarchy.json current_only): no fact of the patient's present state"})
+			why := name + " is stated " + pastHow(f) + ", and the pack counts it only while it holds (hierarchy.json current_only): no fact of the patient's present state"
+			if underPast {
+				why = name + " stands under the past heading '" + f.Section + "', and the pack counts it only in the present episode (hierarchy.json current_only.in_past_sections): no fact of the patient's present state"
+			}
+			tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: CheckCurrency, BeforeMatching: true, Reason: why})
 		}
 	}
 	if len(off) == 0 {

@@ -89,9 +89,39 @@ type Definition struct {
 // angina is a symptom). Every other concept counts when stated of the
 // past: a prior myocardial infarction or PCI defines a chronic coronary
 // syndrome. Source says why.
+//
+// InPastSections names the concepts whose fact under a heading the pack
+// marks past (a past medical history: meta/sections.json status past)
+// is no present fact either, whatever its own status: a work-up is the
+// present episode's, so a referral for suspected disease listed in the
+// past history ("2016: chest pain clinic") is a work-up that ended.
+// Source says why for both lists.
 type CurrentOnly struct {
-	Concepts []string `json:"concepts"`
-	Source   string   `json:"source"`
+	Concepts       []string `json:"concepts"`
+	InPastSections []string `json:"in_past_sections,omitempty"`
+	Source         string   `json:"source"`
+}
+
+// IsCurrentOnlyInPastSection reports whether a fact of the concept under
+// a past heading states nothing about the patient now: the concept, or a
+// broader one, is listed in CurrentOnly.InPastSections.
+func (h *Hierarchy) IsCurrentOnlyInPastSection(concept string) bool {
+	if h == nil || h.CurrentOnly == nil {
+		return false
+	}
+	n := NormalizeName(concept)
+	for _, c := range h.CurrentOnly.InPastSections {
+		cn := NormalizeName(c)
+		if cn == n {
+			return true
+		}
+		for _, b := range h.up[n] {
+			if b == cn {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // IsCurrentOnly reports whether a fact of the concept stated of the past
@@ -208,6 +238,11 @@ func ParseHierarchy(name string, data []byte) (*Hierarchy, error) {
 		for i, n := range c.Concepts {
 			if NormalizeName(n) == "" {
 				return nil, fmt.Errorf("%s: current_only.concepts[%d]: empty concept name", name, i)
+			}
+		}
+		for i, n := range c.InPastSections {
+			if NormalizeName(n) == "" {
+				return nil, fmt.Errorf("%s: current_only.in_past_sections[%d]: empty concept name", name, i)
 			}
 		}
 	}
@@ -361,6 +396,11 @@ func (h *Hierarchy) Check(p *Pack) []string {
 		for i, n := range h.CurrentOnly.Concepts {
 			if !names[NormalizeName(n)] && !members[NormalizeName(n)] {
 				bad = append(bad, fmt.Sprintf("current_only.concepts[%d]: %q is not a concept of the pack", i, n))
+			}
+		}
+		for i, n := range h.CurrentOnly.InPastSections {
+			if !names[NormalizeName(n)] && !members[NormalizeName(n)] {
+				bad = append(bad, fmt.Sprintf("current_only.in_past_sections[%d]: %q is not a concept of the pack", i, n))
 			}
 		}
 	}

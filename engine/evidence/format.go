@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/executablekg/execkg/engine/consistency"
+	"github.com/executablekg/execkg/grounding/textnorm"
 	"github.com/executablekg/execkg/rules/units"
 )
 
@@ -507,6 +509,17 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 			} else {
 				ok, by = CoversAmong(mention, p.Anchor.Phrases, p.Anchor.ConceptKey, names)
 			}
+			if !ok {
+				// A slip of one letter in a long word ("anjina"): the
+				// repaired mention must state a name whole.
+				if fixed, changed := p.Anchor.Names.Corrected(mention); changed {
+					if p.Anchor.Covering != nil {
+						ok, by = p.Anchor.Covering.CoversAll(fixed)
+					} else {
+						ok, by = CoversAll(fixed, p.Anchor.Phrases)
+					}
+				}
+			}
 			if ok && mention != p.Text && !touches(p.Text, by) && hasOwnWord(p.Text, p.Anchor.Names) {
 				// The clause names the concept with another finding's
 				// words ("?AF on 1 strip -> SR with frequent atrial
@@ -539,6 +552,11 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 					Rejected: "the mention does not state every word of any name of '" + p.Anchor.Concept + "'"})
 				continue
 			}
+			if p.Negated && deniesQualified(mention, by) {
+				out = append(out, Item{FindingID: p.FindingID, Text: p.Text, ConceptKey: p.Anchor.ConceptKey, Concept: p.Anchor.Concept,
+					Rejected: "the denial is of a narrower thing (a word qualifies '" + by + "' in the mention), so it says nothing of '" + p.Anchor.Concept + "'"})
+				continue
+			}
 			if recentConcept(p.Anchor.Concept) && datedLongAgo(mention) {
 				out = append(out, Item{FindingID: p.FindingID, Text: p.Text, ConceptKey: p.Anchor.ConceptKey, Concept: p.Anchor.Concept,
 					Rejected: "the mention dates the event years ago, so it cannot support '" + p.Anchor.Concept + "'"})
@@ -562,6 +580,34 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 		out = append(out, format(p.FindingID, text, p.Anchor, p.Negated, parse)...)
 	}
 	return out, nil
+}
+
+// deniesQualified: the phrase a denied mention states is one word, stated
+// as a generic word ("symptoms" for "symptomatic"), that a word of the mention's own qualifies right before
+// it: "no reflux symptoms", "no night-time symptoms" deny the symptoms so
+// named, not every symptom, as "no symptoms" or "no other symptoms" do. A
+// generic word, a stop word, a number or a negation cue before the head
+// ("denies symptoms", "nil symptoms") qualifies nothing.
+func deniesQualified(mention, phrase string) bool {
+	pw := phraseOf(phrase).words
+	if len(pw) != 1 {
+		return false
+	}
+	toks := numberUnitTokens(mention)
+	for k, w := range toks {
+		if !sameWord(w, pw[0]) {
+			continue
+		}
+		if k == 0 || !textnorm.GenericWords[w] && !textnorm.GenericWords[pw[0]] {
+			return false
+		}
+		q := toks[k-1]
+		if len(q) < 3 || textnorm.StopWords[q] || fillers[q] || textnorm.GenericWords[q] || modifiers[q] || hasDigit(q) {
+			return false
+		}
+		return !consistency.NewText(q).NegationIn(q)
+	}
+	return false
 }
 
 // recentConcept: the concept is an event in a recent window ("recent

@@ -28,6 +28,12 @@ type Names struct {
 	// memo: key, stated and missing words, mention → the answer; bounded,
 	// as mentions are case text.
 	memo *memo.Map[string, bool]
+	// long: vocab's words of typoMin letters or more by first letter,
+	// sorted; typos: a mention word → the pack word it is a slip of, or
+	// "" (Corrected).
+	long  map[byte][]string
+	known map[byte][]string // vocab by first letter
+	typos *memo.Map[string, string]
 }
 
 // NewNames indexes a pack's phrases (concept key → names, wordings,
@@ -48,6 +54,29 @@ func NewNames(phrases map[string][]string) *Names {
 		n.keys = append(n.keys, k)
 	}
 	sort.Strings(n.keys)
+	n.long, n.typos = map[byte][]string{}, memo.New[string, string](4096)
+	// Only a word that is a concept's name by itself ("diltiazem") is a
+	// slip's target: words that only qualify a name ("typical",
+	// "walking") are words of plain English, whose near neighbours are
+	// other plain words ("topical", "waking"), not slips.
+	n.known = map[byte][]string{}
+	for w := range n.vocab {
+		if w != "" {
+			n.known[w[0]] = append(n.known[w[0]], w)
+		}
+	}
+	seen := map[string]bool{}
+	for _, k := range n.keys {
+		for _, ws := range n.words[k] {
+			if len(ws) == 1 && len(ws[0]) >= typoMin && !isNum(ws[0]) && !seen[ws[0]] {
+				seen[ws[0]] = true
+				n.long[ws[0][0]] = append(n.long[ws[0][0]], ws[0])
+			}
+		}
+	}
+	for _, ws := range n.long {
+		sort.Strings(ws)
+	}
 	return n
 }
 
