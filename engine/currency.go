@@ -67,8 +67,10 @@ func (p *Program) currentOnly(m *patient.Model, ev []eval.Evidence, tr *Trace) [
 		}
 		off[k] = true
 		if tr != nil {
-			why := name + " is stated " + pastHow(f) + ", and the pack counts it only while it holds (hierarchy.json current_only): no fact of the patient's present state"
-			if underPast {
+			var why string
+			if !underPast {
+				why = name + " is stated " + pastHow(f) + ", and the pack counts it only while it holds (hierarchy.json current_only): no fact of the patient's present state"
+			} else {
 				why = name + " stands under the past heading '" + f.Section + "', and the pack counts it only in the present episode (hierarchy.json current_only.in_past_sections): no fact of the patient's present state"
 			}
 			tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: CheckCurrency, BeforeMatching: true, Reason: why})
