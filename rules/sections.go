@@ -142,6 +142,12 @@ type Frame struct {
 	// reviewed Ms Ahmed today"); a title after other words ("her husband
 	// Mr Ahmed") may name a relative.
 	PatientVerbs []string `json:"patient_verbs,omitempty"`
+	// StatusColumns: header cells of a table column that says each row's
+	// status ("Medication | Dose | Sig | Status" over "warfarin | -- | --
+	// | STOPPED"): the row up to its status cell is one finding, so the
+	// status words reach the drug the row names; the header row itself
+	// states nothing of the patient.
+	StatusColumns []string `json:"status_columns,omitempty"`
 }
 
 // SectionKind is one kind of document section.
@@ -324,7 +330,7 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 	for field, ws := range map[string][]string{"title_roles": s.Frame.TitleRoles, "title_not_done": s.Frame.TitleNotDone, "done_labels": s.Frame.DoneLabels,
 		"label_past": s.Frame.LabelPast, "date_labels": s.Frame.DateLabels, "done_words": s.Frame.DoneWords,
 		"admission_labels": s.Frame.AdmissionLabels, "discharge_labels": s.Frame.DischargeLabels, "stay_sections": s.Frame.StaySections, "stay_events": s.Frame.StayEvents,
-		"sex_titles": s.Frame.SexTitles, "patient_labels": s.Frame.PatientLabels, "patient_identifiers": s.Frame.PatientIdentifiers, "patient_verbs": s.Frame.PatientVerbs} {
+		"sex_titles": s.Frame.SexTitles, "patient_labels": s.Frame.PatientLabels, "patient_identifiers": s.Frame.PatientIdentifiers, "patient_verbs": s.Frame.PatientVerbs, "status_columns": s.Frame.StatusColumns} {
 		for j, w := range ws {
 			if len(CueWords(w)) == 0 {
 				return nil, fmt.Errorf("%s: frame.%s[%d] %q has no word", name, field, j, w)

@@ -192,7 +192,13 @@ var splitBefore = []string{" s/p ", " status post "}
 func (c Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 	var out []Finding
 	secs := ReadSections(text, c.Sections)
-	for _, sp := range splitSpans(text, layoutCuts(text, secs)) {
+	r := c.Reading
+	if r == nil {
+		r = NewReading(c.Sections)
+	}
+	layout := layoutCuts(text, secs)
+	rows, tableCuts := r.statusTables(text)
+	for _, sp := range splitSpans(text, append(layout, tableCuts...), rows) {
 		s, e := trimSpan(text, sp[0], sp[1])
 		if s >= e {
 			continue
@@ -240,10 +246,6 @@ func (c Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 			}
 		}
 		out = append(out, Finding{Text: text[s:e], Start: s, End: e})
-	}
-	r := c.Reading
-	if r == nil {
-		r = NewReading(c.Sections)
 	}
 	kept := make([]Finding, 0, len(out)) // a verb-title finding splits in two
 	for _, f := range out {
@@ -330,7 +332,9 @@ func itoa(i int) string {
 }
 
 // splitSpans returns [start,end) byte spans of candidate findings.
-func splitSpans(text string, layout [][2]int) [][2]int {
+// Field gaps inside a keep span (a status table's row up to its status
+// cell, statusTables) set no fields apart.
+func splitSpans(text string, layout [][2]int, keep [][2]int) [][2]int {
 	cuts := append([][2]int{}, layout...) // [cutStart, cutEnd): separator text to drop
 	lower := lowerSameLen(text)
 	var joins [][3]int // [open, close, value start] of a list parenthesis between a label and its value
@@ -395,7 +399,7 @@ func splitSpans(text string, layout [][2]int) [][2]int {
 					i = k - 1
 					continue
 				}
-				if !bareValueAt(text, k) {
+				if !bareValueAt(text, k) && !within(keep, i) {
 					cuts = append(cuts, [2]int{i, k})
 				}
 				i = k - 1

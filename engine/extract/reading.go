@@ -24,6 +24,9 @@ type Reading struct {
 	patientVerbs  map[string]bool // lower case
 	// idLabels: the patient identifiers opening a finding (identifierOnly).
 	idLabels Cues
+	// statusColumns: header cells of a table's status column, lower case
+	// (statusTables).
+	statusColumns map[string]bool
 }
 
 // NewReading compiles a pack's sections data (nil: none).
@@ -63,6 +66,10 @@ func NewReading(sec *rules.Sections) *Reading {
 		ids = append(ids, "^"+w)
 	}
 	r.idLabels = NewCues(ids)
+	r.statusColumns = map[string]bool{}
+	for _, w := range sec.Frame.StatusColumns {
+		r.statusColumns[strings.Join(strings.Fields(strings.ToLower(w)), " ")] = true
+	}
 	return r
 }
 
