@@ -530,6 +530,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			anchors = withFirst(a, anchors)
 			clause[f.ID] = text[prevF.Start:f.End]
 		}
+		// A code the finding writes that the pack's value sets list names
+		// its concept ("I25.2 Old MI"): codes.go.
+		var codeWords map[string]string
+		anchors, codeWords = p.withCodes(f.Text, anchors)
 		if len(anchors) > 0 || !bareDate(f.Text) {
 			// A bare date between a value and its continuation ("LVEF
 			// 35% (2020), now 50%") is no finding of its own to continue.
@@ -712,6 +716,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				fa.Anchors = append(fa.Anchors, anchorInfo(a))
 			}
 			ph, cov := phrasesFor(a, p.phrases), p.coveringFor(a)
+			if tok := codeWords[a.ConceptKey]; tok != "" {
+				ph, cov = codePhrases(ph, tok), nil
+			}
 			if proc, ok := planned[[2]string{f.ID, a.ConceptKey}]; ok {
 				ph, cov = phrasesFor(proc, p.phrases), p.coveringFor(proc)
 				// "Heart Team recommends CABG" names the procedure word
