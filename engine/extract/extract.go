@@ -32,6 +32,11 @@ type Finding struct {
 	// the pack's sections data.
 	Intended    bool   `json:"intended,omitempty"`
 	Experiencer string `json:"experiencer,omitempty"`
+	// RowStatus is the status cell of the table row the finding lies in,
+	// when its table has a status column (the pack's
+	// frame.status_columns: "Problem | Code | Status"): Reading.RowStatus
+	// says what it states of the row's problem.
+	RowStatus string `json:"row_status,omitempty"`
 }
 
 // Extractor turns a case into findings.
@@ -197,7 +202,7 @@ func (c Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 		r = NewReading(c.Sections)
 	}
 	layout := layoutCuts(text, secs)
-	rows, tableCuts := r.statusTables(text)
+	rows, tableCuts, statusCells := r.statusTables(text)
 	for _, sp := range splitSpans(text, append(layout, tableCuts...), rows) {
 		s, e := trimSpan(text, sp[0], sp[1])
 		if s >= e {
@@ -280,6 +285,14 @@ func (c Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 	out = kept
 	for i := range out {
 		out[i].ID = findingID(i)
+		for _, row := range rows {
+			// A finding of a status table's row carries the row's status.
+			if out[i].Start >= row[0] && out[i].Start < row[1] {
+				c := statusCells[row]
+				out[i].RowStatus = text[c[0]:c[1]]
+				break
+			}
+		}
 	}
 	r.Annotate(text, secs, out)
 	return out, nil

@@ -13,15 +13,16 @@ import "strings"
 // its column names state nothing of the patient. A table is two or more
 // consecutive lines with the same two or more bars (tableRow); a
 // separator line of bars and dashes is layout too.
-func (r *Reading) statusTables(text string) (keep, cuts [][2]int) {
+func (r *Reading) statusTables(text string) (keep, cuts [][2]int, cells map[[2]int][2]int) {
 	if r == nil || len(r.statusColumns) == 0 || strings.Count(text, "|") < 4 {
-		return nil, nil
+		return nil, nil, nil
 	}
+	cells = map[[2]int][2]int{}
 	type line struct{ s, e, bars int }
 	var block []line
 	flush := func() {
 		if len(block) >= 2 {
-			k, c := r.statusBlock(text, block[0].s, block[0].e, func(yield func(s, e int)) {
+			k, c := r.statusBlock(text, block[0].s, block[0].e, cells, func(yield func(s, e int)) {
 				for _, l := range block[1:] {
 					yield(l.s, l.e)
 				}
@@ -47,12 +48,13 @@ func (r *Reading) statusTables(text string) (keep, cuts [][2]int) {
 		ls = le + 1
 	}
 	flush()
-	return keep, cuts
+	return keep, cuts, cells
 }
 
 // statusBlock reads one table: its header line [hs, he) and its body
-// lines (see statusTables).
-func (r *Reading) statusBlock(text string, hs, he int, body func(func(s, e int))) (keep, cuts [][2]int) {
+// lines (see statusTables); status gets each row's status cell by its
+// keep span.
+func (r *Reading) statusBlock(text string, hs, he int, status map[[2]int][2]int, body func(func(s, e int))) (keep, cuts [][2]int) {
 	header := cellSpans(text, hs, he)
 	col := -1
 	for j, c := range header {
@@ -74,7 +76,9 @@ func (r *Reading) statusBlock(text string, hs, he int, body func(func(s, e int))
 		if len(cells) <= col {
 			return
 		}
-		keep = append(keep, [2]int{cells[0][0], cells[col][1]})
+		row := [2]int{cells[0][0], cells[col][1]}
+		keep = append(keep, row)
+		status[row] = cells[col]
 		if col+1 < len(cells) {
 			// The bar after the status cell ends the row's finding.
 			if b := strings.IndexByte(text[cells[col][1]:e], '|'); b >= 0 {
