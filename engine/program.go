@@ -791,7 +791,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if f, ok := byID[it.FindingID]; ok && it.Rejected == "" && it.Present && p.medications[it.ConceptKey] && p.doc.IntolerantOf(it.Concept) == "" {
 			if c := p.drugStatement(text, f, clause[f.ID]); c != "" {
 				override("'" + c + "' speaks of the drug without stating that it is taken")
-				if nt := p.doc.Cue(rules.CueNotTolerated, f.Text); nt != "" {
+				if nt := p.doc.Cue(rules.CueNotTolerated, f.Text); nt != "" && !p.conditionalIntolerance(text, f, nt) {
 					// "Aspirin allergy (urticaria)": the finding's own words.
 					notTolerated = append(notTolerated, eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text, Present: true, Via: "'" + nt + "' states it not tolerated"})
 				}
