@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 
+	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/evidence"
 	"github.com/executablekg/execkg/engine/extract"
@@ -37,7 +38,7 @@ func (p *Program) intoleranceDrops(text string, findings []extract.Finding, item
 		if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionNotTolerated {
 			listed[f.ID] = true
 			said[f.ID] = "under a '" + k.Kind + "' heading"
-		} else if c := p.doc.Cue(rules.CueNotTolerated, f.Text); c != "" {
+		} else if c := p.doc.Cue(rules.CueNotTolerated, f.Text); c != "" && !p.conditionalIntolerance(text, f, c) {
 			said[f.ID] = "'" + f.Text + "'"
 		} else if w := p.stoppedFor(text, f); w != "" {
 			said[f.ID] = "'" + w + "'"
@@ -349,4 +350,40 @@ func (p *Program) stoppedFor(text string, f extract.Finding) string {
 func (p *Program) riskNoun(s string) bool {
 	w := strings.ToLower(strings.TrimLeft(s, " -"))
 	return strings.HasPrefix(w, "risk")
+}
+
+// conditionalIntolerance: the finding's not-tolerated words (cue) lie in
+// the scope of a hypothetical cue ("clopidogrel the alternative if aspirin
+// intolerance", "should she prove intolerant of statins"): a contingency
+// the document plans for, no intolerance it states.
+func (p *Program) conditionalIntolerance(text string, f extract.Finding, cue string) bool {
+	if f.Start < 0 || f.End > len(text) {
+		return false
+	}
+	ct := consistency.Shared(text).At(f.Start)
+	if !ct.HypotheticalIn(f.Text) {
+		return false
+	}
+	ws := rules.CueWords(cue)
+	if len(ws) == 0 {
+		return false
+	}
+	stem := strings.TrimSuffix(ws[0], "*")
+	lower := strings.ToLower(f.Text)
+	for i := 0; i < len(lower); {
+		j := strings.Index(lower[i:], stem)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j == 0 || !isWordByte(lower[j-1]) {
+			e := j
+			for e < len(lower) && isWordByte(lower[e]) {
+				e++
+			}
+			return ct.AnalyzeAt(f.Text, f.Text[j:e]).Hypothetical
+		}
+		i = j + len(stem)
+	}
+	return false
 }

@@ -23,6 +23,7 @@ func (p *Program) textModel(caseID, text string, date time.Time, findings []extr
 	section := make(map[string]string, len(findings))
 	words := make(map[string]string, len(findings)) // the finding's words, which may state the past
 	rest := make(map[string]string, len(findings))  // the rest of its sentence, which may say how long
+	rowStatus := map[string]string{}                // the status cell of its table row
 	for _, f := range findings {
 		if f.Start >= 0 && f.End <= len(text) && f.Start < f.End {
 			spans[f.ID] = []patient.Span{{Start: f.Start, End: f.End}}
@@ -30,6 +31,9 @@ func (p *Program) textModel(caseID, text string, date time.Time, findings []extr
 		section[f.ID] = f.Section
 		words[f.ID] = f.Text
 		rest[f.ID] = sentenceRest(text, f.End)
+		if f.RowStatus != "" {
+			rowStatus[f.ID] = f.RowStatus
+		}
 	}
 	for _, s := range p.doc.Sections(text) {
 		if s.Kind != "" {
@@ -56,6 +60,15 @@ func (p *Program) textModel(caseID, text string, date time.Time, findings []extr
 		}
 		if f.Status == patient.StatusActive && (f.Kind == patient.KindProblem || f.Kind == patient.KindOther) && p.pastFor(words[e.ID], rest[e.ID], p.namesOf(e), false) {
 			f.Status = patient.StatusHistory // "history of AF", "AF ablated in 2019"
+		}
+		if f.Status == patient.StatusActive && (f.Kind == patient.KindProblem || f.Kind == patient.KindOther) {
+			// A problem list's status column: "Angina | I20.9 | Resolved".
+			switch p.doc.RowStatus(rowStatus[e.ID]) {
+			case "resolved":
+				f.Status = patient.StatusResolved
+			case "history":
+				f.Status = patient.StatusHistory
+			}
 		}
 		m.Facts = append(m.Facts, f)
 	}

@@ -530,6 +530,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			anchors = withFirst(a, anchors)
 			clause[f.ID] = text[prevF.Start:f.End]
 		}
+		// A code the finding writes that the pack's value sets list names
+		// its concept ("I25.2 Old MI"): codes.go.
+		var codeWords map[string]string
+		anchors, codeWords = p.withCodes(f.Text, anchors)
 		if len(anchors) > 0 || !bareDate(f.Text) {
 			// A bare date between a value and its continuation ("LVEF
 			// 35% (2020), now 50%") is no finding of its own to continue.
@@ -712,6 +716,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				fa.Anchors = append(fa.Anchors, anchorInfo(a))
 			}
 			ph, cov := phrasesFor(a, p.phrases), p.coveringFor(a)
+			if tok := codeWords[a.ConceptKey]; tok != "" {
+				ph, cov = codePhrases(ph, tok), nil
+			}
 			if proc, ok := planned[[2]string{f.ID, a.ConceptKey}]; ok {
 				ph, cov = phrasesFor(proc, p.phrases), p.coveringFor(proc)
 				// "Heart Team recommends CABG" names the procedure word
@@ -784,7 +791,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if f, ok := byID[it.FindingID]; ok && it.Rejected == "" && it.Present && p.medications[it.ConceptKey] && p.doc.IntolerantOf(it.Concept) == "" {
 			if c := p.drugStatement(text, f, clause[f.ID]); c != "" {
 				override("'" + c + "' speaks of the drug without stating that it is taken")
-				if nt := p.doc.Cue(rules.CueNotTolerated, f.Text); nt != "" {
+				if nt := p.doc.Cue(rules.CueNotTolerated, f.Text); nt != "" && !p.conditionalIntolerance(text, f, nt) {
 					// "Aspirin allergy (urticaria)": the finding's own words.
 					notTolerated = append(notTolerated, eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text, Present: true, Via: "'" + nt + "' states it not tolerated"})
 				}

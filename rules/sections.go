@@ -142,6 +142,22 @@ type Frame struct {
 	// reviewed Ms Ahmed today"); a title after other words ("her husband
 	// Mr Ahmed") may name a relative.
 	PatientVerbs []string `json:"patient_verbs,omitempty"`
+	// StatusColumns: header cells of a table column that says each row's
+	// status ("Medication | Dose | Sig | Status" over "warfarin | -- | --
+	// | STOPPED"): the row up to its status cell is one finding, so the
+	// status words reach the drug the row names; the header row itself
+	// states nothing of the patient.
+	StatusColumns []string `json:"status_columns,omitempty"`
+	// RowResolved and RowHistory: words opening a status cell that state
+	// the row's problem resolved ("Resolved 2019", "inactive") or of the
+	// past ("History only"), as a FHIR Condition's clinicalStatus
+	// resolved or inactive does: a symptom that holds only while current
+	// (hierarchy.json current_only) no longer counts, a prior MI still
+	// does. In prose "resolved" is no such cue ("chest pain resolved with
+	// rest" is a present angina); a status column says the problem's
+	// state.
+	RowResolved []string `json:"row_resolved,omitempty"`
+	RowHistory  []string `json:"row_history,omitempty"`
 }
 
 // SectionKind is one kind of document section.
@@ -324,7 +340,7 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 	for field, ws := range map[string][]string{"title_roles": s.Frame.TitleRoles, "title_not_done": s.Frame.TitleNotDone, "done_labels": s.Frame.DoneLabels,
 		"label_past": s.Frame.LabelPast, "date_labels": s.Frame.DateLabels, "done_words": s.Frame.DoneWords,
 		"admission_labels": s.Frame.AdmissionLabels, "discharge_labels": s.Frame.DischargeLabels, "stay_sections": s.Frame.StaySections, "stay_events": s.Frame.StayEvents,
-		"sex_titles": s.Frame.SexTitles, "patient_labels": s.Frame.PatientLabels, "patient_identifiers": s.Frame.PatientIdentifiers, "patient_verbs": s.Frame.PatientVerbs} {
+		"sex_titles": s.Frame.SexTitles, "patient_labels": s.Frame.PatientLabels, "patient_identifiers": s.Frame.PatientIdentifiers, "patient_verbs": s.Frame.PatientVerbs, "status_columns": s.Frame.StatusColumns, "row_resolved": s.Frame.RowResolved, "row_history": s.Frame.RowHistory} {
 		for j, w := range ws {
 			if len(CueWords(w)) == 0 {
 				return nil, fmt.Errorf("%s: frame.%s[%d] %q has no word", name, field, j, w)

@@ -61,6 +61,13 @@ type CodeSystem struct {
 	Licence string `json:"licence,omitempty"`
 	// Source is where the system's codes were checked.
 	Source string `json:"source,omitempty"`
+	// Text: documents write this system's codes as such (a problem
+	// list's "I25.2 Old MI", "CAD (I25.10)"), so the text reader grounds a
+	// code of it that a value set lists to that set's concept (and the
+	// further concepts a combination code states), the code's words being
+	// the mention. Only listed codes are read: a code's shape alone
+	// ("T18.0-1", a catalogue reference) names nothing.
+	Text bool `json:"text,omitempty"`
 }
 
 // Demographics name the concepts demographic fields give.
@@ -639,4 +646,33 @@ func (v *ValueSets) Coverage(p *Pack) (bySystem map[string]CodeSystemCoverage, c
 		}
 	}
 	return bySystem, len(coded)
+}
+
+// LookupText finds the value set of a code written in a document's text
+// (a problem list's "I25.2"): the systems marked text are tried, in the
+// order of their keys; an exact code of any of them beats a class prefix,
+// a longer prefix a shorter one.
+func (v *ValueSets) LookupText(code string) (Match, bool) {
+	if v == nil || code == "" {
+		return Match{}, false
+	}
+	shorts := make([]string, 0, len(v.Systems))
+	for short, s := range v.Systems {
+		if s.Text {
+			shorts = append(shorts, short)
+		}
+	}
+	sort.Strings(shorts)
+	var best Match
+	found := false
+	for _, short := range shorts {
+		m, ok := v.Lookup(v.Systems[short].URI, code)
+		if !ok {
+			continue
+		}
+		if !found || best.Prefix && !m.Prefix || best.Prefix && m.Prefix && len(m.Code) > len(best.Code) {
+			best, found = m, true
+		}
+	}
+	return best, found
 }

@@ -32,6 +32,11 @@ type Finding struct {
 	// the pack's sections data.
 	Intended    bool   `json:"intended,omitempty"`
 	Experiencer string `json:"experiencer,omitempty"`
+	// RowStatus is the status cell of the table row the finding lies in,
+	// when its table has a status column (the pack's
+	// frame.status_columns: "Problem | Code | Status"): Reading.RowStatus
+	// says what it states of the row's problem.
+	RowStatus string `json:"row_status,omitempty"`
 }
 
 // Extractor turns a case into findings.
@@ -192,7 +197,13 @@ var splitBefore = []string{" s/p ", " status post "}
 func (c Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 	var out []Finding
 	secs := ReadSections(text, c.Sections)
-	for _, sp := range splitSpans(text, layoutCuts(text, secs)) {
+	r := c.Reading
+	if r == nil {
+		r = NewReading(c.Sections)
+	}
+	layout := layoutCuts(text, secs)
+	rows, tableCuts, statusCells := r.statusTables(text)
+	for _, sp := range splitSpans(text, append(layout, tableCuts...), rows) {
 		s, e := trimSpan(text, sp[0], sp[1])
 		if s >= e {
 			continue
@@ -241,10 +252,6 @@ func (c Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 		}
 		out = append(out, Finding{Text: text[s:e], Start: s, End: e})
 	}
-	r := c.Reading
-	if r == nil {
-		r = NewReading(c.Sections)
-	}
 	kept := make([]Finding, 0, len(out)) // a verb-title finding splits in two
 	for _, f := range out {
 		skip, drop := r.Frame(f.Text)
@@ -278,6 +285,14 @@ func (c Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 	out = kept
 	for i := range out {
 		out[i].ID = findingID(i)
+		for _, row := range rows {
+			// A finding of a status table's row carries the row's status.
+			if out[i].Start >= row[0] && out[i].Start < row[1] {
+				c := statusCells[row]
+				out[i].RowStatus = text[c[0]:c[1]]
+				break
+			}
+		}
 	}
 	r.Annotate(text, secs, out)
 	return out, nil
@@ -330,7 +345,9 @@ func itoa(i int) string {
 }
 
 // splitSpans returns [start,end) byte spans of candidate findings.
-func splitSpans(text string, layout [][2]int) [][2]int {
+// Field gaps inside a keep span (a status table's row up to its status
+// cell, statusTables) set no fields apart.
+func splitSpans(text string, layout [][2]int, keep [][2]int) [][2]int {
 	cuts := append([][2]int{}, layout...) // [cutStart, cutEnd): separator text to drop
 	lower := lowerSameLen(text)
 	var joins [][3]int // [open, close, value start] of a list parenthesis between a label and its value
@@ -395,7 +412,7 @@ func splitSpans(text string, layout [][2]int) [][2]int {
 					i = k - 1
 					continue
 				}
-				if !bareValueAt(text, k) {
+				if !bareValueAt(text, k) && !within(keep, i) {
 					cuts = append(cuts, [2]int{i, k})
 				}
 				i = k - 1

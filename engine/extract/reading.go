@@ -24,6 +24,11 @@ type Reading struct {
 	patientVerbs  map[string]bool // lower case
 	// idLabels: the patient identifiers opening a finding (identifierOnly).
 	idLabels Cues
+	// statusColumns: header cells of a table's status column, lower case
+	// (statusTables).
+	statusColumns map[string]bool
+	// rowResolved, rowHistory: words opening a status cell (RowStatus).
+	rowResolved, rowHistory Cues
 }
 
 // NewReading compiles a pack's sections data (nil: none).
@@ -63,6 +68,18 @@ func NewReading(sec *rules.Sections) *Reading {
 		ids = append(ids, "^"+w)
 	}
 	r.idLabels = NewCues(ids)
+	r.statusColumns = map[string]bool{}
+	opening := func(ws []string) Cues {
+		var out []string
+		for _, w := range ws {
+			out = append(out, "^"+strings.TrimPrefix(w, "^"))
+		}
+		return NewCues(out)
+	}
+	r.rowResolved, r.rowHistory = opening(sec.Frame.RowResolved), opening(sec.Frame.RowHistory)
+	for _, w := range sec.Frame.StatusColumns {
+		r.statusColumns[strings.Join(strings.Fields(strings.ToLower(w)), " ")] = true
+	}
 	return r
 }
 
@@ -400,4 +417,19 @@ func (r *Reading) IntoleranceForms(drug string) []string {
 		out = append(out, strings.Replace(f, rules.FormPlaceholderDrug, drug, 1))
 	}
 	return out
+}
+
+// RowStatus says what a status table's cell (Finding.RowStatus) states of
+// its row's problem: "resolved", "history" or "" (as stated).
+func (r *Reading) RowStatus(cell string) string {
+	if r == nil || cell == "" {
+		return ""
+	}
+	if r.rowResolved.Find(cell) != "" {
+		return "resolved"
+	}
+	if r.rowHistory.Find(cell) != "" {
+		return "history"
+	}
+	return ""
 }
