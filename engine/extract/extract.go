@@ -668,8 +668,8 @@ func bareValueAt(text string, j int) bool {
 var outOf = regexp.MustCompile(`(?i)\b(\d+)\s+(?:out\s+)?of\s+\d+\b`)
 
 // bareParen: the parenthesis holds only a value, a number with at most a
-// unit or a count noun, or a count out of a total ("(28)", "(45%)",
-// "(4/16)", "(3 of 16 segments)"): it is the value of what it follows,
+// unit or a count noun, or a count out of a total ("(45%)", "(28
+// mL/min)", "(4/16)", "(3 of 16 segments)"): it is the value of what it follows,
 // not a finding of its own. A year is a date, not a value ("(2019)"),
 // and an age a demographic ("(86 y)").
 func bareParen(inner string) bool {
@@ -688,6 +688,9 @@ func bareParen(inner string) bool {
 		if !(c >= '0' && c <= '9' || c == '.' || c == '/' || c == '%') {
 			return false
 		}
+	}
+	if len(fs) == 1 && !strings.ContainsAny(fs[0], "/%") && !outOf.MatchString(v) {
+		return false // a bare number: a name's age ("MRS J JONES (72)") as often as a value
 	}
 	return len(fs) == 1 || !strings.ContainsAny(fs[1], "0123456789")
 }
