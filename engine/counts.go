@@ -26,6 +26,9 @@ type countVocab struct {
 	re       *regexp.Regexp
 	totals   map[int]bool
 	measures []countMeasure
+	// adjacent matches a count without a total: group 1 the count ("3
+	// contiguous segments", "(2 adjacent)"), or nil.
+	adjacent *regexp.Regexp
 }
 
 type countMeasure struct {
@@ -46,6 +49,9 @@ func compileCounts(c *rules.Counts) *countVocab {
 	// count, a total, then the noun (one word may stand between) or the
 	// end of a parenthesis.
 	v.re = regexp.MustCompile(`(?i)(\d{1,2})\s*(?:/|\bout\s+of\b|\bof\b)\s*(\d{1,3})\b(?:\s+(?:[a-z]+\s+)?(` + rules.WordsPattern(c.Nouns) + `)\b)?`)
+	if len(c.Adjacent) > 0 {
+		v.adjacent = regexp.MustCompile(`(?i)(?:^|[^\d./])(\d{1,2})\s+(?:` + rules.WordsPattern(c.Adjacent) + `)\b(?:\s+(?:` + rules.WordsPattern(c.Nouns) + `)\b)?`)
+	}
 	words := func(ws []string) *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(ws) + `)\b`) // literal words: always compiles
 	}
@@ -85,12 +91,26 @@ func (r countStage) Read(c *read.Case) []patient.Fact {
 	title := documentHead(text)
 	var out []patient.Fact
 	seen := map[string]bool{}
+	type count struct {
+		n    int
+		span [2]int
+	}
+	var counts []count
 	for _, m := range v.re.FindAllStringSubmatchIndex(text, -1) {
 		n, _ := strconv.Atoi(text[m[2]:m[3]])
 		total, _ := strconv.Atoi(text[m[4]:m[5]])
-		if !v.totals[total] || n > total || !countShape(text, m) {
-			continue
+		if v.totals[total] && n <= total && countShape(text, m) {
+			counts = append(counts, count{n, [2]int{m[0], m[1]}})
 		}
+	}
+	if v.adjacent != nil {
+		for _, m := range v.adjacent.FindAllStringSubmatchIndex(text, -1) {
+			n, _ := strconv.Atoi(text[m[2]:m[3]])
+			counts = append(counts, count{n, [2]int{m[2], m[1]}})
+		}
+	}
+	for _, ct := range counts {
+		n, m := ct.n, ct.span[:]
 		sentence := countSentence(text, m[0])
 		scopes := []string{sentence, sentence + " " + lineLabelOf(text, m[0]) + " " + itemHead(text, m[0]), sentence + " " + lineLabelOf(text, m[0]) + " " + itemHead(text, m[0]) + " " + title}
 		concept := ""

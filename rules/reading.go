@@ -102,9 +102,12 @@ type Reading struct {
 // sentence, its line's label or its item's first line, or the document's
 // title (its first two lines), looked for in that order.
 type Counts struct {
-	Why      string         `json:"why"`
-	Totals   []int          `json:"totals"`
-	Nouns    []string       `json:"nouns"`
+	Why    string   `json:"why"`
+	Totals []int    `json:"totals"`
+	Nouns  []string `json:"nouns"`
+	// Adjacent: words between a count and what it counts that make it a
+	// count without a total ("3 contiguous segments", "(2 adjacent)").
+	Adjacent []string       `json:"adjacent,omitempty"`
 	Measures []CountMeasure `json:"measures"`
 }
 
@@ -468,6 +471,9 @@ func (r *Reading) check(name string) error {
 		if err := checkWords(name+": counts.nouns", c.Nouns, true); err != nil {
 			return err
 		}
+		if err := checkWords(name+": counts.adjacent", c.Adjacent, false); err != nil {
+			return err
+		}
 		for i, m := range c.Measures {
 			f := fmt.Sprintf("%s: counts.measures[%d]", name, i)
 			if strings.TrimSpace(m.Concept) == "" {
@@ -785,6 +791,7 @@ func (r *Reading) Words() []string {
 	}
 	if c := r.Counts; c != nil {
 		add(c.Nouns...)
+		add(c.Adjacent...)
 		for _, m := range c.Measures {
 			add(m.Concept)
 			add(m.Words...)
