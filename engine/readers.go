@@ -290,7 +290,7 @@ func (p *Program) initReaders() error {
 	p.riskScores = p.riskScoreKeys()
 	p.rounds = [][]read.CaseReader{
 		{anatomyStage{p}, refractoryStage{p}, countStage{p}},
-		{recencyStage{p}},
+		{recencyStage{p}, fallStage{p}},
 	}
 	p.readers = read.Registry{}
 	p.readers.Add(antonymStage{}, demographicStage{}, ungroundedStage{}, medicationStatusStage{}, whenStage{})

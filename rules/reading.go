@@ -91,6 +91,20 @@ type Reading struct {
 	// Counts: counts out of a total that a report gives for a measured
 	// concept ("new hypokinesia in 4/16 segments").
 	Counts *Counts `json:"counts,omitempty"`
+	// Falls: concepts a measure's fall states ("LVEF 30% (40% in 2021)").
+	Falls []Fall `json:"falls,omitempty"`
+}
+
+// Fall is a concept (Concept: "deterioration of left ventricular systolic
+// function") that a fall of a measure (Measure) by at least By of its Unit
+// states: the current value with a higher earlier one beside it (in a
+// parenthesis after it, across a trend arrow) or dated before it.
+type Fall struct {
+	Why     string  `json:"why"`
+	Concept string  `json:"concept"`
+	Measure string  `json:"measure"`
+	By      float64 `json:"by"`
+	Unit    string  `json:"unit"`
 }
 
 // Counts reads a count out of a total ("3/16 segments", "(4 of 17
@@ -464,6 +478,11 @@ func (r *Reading) check(name string) error {
 			}
 		}
 	}
+	for i, f := range r.Falls {
+		if strings.TrimSpace(f.Why) == "" || strings.TrimSpace(f.Concept) == "" || strings.TrimSpace(f.Measure) == "" || f.By <= 0 || strings.TrimSpace(f.Unit) == "" {
+			return fmt.Errorf("%s: falls[%d]: give why, concept, measure, unit and by > 0", name, i)
+		}
+	}
 	if c := r.Counts; c != nil {
 		if strings.TrimSpace(c.Why) == "" || len(c.Totals) == 0 || len(c.Measures) == 0 {
 			return fmt.Errorf("%s: counts: give why, totals and measures", name)
@@ -789,6 +808,9 @@ func (r *Reading) Words() []string {
 	if rs := r.RiskScores; rs != nil {
 		add(rs.Scores...)
 	}
+	for _, f := range r.Falls {
+		add(f.Concept, f.Measure)
+	}
 	if c := r.Counts; c != nil {
 		add(c.Nouns...)
 		add(c.Adjacent...)
@@ -858,10 +880,22 @@ func (r *Reading) Check(p *Pack) []string {
 			bad(fmt.Sprintf("senses[%d].not[%d]", i, j), c)
 		}
 	}
+	for i, f := range r.Falls {
+		bad(fmt.Sprintf("falls[%d].concept", i), f.Concept)
+		bad(fmt.Sprintf("falls[%d].measure", i), f.Measure)
+	}
 	if c := r.Counts; c != nil {
 		for i, m := range c.Measures {
 			bad(fmt.Sprintf("counts.measures[%d].concept", i), m.Concept)
 		}
 	}
 	return out
+}
+
+// FallList is the reading's falls (none for a nil reading).
+func (r *Reading) FallList() []Fall {
+	if r == nil {
+		return nil
+	}
+	return r.Falls
 }
