@@ -289,7 +289,7 @@ func (p *Program) initReaders() error {
 	}
 	p.riskScores = p.riskScoreKeys()
 	p.rounds = [][]read.CaseReader{
-		{anatomyStage{p}, refractoryStage{p}, countStage{p}},
+		{anatomyStage{p}, refractoryStage{p}, countStage{p}, chainStage{p}},
 		{recencyStage{p}, fallStage{p}},
 	}
 	p.readers = read.Registry{}

@@ -848,3 +848,7 @@ func hasLetter(s string) bool {
 }
 
 func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+
+// SkipApproximator returns s after an approximator that opens it ("approx.
+// 22%", "about 30%"), or s.
+func SkipApproximator(s string) string { return s[approximateAt(s, 0):] }
