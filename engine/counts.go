@@ -260,17 +260,21 @@ func itemHead(text string, at int) string {
 	return text[s : s+e]
 }
 
-// documentHead is the document's first two lines that hold words: a
-// report's title and subtitle ("St Mary's - CMR Unit", "ADENOSINE STRESS
-// PERFUSION CMR").
+// documentHead is the titles among the document's first two lines that
+// hold words (titleLine: "DOBUTAMINE STRESS ECHO", a unit's name above
+// "ADENOSINE STRESS PERFUSION CMR"); a first line of prose is no title.
 func documentHead(text string) string {
 	var out []string
-	for _, l := range strings.SplitN(text, "\n", 6) {
-		if strings.TrimSpace(l) != "" {
-			out = append(out, l)
-			if len(out) == 2 {
-				break
-			}
+	seen := 0
+	for _, l := range strings.SplitN(text, "\n", 8) {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if t := titleLine(l); t != "" {
+			out = append(out, t)
+		}
+		if seen++; seen == 2 {
+			break
 		}
 	}
 	return strings.Join(out, " ")
