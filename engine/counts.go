@@ -26,6 +26,8 @@ type countVocab struct {
 	re       *regexp.Regexp
 	totals   map[int]bool
 	measures []countMeasure
+	// nounEnd matches text ending in a counted noun ("... segments").
+	nounEnd *regexp.Regexp
 	// adjacent matches a count without a total: group 1 the count ("3
 	// contiguous segments", "(2 adjacent)"), or nil.
 	adjacent *regexp.Regexp
@@ -49,6 +51,7 @@ func compileCounts(c *rules.Counts) *countVocab {
 	// count, a total, then the noun (one word may stand between) or the
 	// end of a parenthesis.
 	v.re = regexp.MustCompile(`(?i)(\d{1,2})\s*(?:/|\bout\s+of\b|\bof\b)\s*(\d{1,3})\b(?:\s+(?:[a-z]+\s+)?(` + rules.WordsPattern(c.Nouns) + `)\b)?`)
+	v.nounEnd = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(c.Nouns) + `)\s*$`)
 	if len(c.Adjacent) > 0 {
 		v.adjacent = regexp.MustCompile(`(?i)(?:^|[^\d./])(\d{1,2})\s+(?:` + rules.WordsPattern(c.Adjacent) + `)\b(?:\s+(?:` + rules.WordsPattern(c.Nouns) + `)\b)?`)
 	}
@@ -99,7 +102,7 @@ func (r countStage) Read(c *read.Case) []patient.Fact {
 	for _, m := range v.re.FindAllStringSubmatchIndex(text, -1) {
 		n, _ := strconv.Atoi(text[m[2]:m[3]])
 		total, _ := strconv.Atoi(text[m[4]:m[5]])
-		if v.totals[total] && n <= total && countShape(text, m) {
+		if v.totals[total] && n <= total && countShape(text, m, v.nounEnd) {
 			counts = append(counts, count{n, [2]int{m[0], m[1]}})
 		}
 	}
@@ -153,9 +156,10 @@ func (r countStage) Read(c *read.Case) []patient.Fact {
 	return out
 }
 
-// countShape: the count is one ("3/16 segments", "(3/16)", "= 3/16"),
-// not a bound ("≥3/16 segments") nor a date's digits ("12/03/16").
-func countShape(text string, m []int) bool {
+// countShape: the count is one ("3/16 segments", "segments (3/16)"), not
+// a bound ("≥3/16 segments") nor a date ("12/03/16", "Stress echo
+// (3/16):"). noun matches a noun ending the text before a parenthesis.
+func countShape(text string, m []int, noun *regexp.Regexp) bool {
 	b := m[0]
 	for b > 0 && text[b-1] == ' ' {
 		b--
@@ -178,10 +182,9 @@ func countShape(text string, m []int) bool {
 	for e < len(text) && text[e] == ' ' {
 		e++
 	}
-	if b > 0 && text[b-1] == '(' && e < len(text) && text[e] == ')' {
-		return true
-	}
-	return b > 0 && text[b-1] == '='
+	// "segments (3/16)": a parenthesis after the noun; "Stress echo
+	// (3/16):" is a date.
+	return b > 0 && text[b-1] == '(' && e < len(text) && text[e] == ')' && noun != nil && noun.MatchString(text[:b-1])
 }
 
 // countSentence is the sentence holding byte at: from the last sentence
