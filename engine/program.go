@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -1406,7 +1407,7 @@ func labelled(text string, secs []extract.Section, pos int, clause string) strin
 	for k > 0 && text[k-1] != '\n' && text[k-1] != ';' && !(k >= 2 && text[k-1] == ' ' && text[k-2] == '.') {
 		k--
 	}
-	label := strings.TrimSpace(text[k:end])
+	label := bulletTrimmed.ReplaceAllString(strings.TrimSpace(text[k:end]), "")
 	if n := len(strings.Fields(label)); n == 0 || n > 6 || !unicode.IsLetter([]rune(label)[0]) || strings.HasPrefix(out, label+": ") {
 		return out
 	}
@@ -1417,6 +1418,10 @@ func labelled(text string, secs []extract.Section, pos int, clause string) strin
 	}
 	return label + ": " + out
 }
+
+// bulletTrimmed is a list item's marker opening a label ("- Stress CMR
+// 04/2025:", "2) Stress echo:"): the label is the words after it.
+var bulletTrimmed = regexp.MustCompile(`^(?:[-*•–·>]+|\(?\d{1,2}[.)])\s+`)
 
 // titleLine is the document's first line when it is written as a title:
 // no colon (a "Label: value" line is no title), at most 12 words, and its

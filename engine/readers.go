@@ -55,6 +55,9 @@ type reading struct {
 	recentPrefix    string
 	demographics    []demographicShape
 	anatomyKept     []string // lower case
+	// counts: counts out of a total and the measures they count
+	// (reading.json counts), or nil.
+	counts *countVocab
 
 	// past, pastAfter: words stating a condition of the past, before it
 	// (among the first pastLead words) and after it; pastNegated: the
@@ -108,6 +111,7 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 	out.ungrounded = compileUngrounded(r.Ungrounded, site)
 	out.senses = compileSenses(r.Senses)
 	out.sites = compileSites(r.Sites)
+	out.counts = compileCounts(r.Counts)
 	cues := func(l *rules.CueList) *regexp.Regexp {
 		if l == nil {
 			return nil
@@ -285,8 +289,8 @@ func (p *Program) initReaders() error {
 	}
 	p.riskScores = p.riskScoreKeys()
 	p.rounds = [][]read.CaseReader{
-		{anatomyStage{p}, refractoryStage{p}},
-		{recencyStage{p}},
+		{anatomyStage{p}, refractoryStage{p}, countStage{p}, chainStage{p}},
+		{recencyStage{p}, fallStage{p}},
 	}
 	p.readers = read.Registry{}
 	p.readers.Add(antonymStage{}, demographicStage{}, ungroundedStage{}, medicationStatusStage{}, whenStage{})

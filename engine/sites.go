@@ -116,7 +116,7 @@ func (p *Program) otherSite(mention string, a grounding.Anchor, s site, others [
 		return false
 	}
 	for _, n := range names {
-		holds := s.words.MatchString(n)
+		holds := s.words.MatchString(n) || acronymName(n)
 		if !holds {
 			words := map[string]bool{}
 			for _, w := range strings.FieldsFunc(strings.ToLower(n), func(r rune) bool { return !unicode.IsLetter(r) }) {
@@ -131,6 +131,32 @@ func (p *Program) otherSite(mention string, a grounding.Anchor, s site, others [
 			if ok, _ := evidence.CoversAll(mention, []string{n}); ok {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// acronymName: every word of the name is an acronym, two capitals or more
+// and no lower-case letter ("RF-CL PTL"): stated whole it names its
+// concept whatever organ the sentence names besides ("RF-CL PTL adjusted
+// up for carotid plaque"), as no partial cover of ordinary words does.
+func acronymName(n string) bool {
+	ws := strings.Fields(n)
+	if len(ws) == 0 {
+		return false
+	}
+	for _, w := range ws {
+		upper := 0
+		for _, r := range w {
+			if unicode.IsLower(r) {
+				return false
+			}
+			if unicode.IsUpper(r) {
+				upper++
+			}
+		}
+		if upper < 2 {
+			return false
 		}
 	}
 	return true

@@ -88,6 +88,49 @@ type Reading struct {
 	// Sites: anatomical site words that tell one organ's disease from
 	// another's ("peripheral artery disease" is no coronary disease).
 	Sites []Site `json:"sites,omitempty"`
+	// Counts: counts out of a total that a report gives for a measured
+	// concept ("new hypokinesia in 4/16 segments").
+	Counts *Counts `json:"counts,omitempty"`
+	// Falls: concepts a measure's fall states ("LVEF 30% (40% in 2021)").
+	Falls []Fall `json:"falls,omitempty"`
+}
+
+// Fall is a concept (Concept: "deterioration of left ventricular systolic
+// function") that a fall of a measure (Measure) by at least By of its Unit
+// states: the current value with a higher earlier one beside it (in a
+// parenthesis after it, across a trend arrow) or dated before it.
+type Fall struct {
+	Why     string  `json:"why"`
+	Concept string  `json:"concept"`
+	Measure string  `json:"measure"`
+	By      float64 `json:"by"`
+	Unit    string  `json:"unit"`
+}
+
+// Counts reads a count out of a total ("3/16 segments", "(4 of 17
+// segments)", "= 3/16") as the value of a counted concept: Totals are the
+// totals a count is out of, Nouns what is counted. The count must follow
+// a total's noun, stand alone in a parenthesis or after "=". Which
+// concept it counts is the first of Measures whose words the count's
+// sentence states and whose context groups each have a word in the
+// sentence, its line's label or its item's first line, or the document's
+// title (its first two lines), looked for in that order.
+type Counts struct {
+	Why    string   `json:"why"`
+	Totals []int    `json:"totals"`
+	Nouns  []string `json:"nouns"`
+	// Adjacent: words between a count and what it counts that make it a
+	// count without a total ("3 contiguous segments", "(2 adjacent)").
+	Adjacent []string       `json:"adjacent,omitempty"`
+	Measures []CountMeasure `json:"measures"`
+}
+
+// CountMeasure is one counted concept: Words (one in the count's
+// sentence) and Context (every group with one word in the scope).
+type CountMeasure struct {
+	Concept string     `json:"concept"`
+	Words   []string   `json:"words"`
+	Context [][]string `json:"context,omitempty"`
 }
 
 // Site is an organ's site words (Words: "coronary") and the words of
@@ -435,6 +478,36 @@ func (r *Reading) check(name string) error {
 			}
 		}
 	}
+	for i, f := range r.Falls {
+		if strings.TrimSpace(f.Why) == "" || strings.TrimSpace(f.Concept) == "" || strings.TrimSpace(f.Measure) == "" || f.By <= 0 || strings.TrimSpace(f.Unit) == "" {
+			return fmt.Errorf("%s: falls[%d]: give why, concept, measure, unit and by > 0", name, i)
+		}
+	}
+	if c := r.Counts; c != nil {
+		if strings.TrimSpace(c.Why) == "" || len(c.Totals) == 0 || len(c.Measures) == 0 {
+			return fmt.Errorf("%s: counts: give why, totals and measures", name)
+		}
+		if err := checkWords(name+": counts.nouns", c.Nouns, true); err != nil {
+			return err
+		}
+		if err := checkWords(name+": counts.adjacent", c.Adjacent, false); err != nil {
+			return err
+		}
+		for i, m := range c.Measures {
+			f := fmt.Sprintf("%s: counts.measures[%d]", name, i)
+			if strings.TrimSpace(m.Concept) == "" {
+				return fmt.Errorf("%s: give the concept", f)
+			}
+			if err := checkWords(f+".words", m.Words, true); err != nil {
+				return err
+			}
+			for j, g := range m.Context {
+				if err := checkWords(fmt.Sprintf("%s.context[%d]", f, j), g, true); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	if rs := r.RiskScores; rs != nil {
 		if strings.TrimSpace(rs.Why) == "" {
 			return fmt.Errorf("%s: risk_scores: give why (what the score says of the procedure)", name)
@@ -735,6 +808,20 @@ func (r *Reading) Words() []string {
 	if rs := r.RiskScores; rs != nil {
 		add(rs.Scores...)
 	}
+	for _, f := range r.Falls {
+		add(f.Concept, f.Measure)
+	}
+	if c := r.Counts; c != nil {
+		add(c.Nouns...)
+		add(c.Adjacent...)
+		for _, m := range c.Measures {
+			add(m.Concept)
+			add(m.Words...)
+			for _, g := range m.Context {
+				add(g...)
+			}
+		}
+	}
 	for _, st := range r.Sites {
 		add(st.Words...)
 		add(st.Others...)
@@ -793,5 +880,22 @@ func (r *Reading) Check(p *Pack) []string {
 			bad(fmt.Sprintf("senses[%d].not[%d]", i, j), c)
 		}
 	}
+	for i, f := range r.Falls {
+		bad(fmt.Sprintf("falls[%d].concept", i), f.Concept)
+		bad(fmt.Sprintf("falls[%d].measure", i), f.Measure)
+	}
+	if c := r.Counts; c != nil {
+		for i, m := range c.Measures {
+			bad(fmt.Sprintf("counts.measures[%d].concept", i), m.Concept)
+		}
+	}
 	return out
+}
+
+// FallList is the reading's falls (none for a nil reading).
+func (r *Reading) FallList() []Fall {
+	if r == nil {
+		return nil
+	}
+	return r.Falls
 }

@@ -491,8 +491,22 @@ func takesList(d *cueDef) bool {
 // diabetes") at its sentence end or a word that makes the patient the
 // subject again. Termination cues do not: "her roommate tested positive
 // for influenza" is still the roommate's.
+//
+// A cue inside a parenthesis ends at the parenthesis' close: the
+// relative in "(smoking, hypertension, family history) I get ..." is
+// one item of an aside, not the subject of the sentence that follows.
 func sentenceEnd(ts []token, hits []cueHit, i int, ends map[string]bool) int {
+	depth := 0
 	for j := i; j < len(ts); j++ {
+		switch ts[j].raw {
+		case "(":
+			depth++
+		case ")":
+			if depth == 0 {
+				return j
+			}
+			depth--
+		}
 		if ends[ts[j].low] || ts[j].boundary && scopeRules.ends[ts[j].low] && ts[j].low != ":" && !wrapsLine(ts, j) {
 			return j
 		}

@@ -368,7 +368,7 @@ func splitSpans(text string, layout [][2]int, keep [][2]int) [][2]int {
 				cuts = append(cuts, [2]int{i, i + 1})
 				continue
 			}
-			if inner := text[i+1 : i+j]; isExampleParen(strings.ToLower(inner)) || !separateParen(inner) {
+			if inner := text[i+1 : i+j]; isExampleParen(strings.ToLower(inner)) || !separateParen(inner) || bareParen(inner) && afterLabel(text, i) {
 				i += j
 				continue
 			}
@@ -671,12 +671,60 @@ func bareValueAt(text string, j int) bool {
 	// The value ends where the next finding starts, at a spaced dash,
 	// an arrow or a field gap too: "PTL: ~22% - moderate" is the value,
 	// then its band.
+	// A parenthesis after the value is an aside of its own ("3/16
+	// segments (anterior wall)"), and a count out of a total ("3 of 16
+	// segments") is one value.
 	k := j
-	for k < len(text) && strings.IndexByte(",;|\n", text[k]) < 0 && !(text[k] == '.' && (k+1 >= len(text) || text[k+1] == ' ')) && !arrowAt(text, k) && fieldGap(text, k) == k {
+	for k < len(text) && strings.IndexByte(",;|\n(", text[k]) < 0 && !(text[k] == '.' && (k+1 >= len(text) || text[k+1] == ' ')) && !arrowAt(text, k) && fieldGap(text, k) == k {
 		k++
 	}
-	return len(strings.Fields(text[j:k])) <= 2
+	return len(strings.Fields(outOf.ReplaceAllString(text[j:k], "$1"))) <= 2
 }
+
+// outOf is a count out of a total: "3 of 16", "2 out of 17".
+var outOf = regexp.MustCompile(`(?i)\b(\d+)\s+(?:out\s+)?of\s+\d+\b`)
+
+// bareParen: the parenthesis holds only a value, a number with at most a
+// unit or a count noun, or a count out of a total ("(45%)", "(28
+// mL/min)", "(4/16)", "(3 of 16 segments)"): it is the value of what it follows,
+// not a finding of its own. A year is a date, not a value ("(2019)"),
+// and an age a demographic ("(86 y)").
+func bareParen(inner string) bool {
+	v := strings.TrimSpace(inner)
+	if v == "" || !isDigit(v[0]) || year.MatchString(v) || demographicRE(nil).MatchString(v) || compactDemographic.MatchString(v) || shortAge.MatchString(v) {
+		return false
+	}
+	if strings.ContainsAny(v, ",;:") {
+		return false
+	}
+	fs := strings.Fields(outOf.ReplaceAllString(v, "$1"))
+	if len(fs) > 2 {
+		return false
+	}
+	for _, c := range fs[0] {
+		if !(c >= '0' && c <= '9' || c == '.' || c == '/' || c == '%') {
+			return false
+		}
+	}
+	if len(fs) == 1 && !strings.ContainsAny(fs[0], "/%") && !outOf.MatchString(v) {
+		return false // a bare number: a name's age ("MRS J JONES (72)") as often as a value
+	}
+	return len(fs) == 1 || !strings.ContainsAny(fs[1], "0123456789")
+}
+
+// afterLabel: the words before the parenthesis at i end on a letter, a
+// label the value is of; after a value or a date it is another one:
+// "DOB 17.03.1950 (75)" gives the age.
+func afterLabel(text string, i int) bool {
+	p := i
+	for p > 0 && text[p-1] == ' ' {
+		p--
+	}
+	return p > 0 && unicode.IsLetter(rune(text[p-1]))
+}
+
+// year: a four-digit year standing alone.
+var year = regexp.MustCompile(`^(?:19|20)\d\d$`)
 
 // approximators that may open a bare value ("approx. 22%", "about
 // 30%"): the value is still the label's.
@@ -817,3 +865,7 @@ func hasLetter(s string) bool {
 }
 
 func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+
+// SkipApproximator returns s after an approximator that opens it ("approx.
+// 22%", "about 30%"), or s.
+func SkipApproximator(s string) string { return s[approximateAt(s, 0):] }
