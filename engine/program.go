@@ -748,6 +748,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	columns := p.columnDates(text, byIDOf(findings), items, date)
 	stops := map[string]string{}     // drug key → the words ordering it stopped
 	listStops := map[string]string{} // drug key → a medication list item stating it stopped
+	stoppedAt := map[string][]int{}  // drug key → where the text states it stopped
 	byID := make(map[string]extract.Finding, len(findings))
 	for _, f := range findings {
 		byID[f.ID] = f
@@ -776,6 +777,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
 				Reason: it.ConceptKey + ": '" + p.stopOrderWords(text, f) + "' orders the drug stopped, so it is read as not taken now"})
 			stops[it.ConceptKey] = it.Text
+			stoppedAt[it.ConceptKey] = append(stoppedAt[it.ConceptKey], f.Start)
 			ev = append(ev, e)
 			e.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
 			res.Evidence = append(res.Evidence, e)
@@ -892,6 +894,8 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				Reason: it.ConceptKey + ": '" + it.Text + "' states the drug was stopped, so it is read as not taken now"})
 			if f := byID[it.FindingID]; p.listedStop(f) {
 				listStops[e.ConceptKey] = it.Text
+			} else if p.statesStop(text, f, p.namesOf(e)) {
+				stoppedAt[e.ConceptKey] = append(stoppedAt[e.ConceptKey], f.Start)
 			}
 		}
 		ev = append(ev, e)
@@ -906,6 +910,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	p.stayDates(text, p.admissionStay(text, date), date, ev, res.Evidence, byID)
 	ev, res.Evidence = stopSupersede(ev, res.Evidence, stops, tr, &dropped)
 	ev, res.Evidence = p.historySupersede(ev, res.Evidence, listStops, byID, tr, &dropped)
+	earlier := p.laterStopped(ev, stoppedAt, byID, current)
 	ev, res.Evidence = p.plannedByName(ev, res.Evidence, byID, clause, tr, &dropped)
 	for _, a := range append(antonyms, listedIntolerant...) {
 		keys[a.ConceptKey] = true
@@ -922,6 +927,11 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	for i := range m.Facts {
 		if f := &m.Facts[i]; f.Status == patient.StatusPlanned && started[[2]string{f.ID, f.ConceptKey}] {
 			f.Started, f.Prescribed = true, prescribedIDs[f.ID]
+		}
+	}
+	for i := range m.Facts {
+		if f := &m.Facts[i]; f.Status == patient.StatusTaking && earlier[[2]string{f.ID, f.ConceptKey}] {
+			f.Status = patient.StatusHistory // taken before a later stop (laterStopped)
 		}
 	}
 	m.Facts = append(m.Facts, p.notToleratedFacts(m, notTolerated, findings, doubted)...)

@@ -203,3 +203,108 @@ func (p *Program) historySupersede(ev, listed []eval.Evidence, listStops map[str
 	}
 	return dropSuperseded(ev, superseded, why, tr, dropped), dropSuperseded(listed, superseded, nil, nil, nil)
 }
+
+// laterStopped returns the taken readings (finding id, drug key) of a
+// drug that the text states stopped further on (stoppedAt: drug key →
+// where a finding states it stopped, outside a medication list): "on
+// aspirin and prasugrel after the 2019 stent; prasugrel stopped 2020"
+// tells what was taken then, and the stop what is taken now, so the
+// reading is of the past (the model's fact is a history). A regimen read
+// before the stop of one of its components is over too ("DAPT with
+// aspirin and prasugrel; prasugrel stopped 2020": meta/hierarchy.json
+// components, the stopped drug counting as the component's class). An
+// item of a medication list, an order keeping the drug (current) and a
+// reading after the stop are left as they are.
+func (p *Program) laterStopped(ev []eval.Evidence, stoppedAt map[string][]int, byID map[string]extract.Finding, current map[string]bool) map[[2]string]bool {
+	if len(stoppedAt) == 0 {
+		return nil
+	}
+	// last: per concept name (normalised), the last place a drug it
+	// counts as, or is, is stated stopped.
+	last := map[string]int{}
+	for key, at := range stoppedAt {
+		pos := -1
+		for _, a := range at {
+			pos = max(pos, a)
+		}
+		names := []string{rules.NormalizeName(p.names[key])}
+		if p.hierarchy != nil {
+			names = append(names, p.hierarchy.CountsAs(p.names[key])...)
+		}
+		for _, n := range names {
+			if old, ok := last[n]; !ok || pos > old {
+				last[n] = pos
+			}
+		}
+	}
+	stopOf := func(e eval.Evidence) int {
+		name := rules.NormalizeName(p.names[e.ConceptKey])
+		if _, ok := stoppedAt[e.ConceptKey]; ok {
+			return last[name]
+		}
+		pos := -1
+		if p.hierarchy != nil {
+			for _, c := range p.hierarchy.ComponentsOf(name) {
+				if at, ok := last[c]; ok && at > pos {
+					pos = at
+				}
+			}
+		}
+		return pos
+	}
+	var out map[[2]string]bool
+	for _, e := range ev {
+		if !e.Present || e.Value != nil || e.Via != "" || !p.medications[e.ConceptKey] || current[e.ID] {
+			continue
+		}
+		f, ok := byID[e.ID]
+		if !ok || f.Start < 0 {
+			continue
+		}
+		if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionTaking {
+			continue
+		}
+		if stopOf(e) > f.Start {
+			if out == nil {
+				out = map[[2]string]bool{}
+			}
+			out[[2]string{e.ID, e.ConceptKey}] = true
+		}
+	}
+	return out
+}
+
+// statesStop reports whether finding f states its drug (named by one of
+// names) stopped as a thing done: the drug is named before the stopped
+// cue ("prasugrel stopped 2020", "DAPT (...) completed"), not after it
+// ("asked about stopping the prasugrel", "stopped when X started" names
+// another drug's stop), and no word before the drug in its sentence puts
+// the stop in time to come ("after aspirin is stopped"; laterOrder).
+func (p *Program) statesStop(text string, f extract.Finding, names []string) bool {
+	if p.reading.stopped == nil || f.Start < 0 || f.End > len(text) || f.Start >= f.End {
+		return false
+	}
+	lower := strings.ToLower(f.Text)
+	first := -1
+	for _, n := range names {
+		for _, sp := range namedAll(lower, f.Text, n) {
+			if first < 0 || sp[0] < first {
+				first = sp[0]
+			}
+		}
+	}
+	if first < 0 {
+		return false
+	}
+	before := sentenceBefore(text, f.Start)
+	if k := strings.LastIndexAny(before, ",:(-"); k >= 0 {
+		before = before[k+1:] // the drug's own clause
+	}
+	if laterOrder.MatchString(before + " " + f.Text[:first]) {
+		return false
+	}
+	if m := p.reading.stopped.FindStringIndex(f.Text); m != nil {
+		return m[0] > first
+	}
+	return true // the cue follows the finding (stoppedItem, stoppedNext)
+}
