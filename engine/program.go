@@ -608,10 +608,11 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 					seen[a.ConceptKey] = true
 					started[[2]string{f.ID, a.ConceptKey}] = true
 					kept = append(kept, a)
-				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && (current[f.ID] || p.stopOrder(text, f, clause[f.ID], date) || p.switchRole(f.Text, append([]string{a.Concept}, p.phrases[a.ConceptKey]...)) != 0) {
+				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && (current[f.ID] || p.stopOrder(text, f, clause[f.ID], date) || p.switchRole(f.Text, append([]string{a.Concept}, p.phrases[a.ConceptKey]...)) != 0 || p.stoppedNow(text, f, append([]string{a.Concept}, p.phrases[a.ConceptKey]...))) {
 					// "STOP ISMN": the plan's order stops the drug now;
 					// "continue aspirin" keeps it taken; "switch
-					// clopidogrel to prasugrel" does both.
+					// clopidogrel to prasugrel" does both; "clopidogrel
+					// stopped today" is done, not planned.
 					seen[a.ConceptKey] = true
 					kept = append(kept, a)
 				}

@@ -36,7 +36,11 @@ func (p *Program) stopOrder(text string, f extract.Finding, clause string, date 
 	if r.stopOrderNegated != nil && r.stopOrderNegated.MatchString(before) {
 		return false
 	}
-	if laterOrder.MatchString(before) || laterOrder.MatchString(clause) {
+	// "STOP clopidogrel now - should have stopped at 6 months": a now
+	// word in the order's own words (reading.json now cues) dates it to
+	// the document, whatever the rest of its clause says of other times.
+	now := r.now != nil && r.now.MatchString(f.Text)
+	if laterOrder.MatchString(before) || !now && laterOrder.MatchString(clause) {
 		return false
 	}
 	if w := p.whenOf(clause, date); w != nil && w.From.After(noon(date)) {
@@ -243,11 +247,9 @@ func (p *Program) laterStopped(ev []eval.Evidence, stoppedAt map[string][]int, b
 			return last[name]
 		}
 		pos := -1
-		if p.hierarchy != nil {
-			for _, c := range p.hierarchy.ComponentsOf(name) {
-				if at, ok := last[c]; ok && at > pos {
-					pos = at
-				}
+		for _, c := range p.regimenMembers(name) {
+			if at, ok := last[c]; ok && at > pos {
+				pos = at
 			}
 		}
 		return pos
@@ -269,6 +271,29 @@ func (p *Program) laterStopped(ev []eval.Evidence, stoppedAt map[string][]int, b
 				out = map[[2]string]bool{}
 			}
 			out[[2]string{e.ID, e.ConceptKey}] = true
+		}
+	}
+	return out
+}
+
+// regimenMembers are the drugs a regimen concept is made of (normalised):
+// its components (meta/hierarchy.json components) and the concept
+// members of its composite definition ("combination antithrombotic
+// therapy" is two of aspirin, a P2Y12 inhibitor, an OAC...). A regimen
+// stated before one of them is stopped is the regimen before the change.
+func (p *Program) regimenMembers(name string) []string {
+	if p.hierarchy == nil {
+		return nil
+	}
+	out := p.hierarchy.ComponentsOf(name)
+	for _, c := range p.hierarchy.Composites {
+		if rules.NormalizeName(c.Concept) != name {
+			continue
+		}
+		for _, l := range c.Expr.Leaves() {
+			if l.Concept != "" && l.Window == nil {
+				out = append(out, rules.NormalizeName(l.Concept))
+			}
 		}
 	}
 	return out
@@ -304,7 +329,18 @@ func (p *Program) statesStop(text string, f extract.Finding, names []string) boo
 		return false
 	}
 	if m := p.reading.stopped.FindStringIndex(f.Text); m != nil {
-		return m[0] > first
+		// "to be stopped at 6 months", "can be stopped": a stop to come.
+		w := rules.CueWords(f.Text[:m[0]])
+		return m[0] > first && (len(w) == 0 || w[len(w)-1] != "be")
 	}
 	return true // the cue follows the finding (stoppedItem, stoppedNext)
+}
+
+// stoppedNow reports whether finding f states its drug stopped now, as a
+// thing done at the document's date ("clopidogrel stopped today"): a
+// stop statesStop accepts with a now word in the finding's own words
+// (reading.json now cues). Under a plan heading it is the plan's done
+// decision, no intention.
+func (p *Program) stoppedNow(text string, f extract.Finding, names []string) bool {
+	return p.reading.now != nil && p.reading.now.MatchString(f.Text) && p.stoppedItem(text, f) && p.statesStop(text, f, names)
 }
