@@ -895,6 +895,10 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				Reason: it.ConceptKey + ": '" + it.Text + "' states the drug was stopped, so it is read as not taken now"})
 			if f := byID[it.FindingID]; p.listedStop(f) {
 				listStops[e.ConceptKey] = it.Text
+			} else if p.stoppedNow(text, f, p.namesOf(e)) {
+				// "Aspirin stopped today": the document's last word on
+				// the drug, as an order to stop it now is (stopSupersede).
+				stops[e.ConceptKey] = it.Text
 			} else if p.statesStop(text, f, p.namesOf(e)) {
 				stoppedAt[e.ConceptKey] = append(stoppedAt[e.ConceptKey], f.Start)
 			}
