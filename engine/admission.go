@@ -174,6 +174,7 @@ func (p *Program) stayDates(text string, stay *eval.When, now time.Time, ev, sho
 		}
 		w := *stay
 		w.Text = stay.Text + ", the stay this discharge document reports"
+		w.Stay = true
 		e.When = &w
 		e.Stay = event
 		dated[[2]string{e.ID, e.ConceptKey}] = true

@@ -248,6 +248,9 @@ func (p *Program) stoppedItem(text string, f extract.Finding) bool {
 		return false
 	}
 	rest := text[f.End:]
+	if p.stoppedNext(text, f) {
+		return true
+	}
 	if !strings.HasPrefix(rest, " - ") && !strings.HasPrefix(rest, " – ") {
 		return false
 	}
@@ -258,6 +261,34 @@ func (p *Program) stoppedItem(text string, f extract.Finding) bool {
 		}
 	}
 	return p.stopped(rest[:end])
+}
+
+// stoppedNext: the words right after a drug's mention open with a
+// stopped cue, past a parenthesis that glosses the mention and a "then":
+// "DAPT (aspirin + prasugrel) finished 05/2024", "warfarin then stopped
+// 2019". A mention inside such a parenthesis shares the cue after it:
+// the parenthesis names what the course was made of.
+func (p *Program) stoppedNext(text string, f extract.Finding) bool {
+	if p.reading.stopped == nil || f.Start < 0 || f.End > len(text) || f.Start >= f.End {
+		return false
+	}
+	opens := func(at int) bool {
+		rest := strings.TrimLeft(text[at:], " ")
+		if len(rest) > 5 && strings.EqualFold(rest[:5], "then ") {
+			rest = strings.TrimLeft(rest[5:], " ")
+		}
+		m := p.reading.stopped.FindStringIndex(rest)
+		return m != nil && m[0] == 0
+	}
+	if opens(f.End) {
+		return true
+	}
+	if insideParenthesis(text, f.Start) {
+		shut := strings.IndexByte(text[f.End:], ')')
+		return shut >= 0 && !strings.ContainsAny(text[f.End:f.End+shut], "(\n") && opens(f.End+shut+1)
+	}
+	_, hi := parenthesisAfter(text, f.End)
+	return hi >= 0 && opens(hi+1)
 }
 
 // sentenceBefore returns the sentence text on the line of pos up to pos.

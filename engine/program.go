@@ -613,10 +613,11 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 					seen[a.ConceptKey] = true
 					started[[2]string{f.ID, a.ConceptKey}] = true
 					kept = append(kept, a)
-				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && (current[f.ID] || p.stopOrder(text, f, clause[f.ID], date) || p.switchRole(f.Text, append([]string{a.Concept}, p.phrases[a.ConceptKey]...)) != 0) {
+				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && (current[f.ID] || p.stopOrder(text, f, clause[f.ID], date) || p.switchRole(f.Text, append([]string{a.Concept}, p.phrases[a.ConceptKey]...)) != 0 || p.stoppedNow(text, f, append([]string{a.Concept}, p.phrases[a.ConceptKey]...))) {
 					// "STOP ISMN": the plan's order stops the drug now;
 					// "continue aspirin" keeps it taken; "switch
-					// clopidogrel to prasugrel" does both.
+					// clopidogrel to prasugrel" does both; "clopidogrel
+					// stopped today" is done, not planned.
 					seen[a.ConceptKey] = true
 					kept = append(kept, a)
 				}
@@ -756,6 +757,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	columns := p.columnDates(text, byIDOf(findings), items, date)
 	stops := map[string]string{}     // drug key → the words ordering it stopped
 	listStops := map[string]string{} // drug key → a medication list item stating it stopped
+	stoppedAt := map[string][]int{}  // drug key → where the text states it stopped
 	byID := make(map[string]extract.Finding, len(findings))
 	for _, f := range findings {
 		byID[f.ID] = f
@@ -784,6 +786,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
 				Reason: it.ConceptKey + ": '" + p.stopOrderWords(text, f) + "' orders the drug stopped, so it is read as not taken now"})
 			stops[it.ConceptKey] = it.Text
+			stoppedAt[it.ConceptKey] = append(stoppedAt[it.ConceptKey], f.Start)
 			ev = append(ev, e)
 			e.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
 			res.Evidence = append(res.Evidence, e)
@@ -904,6 +907,12 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				Reason: it.ConceptKey + ": '" + it.Text + "' states the drug was stopped, so it is read as not taken now"})
 			if f := byID[it.FindingID]; p.listedStop(f) {
 				listStops[e.ConceptKey] = it.Text
+			} else if p.stoppedNow(text, f, p.namesOf(e)) {
+				// "Aspirin stopped today": the document's last word on
+				// the drug, as an order to stop it now is (stopSupersede).
+				stops[e.ConceptKey] = it.Text
+			} else if p.statesStop(text, f, p.namesOf(e)) {
+				stoppedAt[e.ConceptKey] = append(stoppedAt[e.ConceptKey], f.Start)
 			}
 		}
 		ev = append(ev, e)
@@ -918,6 +927,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	p.stayDates(text, p.admissionStay(text, date), date, ev, res.Evidence, byID)
 	ev, res.Evidence = stopSupersede(ev, res.Evidence, stops, tr, &dropped)
 	ev, res.Evidence = p.historySupersede(ev, res.Evidence, listStops, byID, tr, &dropped)
+	earlier := p.laterStopped(ev, stoppedAt, byID, current)
 	ev, res.Evidence = p.plannedByName(ev, res.Evidence, byID, clause, tr, &dropped)
 	for _, a := range append(antonyms, listedIntolerant...) {
 		keys[a.ConceptKey] = true
@@ -934,6 +944,11 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	for i := range m.Facts {
 		if f := &m.Facts[i]; f.Status == patient.StatusPlanned && started[[2]string{f.ID, f.ConceptKey}] {
 			f.Started, f.Prescribed = true, prescribedIDs[f.ID]
+		}
+	}
+	for i := range m.Facts {
+		if f := &m.Facts[i]; f.Status == patient.StatusTaking && earlier[[2]string{f.ID, f.ConceptKey}] {
+			f.Status = patient.StatusHistory // taken before a later stop (laterStopped)
 		}
 	}
 	m.Facts = append(m.Facts, p.notToleratedFacts(m, notTolerated, findings, doubted)...)

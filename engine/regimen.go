@@ -45,11 +45,17 @@ func (p *Program) notTakenAmong(text string, f extract.Finding, findings []extra
 		return false
 	}
 	lo := strings.LastIndexAny(text[:f.Start], ".;") + 1
-	hi := strings.IndexAny(text[f.Start:], ".;")
+	// The sentence holds the finding's own words at least: a period
+	// inside them ("(e.g. X 5 mg) could be") ends no sentence.
+	from := f.Start
+	if f.End > from && f.End <= len(text) && strings.ContainsAny(text[f.Start:f.End], ".;") {
+		from = f.End
+	}
+	hi := strings.IndexAny(text[from:], ".;")
 	if hi < 0 {
 		hi = len(text)
 	} else {
-		hi += f.Start
+		hi += from
 	}
 	// A sentence that runs over a line end stops at a heading the pack
 	// knows ("amlodipine 10 mg od\n  Tried/stopped: ISMN"): the heading's

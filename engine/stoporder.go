@@ -36,7 +36,11 @@ func (p *Program) stopOrder(text string, f extract.Finding, clause string, date 
 	if r.stopOrderNegated != nil && r.stopOrderNegated.MatchString(before) {
 		return false
 	}
-	if laterOrder.MatchString(before) || laterOrder.MatchString(clause) {
+	// "STOP clopidogrel now - should have stopped at 6 months": a now
+	// word in the order's own words (reading.json now cues) dates it to
+	// the document, whatever the rest of its clause says of other times.
+	now := r.now != nil && r.now.MatchString(f.Text)
+	if laterOrder.MatchString(before) || !now && laterOrder.MatchString(clause) {
 		return false
 	}
 	if w := p.whenOf(clause, date); w != nil && w.From.After(noon(date)) {
@@ -202,4 +206,141 @@ func (p *Program) historySupersede(ev, listed []eval.Evidence, listStops map[str
 		return "the medication list states it stopped ('" + listStops[e.ConceptKey] + "'); the history tells what was taken then"
 	}
 	return dropSuperseded(ev, superseded, why, tr, dropped), dropSuperseded(listed, superseded, nil, nil, nil)
+}
+
+// laterStopped returns the taken readings (finding id, drug key) of a
+// drug that the text states stopped further on (stoppedAt: drug key →
+// where a finding states it stopped, outside a medication list): "on
+// aspirin and prasugrel after the 2019 stent; prasugrel stopped 2020"
+// tells what was taken then, and the stop what is taken now, so the
+// reading is of the past (the model's fact is a history). A regimen read
+// before the stop of one of its components is over too ("DAPT with
+// aspirin and prasugrel; prasugrel stopped 2020": meta/hierarchy.json
+// components, the stopped drug counting as the component's class). An
+// item of a medication list, an order keeping the drug (current) and a
+// reading after the stop are left as they are.
+func (p *Program) laterStopped(ev []eval.Evidence, stoppedAt map[string][]int, byID map[string]extract.Finding, current map[string]bool) map[[2]string]bool {
+	if len(stoppedAt) == 0 {
+		return nil
+	}
+	// last: per concept name (normalised), the last place a drug it
+	// counts as, or is, is stated stopped.
+	last := map[string]int{}
+	for key, at := range stoppedAt {
+		pos := -1
+		for _, a := range at {
+			pos = max(pos, a)
+		}
+		names := []string{rules.NormalizeName(p.names[key])}
+		if p.hierarchy != nil {
+			names = append(names, p.hierarchy.CountsAs(p.names[key])...)
+		}
+		for _, n := range names {
+			if old, ok := last[n]; !ok || pos > old {
+				last[n] = pos
+			}
+		}
+	}
+	stopOf := func(e eval.Evidence) int {
+		name := rules.NormalizeName(p.names[e.ConceptKey])
+		if _, ok := stoppedAt[e.ConceptKey]; ok {
+			return last[name]
+		}
+		pos := -1
+		for _, c := range p.regimenMembers(name) {
+			if at, ok := last[c]; ok && at > pos {
+				pos = at
+			}
+		}
+		return pos
+	}
+	var out map[[2]string]bool
+	for _, e := range ev {
+		if !e.Present || e.Value != nil || e.Via != "" || !p.medications[e.ConceptKey] || current[e.ID] {
+			continue
+		}
+		f, ok := byID[e.ID]
+		if !ok || f.Start < 0 {
+			continue
+		}
+		if k := p.doc.Kind(f); k != nil && k.Medication == rules.SectionTaking {
+			continue
+		}
+		if stopOf(e) > f.Start {
+			if out == nil {
+				out = map[[2]string]bool{}
+			}
+			out[[2]string{e.ID, e.ConceptKey}] = true
+		}
+	}
+	return out
+}
+
+// regimenMembers are the drugs a regimen concept is made of (normalised):
+// its components (meta/hierarchy.json components) and the concept
+// members of its composite definition ("combination antithrombotic
+// therapy" is two of aspirin, a P2Y12 inhibitor, an OAC...). A regimen
+// stated before one of them is stopped is the regimen before the change.
+func (p *Program) regimenMembers(name string) []string {
+	if p.hierarchy == nil {
+		return nil
+	}
+	out := p.hierarchy.ComponentsOf(name)
+	for _, c := range p.hierarchy.Composites {
+		if rules.NormalizeName(c.Concept) != name {
+			continue
+		}
+		for _, l := range c.Expr.Leaves() {
+			if l.Concept != "" && l.Window == nil {
+				out = append(out, rules.NormalizeName(l.Concept))
+			}
+		}
+	}
+	return out
+}
+
+// statesStop reports whether finding f states its drug (named by one of
+// names) stopped as a thing done: the drug is named before the stopped
+// cue ("prasugrel stopped 2020", "DAPT (...) completed"), not after it
+// ("asked about stopping the prasugrel", "stopped when X started" names
+// another drug's stop), and no word before the drug in its sentence puts
+// the stop in time to come ("after aspirin is stopped"; laterOrder).
+func (p *Program) statesStop(text string, f extract.Finding, names []string) bool {
+	if p.reading.stopped == nil || f.Start < 0 || f.End > len(text) || f.Start >= f.End {
+		return false
+	}
+	lower := strings.ToLower(f.Text)
+	first := -1
+	for _, n := range names {
+		for _, sp := range namedAll(lower, f.Text, n) {
+			if first < 0 || sp[0] < first {
+				first = sp[0]
+			}
+		}
+	}
+	if first < 0 {
+		return false
+	}
+	before := sentenceBefore(text, f.Start)
+	if k := strings.LastIndexAny(before, ",:(-"); k >= 0 {
+		before = before[k+1:] // the drug's own clause
+	}
+	if laterOrder.MatchString(before + " " + f.Text[:first]) {
+		return false
+	}
+	if m := p.reading.stopped.FindStringIndex(f.Text); m != nil {
+		// "to be stopped at 6 months", "can be stopped": a stop to come.
+		w := rules.CueWords(f.Text[:m[0]])
+		return m[0] > first && (len(w) == 0 || w[len(w)-1] != "be")
+	}
+	return true // the cue follows the finding (stoppedItem, stoppedNext)
+}
+
+// stoppedNow reports whether finding f states its drug stopped now, as a
+// thing done at the document's date ("clopidogrel stopped today"): a
+// stop statesStop accepts with a now word in the finding's own words
+// (reading.json now cues). Under a plan heading it is the plan's done
+// decision, no intention.
+func (p *Program) stoppedNow(text string, f extract.Finding, names []string) bool {
+	return p.reading.now != nil && p.reading.now.MatchString(f.Text) && p.stoppedItem(text, f) && p.statesStop(text, f, names)
 }

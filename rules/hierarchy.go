@@ -536,6 +536,12 @@ type Expr struct {
 	// suspicion a definition reads off the findings may stand beside the
 	// documented diagnosis.
 	Stated bool `json:"stated,omitempty"`
+	// Current, on a concept leaf, is met only by an item the case does
+	// not state of the past (the converse of Past): a regimen is what
+	// the patient takes now, so a drug the text states taken before a
+	// later stop ("on aspirin and prasugrel; prasugrel stopped 2020"), or
+	// under a past-history heading, is no part of it.
+	Current bool `json:"current,omitempty"`
 }
 
 // IsLeaf reports whether e is a concept or numeric leaf.
@@ -565,6 +571,12 @@ func (e Expr) check(where string) error {
 	}
 	if e.Stated && e.Concept == "" {
 		return fmt.Errorf("%s: stated belongs on a concept leaf", where)
+	}
+	if e.Current && e.Concept == "" {
+		return fmt.Errorf("%s: current belongs on a concept leaf", where)
+	}
+	if e.Current && e.Past {
+		return fmt.Errorf("%s (%s): a leaf is past or current, not both", where, e.Concept)
 	}
 	if op := NormalizeOperator(e.Op); e.Concept != "" && op != "" && op != OpPresent && op != OpAbsent {
 		return fmt.Errorf("%s (%s): a concept member's op is PRESENT (the default) or ABSENT, got %q", where, e.Concept, e.Op)

@@ -203,6 +203,13 @@ type Window struct {
 	Min  *float64 `json:"min,omitempty"`
 	Max  *float64 `json:"max,omitempty"`
 	Unit string   `json:"unit" jsonschema:"enum=days,enum=weeks,enum=months,enum=years"`
+	// Dated asks for the event's day: a date the text gives only to the
+	// week or month ("PCI this week") leaves the condition unknown, even
+	// when every day it allows lies inside. A window of several days that
+	// stands for "the procedure of this episode" (a report of the day, or
+	// the discharge document of its stay written days later) reads a
+	// stated day, not a vague time.
+	Dated bool `json:"dated,omitempty"`
 }
 
 // WindowUnits are the units a window may use, with their length in days.
@@ -231,6 +238,8 @@ func (w Window) String() string {
 		return f(w.Min) + "–" + f(w.Max) + " " + w.Unit + " before the case date"
 	case w.Min != nil:
 		return "at least " + f(w.Min) + " " + w.Unit + " before the case date"
+	case w.Max != nil && w.Dated:
+		return "within " + f(w.Max) + " " + w.Unit + " before the case date, dated to the day"
 	case w.Max != nil:
 		return "within " + f(w.Max) + " " + w.Unit + " before the case date"
 	}

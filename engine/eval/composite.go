@@ -107,6 +107,31 @@ func onlyPast(pool []Evidence, key string, past func(Evidence) bool) []Evidence 
 	return out
 }
 
+// notPast drops of the concept's items those the case states of the
+// past (Options.Past); the other concepts' items stay.
+func notPast(pool []Evidence, key string, past func(Evidence) bool) []Evidence {
+	if past == nil {
+		return pool
+	}
+	out := make([]Evidence, 0, len(pool))
+	for _, e := range pool {
+		if e.Key() != key || !past(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// allPast reports whether every item of w is stated of the past.
+func allPast(w []Evidence, past func(Evidence) bool) bool {
+	for _, e := range w {
+		if !past(e) {
+			return false
+		}
+	}
+	return len(w) > 0
+}
+
 // statedKey is the key of the stated concept an item was read from: its
 // own for a stated item, its source's for a derived one (step (v) judges
 // a derived item at the words of the concept it comes from).
@@ -280,6 +305,9 @@ func evalNode(e rules.Expr, pool []Evidence, keyOfName map[string]string, opt Op
 		if e.Past {
 			pool = onlyPast(pool, c.ConceptKey, opt.Past)
 		}
+		if e.Current {
+			pool = notPast(pool, c.ConceptKey, opt.Past)
+		}
 		if e.Stated {
 			pool = notDefined(pool, c.ConceptKey)
 		}
@@ -287,11 +315,23 @@ func evalNode(e rules.Expr, pool []Evidence, keyOfName map[string]string, opt Op
 		if r.Truth == Unknown {
 			return Unknown, nil
 		}
-		// The item that decided it: the first one judged the same way.
+		// The item that decided it: the first one judged the same way,
+		// one the case states now before one it states of the past, so
+		// that a definition drawn from it is no past one.
+		var pastItem []Evidence
 		for _, ev := range r.Evidence {
 			if t, _ := judge(c, c.Operator, ev, opt); t == r.Truth {
+				if opt.Past != nil && opt.Past(ev) {
+					if pastItem == nil {
+						pastItem = []Evidence{ev}
+					}
+					continue
+				}
 				return r.Truth, []Evidence{ev}
 			}
+		}
+		if pastItem != nil {
+			return r.Truth, pastItem
 		}
 		return r.Truth, r.Evidence[:1]
 	case len(e.Of) > 0:
@@ -330,7 +370,9 @@ func evalNode(e rules.Expr, pool []Evidence, keyOfName map[string]string, opt Op
 	for _, m := range list {
 		t, w := evalExpr(m, pool, keyOfName, opt)
 		if t == True {
-			if firstYes == nil {
+			// The first true member names the result; one stated now
+			// before one stated of the past.
+			if firstYes == nil || opt.Past != nil && allPast(firstYes, opt.Past) && !allPast(w, opt.Past) {
 				firstYes = w
 			}
 			yes = append(yes, w...)

@@ -15,6 +15,10 @@ type When struct {
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
 	Text string    `json:"text,omitempty"`
+	// Stay marks the stay a discharge document reports, which dates an
+	// undated procedure of it: a span of days, but a stated one, so a
+	// window that asks for the day (rules.Window.Dated) reads it.
+	Stay bool `json:"stay,omitempty"`
 }
 
 // caseDate is the options' case date, or today.
@@ -50,6 +54,9 @@ func inWindow(w rules.Window, e Evidence, opt Options) (Truth, string) {
 		hiV = *hi
 	}
 	dated := fmt.Sprintf("%s (%s, %s before %s)", quote(e), e.When.Text, ago(minAgo, maxAgo), now.Format("2006-01-02"))
+	if w.Dated && !e.When.Stay && maxAgo-minAgo > 1 && !(maxAgo < loV || minAgo > hiV) {
+		return Unknown, dated + " is not dated to its day, so it may or may not be " + w.String()
+	}
 	switch {
 	case minAgo >= loV && maxAgo <= hiV:
 		return True, dated + " lies " + w.String()
