@@ -22,13 +22,13 @@ type reading struct {
 	ungrounded        []*regexp.Regexp
 	senses            []sense
 	sites             []site
-	notTaken, stopped *regexp.Regexp
+	notTaken, stopped *cueMatcher
 	// upTitrated: a medication item's words raising its dose now
 	// (reading.json up_titrated; upTitratedTo).
-	upTitrated *regexp.Regexp
+	upTitrated *cueMatcher
 	// stoppedFor: adverse effects that, after a stopped cue in a drug's
 	// list item, say it was stopped as not tolerated (stopped_for).
-	stoppedFor *regexp.Regexp
+	stoppedFor *cueMatcher
 	// stopOrder: a finding opening with an order to stop its drug
 	// (reading.json stop_orders); stopOrderNegated: the words before it
 	// that turn it round ("do not stop").
@@ -43,7 +43,7 @@ type reading struct {
 	currentOrder, currentOrderNegated *regexp.Regexp
 	// switched, switchedTo: a done change of drug and the word before
 	// the drug now taken (reading.json switched).
-	switched, switchedTo *regexp.Regexp
+	switched, switchedTo *cueMatcher
 	// switchedFrom: the word right after a switch cue that names the drug
 	// stopped, when no "to" word follows (reading.json switched.from).
 	switchedFrom *regexp.Regexp
@@ -64,17 +64,19 @@ type reading struct {
 	// words right before a past cue that make it a present state's
 	// duration ("2-month history of"); now: words dating a finding to the
 	// document's date; plausible: value ranges by normalised concept.
-	past, pastAfter, pastNegated, now *regexp.Regexp
+	past, pastAfter *cueMatcher
+	pastNegated     *regexp.Regexp
+	now             *cueMatcher
 	// earlier: words stating a value as an earlier one of its measure
 	// (now.earlier: "baseline LVEF 30%").
-	earlier *regexp.Regexp
+	earlier *cueMatcher
 	// later: words opening a later value of the measure before it
 	// (now.later: "improved to 50%").
-	later *regexp.Regexp
+	later *cueMatcher
 	// pastEnds: words ending a past cue's reach; pastDrug: the past cues
 	// of a drug (past.cues and past.drug); pastPresent: words saying the
 	// state goes on now.
-	pastEnds, pastDrug, pastPresent *regexp.Regexp
+	pastEnds, pastDrug, pastPresent *cueMatcher
 	// pastAdjacent: the past cues that date only a concept right after them.
 	pastAdjacent map[string]bool
 	pastLead     int
@@ -112,11 +114,11 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 	out.senses = compileSenses(r.Senses)
 	out.sites = compileSites(r.Sites)
 	out.counts = compileCounts(r.Counts)
-	cues := func(l *rules.CueList) *regexp.Regexp {
+	cues := func(l *rules.CueList) *cueMatcher {
 		if l == nil {
 			return nil
 		}
-		return regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(l.Cues) + `)\b`) // literal words: always compiles
+		return newCueMatcher(l.Cues)
 	}
 	out.notTaken, out.stopped, out.now = cues(r.NotTaken), cues(r.Stopped), cues(r.Now.List())
 	out.upTitrated = cues(r.UpTitrated)
@@ -216,9 +218,9 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 			if out.otherSetting == nil {
 				out.otherSetting, out.sameSetting = map[string]*regexp.Regexp{}, map[string]*regexp.Regexp{}
 			}
-			out.otherSetting[k] = cues(&rules.CueList{Cues: pl.OtherSetting})
+			out.otherSetting[k] = cues(&rules.CueList{Cues: pl.OtherSetting}).re
 			if len(pl.SameSetting) > 0 {
-				out.sameSetting[k] = cues(&rules.CueList{Cues: pl.SameSetting})
+				out.sameSetting[k] = cues(&rules.CueList{Cues: pl.SameSetting}).re
 			}
 		}
 	}

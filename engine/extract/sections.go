@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/executablekg/execkg/rules"
 )
@@ -37,6 +38,63 @@ func ReadSections(text string, sec *rules.Sections) []Section {
 	if sec == nil || len(sec.Kinds) == 0 {
 		return nil
 	}
+	if out, ok := recentSections.get(text, sec); ok {
+		return out
+	}
+	out := readSections(text, sec)
+	recentSections.put(text, sec, out)
+	return out
+}
+
+// sectionsSeen remembers the sections of the last few texts read: one case
+// asks for its document's sections again for every finding a reader judges
+// (the extractor, the annotation, the not-taken reader per drug), and a
+// long document read again per finding made the cost grow with the square
+// of its length. A text is found by its address and length, so a lookup
+// costs nothing whatever the text's length; the entry holds the text, so
+// its memory cannot be reused for another text while it is remembered.
+// The slices returned are shared: callers read them only.
+type sectionsSeen struct {
+	mu      sync.Mutex
+	next    int
+	entries [8]sectionsEntry
+}
+
+type sectionsEntry struct {
+	text string
+	sec  *rules.Sections
+	out  []Section
+}
+
+var recentSections sectionsSeen
+
+func (c *sectionsSeen) get(text string, sec *rules.Sections) ([]Section, bool) {
+	if len(text) == 0 {
+		return nil, false
+	}
+	p := unsafe.StringData(text)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.entries {
+		e := &c.entries[i]
+		if e.sec == sec && len(e.text) == len(text) && unsafe.StringData(e.text) == p {
+			return e.out, true
+		}
+	}
+	return nil, false
+}
+
+func (c *sectionsSeen) put(text string, sec *rules.Sections, out []Section) {
+	if len(text) == 0 {
+		return
+	}
+	c.mu.Lock()
+	c.entries[c.next] = sectionsEntry{text: text, sec: sec, out: out}
+	c.next = (c.next + 1) % len(c.entries)
+	c.mu.Unlock()
+}
+
+func readSections(text string, sec *rules.Sections) []Section {
 	kinds := headingIndex(sec)
 	var out []Section
 	open := -1 // index in out of the block section still open, or -1
