@@ -762,7 +762,9 @@ func listEnd(ts []token, hits []cueHit, k, end int) int {
 	cut, cutEnd := -1, end
 	for {
 		j, c := i, ""
-		for j < len(ts) && isSep(ts[j]) {
+		// A line break that only wraps the prose ("denies chest pain,\n
+		// pressure, dyspnoea") goes on with the list.
+		for j < len(ts) && (isSep(ts[j]) || j > i && wrapsLine(ts, j)) {
 			if scopeRules.coord[ts[j].low] {
 				c = ts[j].low
 			}
