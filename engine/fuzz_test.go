@@ -71,14 +71,15 @@ func TestAskLimits(t *testing.T) {
 	assert.Contains(t, err.Error(), "230 bytes, the limit is 64")
 
 	// Without the grounding cache, so the repeated sentences cost their
-	// full work each and outlast the deadline.
+	// full work each and outlast the deadline (2000 sentences: some
+	// hundred milliseconds, whatever the machine).
 	uncached, err := engine.New(context.Background(), p.Pack(), engine.WithGroundingOptions(grounding.WithCacheSize(0)))
 	require.NoError(t, err)
 	defer uncached.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	t0 := time.Now()
-	_, err = uncached.Ask(ctx, "slow", strings.Repeat("Patient with chronic coronary syndrome, an LDL-C of 2.1 mmol/L and no diabetes. ", 200))
+	_, err = uncached.Ask(ctx, "slow", strings.Repeat("Patient with chronic coronary syndrome, an LDL-C of 2.1 mmol/L and no diabetes. ", 2000))
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, "deadline", le.Limit)
 	assert.True(t, errors.Is(err, context.DeadlineExceeded))
