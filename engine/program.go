@@ -489,6 +489,13 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		starts[f.ID] = f.Start
 		at := ctext.At(f.Start) // the finding where it is written, not its words' first occurrence
 		clause[f.ID] = commaClause(text, f.Start, f.End)
+		if f.RowStatus != "" {
+			// A status table's row ends at its status cell: the cells
+			// after it (a comment, a reason) are statements of their own.
+			if k := strings.Index(clause[f.ID], f.Text); k >= 0 {
+				clause[f.ID] = clause[f.ID][:k+len(f.Text)]
+			}
+		}
 		covering := labelled(text, secs, f.Start, clause[f.ID])
 		anchors, err := p.ground(ctx, c, f.Text)
 		if err != nil {
