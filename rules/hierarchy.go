@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -109,19 +110,7 @@ func (h *Hierarchy) IsCurrentOnlyInPastSection(concept string) bool {
 	if h == nil || h.CurrentOnly == nil {
 		return false
 	}
-	n := NormalizeName(concept)
-	for _, c := range h.CurrentOnly.InPastSections {
-		cn := NormalizeName(c)
-		if cn == n {
-			return true
-		}
-		for _, b := range h.up[n] {
-			if b == cn {
-				return true
-			}
-		}
-	}
-	return false
+	return h.listedOrBroader(concept, h.CurrentOnly.InPastSections)
 }
 
 // IsCurrentOnly reports whether a fact of the concept stated of the past
@@ -131,16 +120,16 @@ func (h *Hierarchy) IsCurrentOnly(concept string) bool {
 	if h == nil || h.CurrentOnly == nil {
 		return false
 	}
+	return h.listedOrBroader(concept, h.CurrentOnly.Concepts)
+}
+
+// listedOrBroader: the concept, or a concept broader than it, is in list.
+func (h *Hierarchy) listedOrBroader(concept string, list []string) bool {
 	n := NormalizeName(concept)
-	for _, c := range h.CurrentOnly.Concepts {
+	for _, c := range list {
 		cn := NormalizeName(c)
-		if cn == n {
+		if cn == n || slices.Contains(h.up[n], cn) {
 			return true
-		}
-		for _, b := range h.up[n] {
-			if b == cn {
-				return true
-			}
 		}
 	}
 	return false
