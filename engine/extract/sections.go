@@ -97,7 +97,8 @@ func (c *sectionsSeen) put(text string, sec *rules.Sections, out []Section) {
 func readSections(text string, sec *rules.Sections) []Section {
 	kinds := headingIndex(sec)
 	var out []Section
-	open := -1 // index in out of the block section still open, or -1
+	open := -1      // index in out of the block section still open, or -1
+	listed := false // the open block has list items: its fields are past
 	closeAt := func(pos int) {
 		if open >= 0 {
 			out[open].End = trimEnd(text, out[open].Start, pos)
@@ -123,6 +124,7 @@ func readSections(text string, sec *rules.Sections) []Section {
 			closeAt(lineStart) // a blank line ends a block
 		case bulletAt(text, body, lineEnd) > body:
 			// A list item continues the section above it.
+			listed = open >= 0
 		default:
 			starts := withFieldLabels(sentenceStarts(text, body, lineEnd), text, body, lineEnd, kinds)
 			headed := false // the line starts with a heading: a line of labelled fields
@@ -134,6 +136,22 @@ func readSections(text string, sec *rules.Sections) []Section {
 				h.Kind = sharedKind(sec, text, h, lineEnd)
 				if at == body && !oneLine {
 					headed = true
+				}
+				if open >= 0 && !listed && h.Kind == "" && headed && !namesHeading(h.Heading, kinds) {
+					// A field the pack does not know as a heading,
+					// opening a line of a block of lines ("Plan\nCABG:
+					// LIMA to LAD"), is a field of that block: the block
+					// runs on, and the field's label still names what its
+					// line reports (SectionAt keeps the block's kind).
+					// After the block's list items, such a line is past
+					// the list and ends the block ("Plan:\n- stop
+					// statin\nECG: SR 70").
+					h.End = trimEnd(text, h.Start, lineEnd)
+					if h.Start >= lineEnd {
+						h.End = lineEnd
+					}
+					out = append(out, h)
+					continue
 				}
 				if open >= 0 {
 					closeAt(at)
@@ -154,7 +172,7 @@ func readSections(text string, sec *rules.Sections) []Section {
 				}
 				out = append(out, h)
 				if h.Start >= lineEnd || strings.TrimSpace(text[h.Start:lineEnd]) == "" {
-					open = len(out) - 1 // a block: runs on below
+					open, listed = len(out)-1, false // a block: runs on below
 				} else {
 					// Bulleted lines right below belong to it, and so do
 					// lines indented deeper than its own, which continue
@@ -243,8 +261,8 @@ func namesPerson(sec *rules.Sections, k rules.SectionKind, content string) bool 
 func SectionAt(secs []Section, pos int) string {
 	kind := ""
 	for _, s := range secs {
-		if pos >= s.Start && pos < s.End {
-			kind = s.Kind // a later (inner) section wins
+		if pos >= s.Start && pos < s.End && (s.Kind != "" || kind == "") {
+			kind = s.Kind // a later (inner) section wins, unless it is a field of no kind
 		}
 	}
 	return kind
@@ -339,6 +357,31 @@ func labelAt(text string, at, lineEnd int, kinds []headingWords, lineFirst bool)
 		start++
 	}
 	return Section{Kind: kind, Heading: strings.TrimSpace(text[at:end]), HeadingStart: at, Start: start}, true
+}
+
+// namesHeading reports whether a label holds a heading's words anywhere
+// ("Other meds", "Home medications"): such a label opens a section of its
+// own, not a field of the block above it.
+func namesHeading(label string, kinds []headingWords) bool {
+	words := rules.CueWords(StripParens(label))
+	for i := range words {
+		for _, h := range kinds {
+			if len(h.words) == 0 || i+len(h.words) > len(words) {
+				continue
+			}
+			ok := true
+			for j, w := range h.words {
+				if words[i+j] != w {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // matchHeading: the label's words begin with a heading's words and add at
