@@ -162,15 +162,25 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 	for k := range reached {
 		out[k] = true
 	}
+	claimed := false // a claimant states a risk of the reached concepts
 	for _, a := range anchors {
 		if reached[a.ConceptKey] != nil || !p.cueInConcept([]grounding.Anchor{a}, cues) {
 			continue
 		}
 		if p.namesReached(finding, a, reached) {
-			// A reading worded with the cue ("planned redo CABG" for
-			// "planned redo coronary artery bypass graft") is what the
-			// finding states; the intention readers judge it.
-			return anchors, false, nil
+			if p.intentionCues(cues) {
+				// A reading worded with the cue ("planned redo CABG" for
+				// "planned redo coronary artery bypass graft") is what the
+				// finding states; the intention readers judge it.
+				return anchors, false, nil
+			}
+			// A risk worded in the claimant's own name ("stent
+			// thrombosis risk high" for a thrombotic risk feature): the
+			// claimant is the risk the finding states, while the concept
+			// the risk word reaches is only spoken of as a risk, not
+			// claimed with it.
+			claimed = true
+			continue
 		}
 		out[a.ConceptKey] = true
 	}
@@ -179,8 +189,11 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 			kept = append(kept, a)
 		}
 	}
-	if len(kept) == 0 || named > 0 && namedReached == named {
+	if len(kept) == 0 || !claimed && named > 0 && namedReached == named {
 		return nil, true, cues
+	}
+	if claimed {
+		return kept, false, cues
 	}
 	if out[anchors[0].ConceptKey] && reached[anchors[0].ConceptKey] != nil {
 		// The finding is about a risk ("Stent thrombosis risk high after
