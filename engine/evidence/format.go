@@ -643,11 +643,17 @@ func deniesSplit(mention, phrase string, phrases []string) bool {
 		}
 		return false
 	}
+	split := false
 	for k, w := range toks {
 		if !sameWord(w, pw[0]) {
 			continue
 		}
-		if k+1 >= len(toks) || sameWord(toks[k+1], pw[1]) {
+		// Any occurrence said whole ("no high bleeding risk and no high
+		// ischaemic risk") states the phrase.
+		if k+1 >= len(toks) {
+			continue
+		}
+		if sameWord(toks[k+1], pw[1]) {
 			return false
 		}
 		q := toks[k+1]
@@ -660,12 +666,12 @@ func deniesSplit(mention, phrase string, phrases []string) bool {
 		// The phrase's next word must come later in the mention.
 		for _, r := range toks[k+2:] {
 			if sameWord(r, pw[1]) {
-				return true
+				split = true
+				break
 			}
 		}
-		return false
 	}
-	return false
+	return split
 }
 
 // recentConcept: the concept is an event in a recent window ("recent
