@@ -93,8 +93,10 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 	free := map[string]bool{}        // anchors the finding names word for word where the cue does not reach
 	named := 0                       // anchors the finding names word for word
 	namedReached := 0                // ... of which the cue reaches
+	judged := map[string]bool{}
 	for _, nv := range p.namedIn(finding, anchors) {
 		v := nv.Anchor
+		judged[v.ConceptKey] = true
 		if p.medications[v.ConceptKey] {
 			// A drug "PRN" or "if needed" is still prescribed; the drug
 			// readers (meta/reading.json) judge what a drug sentence says.
@@ -149,6 +151,40 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 		if in[v.ConceptKey] {
 			namedReached++
 		}
+		for _, c := range own {
+			if !slices.Contains(cues, c) {
+				cues = append(cues, c)
+			}
+		}
+	}
+	for _, a := range anchors {
+		// An anchor the finding names only in part ("Coronary
+		// Microvascular & Vasomotor Clinic" for coronary microvascular
+		// dysfunction, "freedom from MI/repeat revasc" for a repeat
+		// CABG) is judged at the name its words cover: a cue reaching
+		// those words speaks of it as the named ones are spoken of. It
+		// counts as no named concept of the finding.
+		if judged[a.ConceptKey] || p.medications[a.ConceptKey] || reached[a.ConceptKey] != nil {
+			continue
+		}
+		ok, by := evidence.CoversAmong(finding, append([]string{a.Concept}, p.phrases[a.ConceptKey]...), a.ConceptKey, nil)
+		if !ok || by == "" {
+			continue
+		}
+		cx := ctext.AnalyzeAt(finding, by)
+		if !cx.Found || !is(cx) || p.cueInConcept([]grounding.Anchor{a}, cx.Cues) {
+			continue
+		}
+		var own []string
+		for _, c := range cx.Cues {
+			if consistency.CueWritten(c, func(w string) bool { return statedAs(lower, lower, strings.ToLower(w), strings.ToLower(w)) }) {
+				own = append(own, c)
+			}
+		}
+		if len(own) == 0 {
+			continue
+		}
+		reached[a.ConceptKey] = []string{by}
 		for _, c := range own {
 			if !slices.Contains(cues, c) {
 				cues = append(cues, c)
