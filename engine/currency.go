@@ -399,7 +399,11 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 	later := func(b, a value) bool {
 		switch {
 		case a.kind == past:
-			return b.kind == own || b.kind == nowCue
+			// A value dated within the validity of an undated one
+			// ("Labs 05/11: LDL-C 1.3" of a November letter) is later
+			// than one stated as earlier ("LDL before statin 3.4"), as
+			// the report's own undated value is.
+			return b.kind == own || b.kind == nowCue || b.kind == dated && !stale.IsZero() && !b.t.Before(stale)
 		case a.kind == own:
 			return b.kind == nowCue
 		case b.kind == own:

@@ -93,8 +93,10 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 	free := map[string]bool{}        // anchors the finding names word for word where the cue does not reach
 	named := 0                       // anchors the finding names word for word
 	namedReached := 0                // ... of which the cue reaches
+	judged := map[string]bool{}
 	for _, nv := range p.namedIn(finding, anchors) {
 		v := nv.Anchor
+		judged[v.ConceptKey] = true
 		if p.medications[v.ConceptKey] {
 			// A drug "PRN" or "if needed" is still prescribed; the drug
 			// readers (meta/reading.json) judge what a drug sentence says.
@@ -155,6 +157,40 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 			}
 		}
 	}
+	for _, a := range anchors {
+		// An anchor the finding names only in part ("Coronary
+		// Microvascular & Vasomotor Clinic" for coronary microvascular
+		// dysfunction, "freedom from MI/repeat revasc" for a repeat
+		// CABG) is judged at the name its words cover: a cue reaching
+		// those words speaks of it as the named ones are spoken of. It
+		// counts as no named concept of the finding.
+		if judged[a.ConceptKey] || p.medications[a.ConceptKey] || reached[a.ConceptKey] != nil {
+			continue
+		}
+		ok, by := evidence.CoversAmong(finding, append([]string{a.Concept}, p.phrases[a.ConceptKey]...), a.ConceptKey, nil)
+		if !ok || by == "" {
+			continue
+		}
+		cx := ctext.AnalyzeAt(finding, by)
+		if !cx.Found || !is(cx) || p.cueInConcept([]grounding.Anchor{a}, cx.Cues) {
+			continue
+		}
+		var own []string
+		for _, c := range cx.Cues {
+			if consistency.CueWritten(c, func(w string) bool { return statedAs(lower, lower, strings.ToLower(w), strings.ToLower(w)) }) {
+				own = append(own, c)
+			}
+		}
+		if len(own) == 0 {
+			continue
+		}
+		reached[a.ConceptKey] = []string{by}
+		for _, c := range own {
+			if !slices.Contains(cues, c) {
+				cues = append(cues, c)
+			}
+		}
+	}
 	if len(reached) == 0 {
 		return anchors, false, nil
 	}
@@ -162,15 +198,25 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 	for k := range reached {
 		out[k] = true
 	}
+	claimed := false // a claimant states a risk of the reached concepts
 	for _, a := range anchors {
 		if reached[a.ConceptKey] != nil || !p.cueInConcept([]grounding.Anchor{a}, cues) {
 			continue
 		}
 		if p.namesReached(finding, a, reached) {
-			// A reading worded with the cue ("planned redo CABG" for
-			// "planned redo coronary artery bypass graft") is what the
-			// finding states; the intention readers judge it.
-			return anchors, false, nil
+			if p.intentionCues(cues) {
+				// A reading worded with the cue ("planned redo CABG" for
+				// "planned redo coronary artery bypass graft") is what the
+				// finding states; the intention readers judge it.
+				return anchors, false, nil
+			}
+			// A risk worded in the claimant's own name ("stent
+			// thrombosis risk high" for a thrombotic risk feature): the
+			// claimant is the risk the finding states, while the concept
+			// the risk word reaches is only spoken of as a risk, not
+			// claimed with it.
+			claimed = true
+			continue
 		}
 		out[a.ConceptKey] = true
 	}
@@ -179,8 +225,11 @@ func (p *Program) spokenOf(ctext *consistency.Text, finding string, anchors []gr
 			kept = append(kept, a)
 		}
 	}
-	if len(kept) == 0 || named > 0 && namedReached == named {
+	if len(kept) == 0 || !claimed && named > 0 && namedReached == named {
 		return nil, true, cues
+	}
+	if claimed {
+		return kept, false, cues
 	}
 	if out[anchors[0].ConceptKey] && reached[anchors[0].ConceptKey] != nil {
 		// The finding is about a risk ("Stent thrombosis risk high after

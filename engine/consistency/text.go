@@ -101,6 +101,12 @@ func tokenize(text string) []token {
 			}
 			out = append(out, newToken(text[i:j], i, j, true))
 			i = j + skip
+		case r == '.' && i > 0 && isWordRune(prevRune(text, i)) && i+w < len(text) && (text[i+w] == ')' || text[i+w] == ',' || text[i+w] == ';'):
+			// A full stop right before a closing parenthesis, a comma or a
+			// semicolon ends an abbreviation ("Brother (62 y.) had a
+			// stent", "aged 70 yrs., on aspirin"), not a sentence: the
+			// mark after it bounds the clause.
+			i += w
 		case r == ',' || r == ';' || r == ':' || r == '.' || r == '!' || r == '\n' || r == '\r' || r == '•' || r == '(' || r == ')':
 			// A parenthesis sets off a clause of its own: "suspected CCS
 			// (PTP 45%)" does not put the likelihood in doubt.
@@ -286,6 +292,12 @@ func labelAfter(ts []token, i int) bool {
 		}
 	}
 	return false
+}
+
+// prevRune is the rune before byte i of text.
+func prevRune(text string, i int) rune {
+	r, _ := utf8.DecodeLastRuneInString(text[:i])
+	return r
 }
 
 // fixedWordAt returns the length of an abbreviation with full stops

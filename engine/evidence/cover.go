@@ -218,7 +218,7 @@ func coversPhrase(m []string, title map[string]bool, pi phraseInfo, all bool, me
 	for i, c := range covered {
 		if c {
 			n++
-			if !hasDigit(pw[i]) {
+			if !hasDigit(pw[i]) && !romanNumeral(pw[i]) {
 				words++
 			}
 		} else if critical[i] && !saidAlike(m, pw[i]) || (i == pi.head && headReplaced(m, pw, i)) {
@@ -230,7 +230,9 @@ func coversPhrase(m []string, title map[string]bool, pi phraseInfo, all bool, me
 	}
 	// A number qualifies what a phrase names (a type, grade or dose): the
 	// stated two thirds must hold two words besides it, so "Type 2
-	// respiratory failure" does not state "type 2 diabetes".
+	// respiratory failure" does not state "type 2 diabetes". A Roman
+	// numeral is such a number: "type II" of another classification does
+	// not state "type II diabetes".
 	// The allowance counts an abbreviation hyphenated to a one-letter
 	// part as one word: "LDL-C" states one of the two words of "LDL-C
 	// reduction", not two of three.
@@ -863,6 +865,16 @@ func isNum(s string) bool {
 
 // hasDigit reports whether a word holds a digit ("2", "II" does not).
 func hasDigit(w string) bool { return strings.ContainsAny(w, "0123456789") }
+
+// romanNumeral reports whether w is a Roman numeral of a type or grade, I
+// to XII, in either case.
+func romanNumeral(w string) bool {
+	switch strings.ToLower(w) {
+	case "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii":
+		return true
+	}
+	return false
+}
 
 // compoundOfOther reports whether the mention says two of the phrase's
 // words as a hyphenated compound of words that qualifies a noun of its

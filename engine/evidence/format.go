@@ -552,6 +552,11 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 					Rejected: "the mention does not state every word of any name of '" + p.Anchor.Concept + "'"})
 				continue
 			}
+			if p.Negated && deniesSplit(mention, by, p.Anchor.Phrases) {
+				out = append(out, Item{FindingID: p.FindingID, Text: p.Text, ConceptKey: p.Anchor.ConceptKey, Concept: p.Anchor.Concept,
+					Rejected: "the denial is of another thing (a word of the mention's own stands between the words of '" + by + "'), so it says nothing of '" + p.Anchor.Concept + "'"})
+				continue
+			}
 			if p.Negated && deniesQualified(mention, by) {
 				out = append(out, Item{FindingID: p.FindingID, Text: p.Text, ConceptKey: p.Anchor.ConceptKey, Concept: p.Anchor.Concept,
 					Rejected: "the denial is of a narrower thing (a word qualifies '" + by + "' in the mention), so it says nothing of '" + p.Anchor.Concept + "'"})
@@ -608,6 +613,65 @@ func deniesQualified(mention, phrase string) bool {
 		return !consistency.NewText(q).NegationIn(q)
 	}
 	return false
+}
+
+// deniesSplit reports whether a denied mention says a phrase's words only
+// with a content word of its own right after the phrase's first word,
+// before the phrase's next word: "not the last patent vessel, as the LIMA
+// is" denies a patent vessel, not a patent LIMA; "no chest wall pain"
+// denies chest wall pain, not chest pain. A stop word, a generic word, a
+// number, a negation cue or a word of any of the concept's names
+// (phrases) between them splits nothing ("no chest or arm pain").
+func deniesSplit(mention, phrase string, phrases []string) bool {
+	pw := phraseOf(phrase).words
+	if len(pw) < 2 {
+		return false
+	}
+	toks := numberUnitTokens(mention)
+	inPhrase := func(w string) bool {
+		for _, ph := range phrases {
+			for _, x := range phraseOf(ph).words {
+				if sameWord(w, x) {
+					return true
+				}
+			}
+		}
+		for _, x := range pw {
+			if sameWord(w, x) {
+				return true
+			}
+		}
+		return false
+	}
+	split := false
+	for k, w := range toks {
+		if !sameWord(w, pw[0]) {
+			continue
+		}
+		// Any occurrence said whole ("no high bleeding risk and no high
+		// ischaemic risk") states the phrase.
+		if k+1 >= len(toks) {
+			continue
+		}
+		if sameWord(toks[k+1], pw[1]) {
+			return false
+		}
+		q := toks[k+1]
+		if len(q) < 3 || !lettersOnly(q) || inPhrase(q) || textnorm.StopWords[q] || fillers[q] || textnorm.GenericWords[q] || modifiers[q] {
+			return false
+		}
+		if consistency.NewText(q).NegationIn(q) {
+			return false
+		}
+		// The phrase's next word must come later in the mention.
+		for _, r := range toks[k+2:] {
+			if sameWord(r, pw[1]) {
+				split = true
+				break
+			}
+		}
+	}
+	return split
 }
 
 // recentConcept: the concept is an event in a recent window ("recent
