@@ -293,7 +293,10 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		opens []string
 	}
 	pats := []pat{
-		{src: `(?i)\b` + list + vessel + `\b` + nouns + labelSep + postSeg + lesionPat + pct + afterPct, named: true},
+		// "<vessel>: proximal mixed plaque, 50-69%", "<vessel> with
+		// 70-80% stenosis": the lesion's description may end in a comma
+		// and the percentage follow a "with".
+		{src: `(?i)\b` + list + vessel + `\b` + nouns + labelSep + postSeg + `(?:(?:with|has)\s+(?:an?\s+)?)?` + lesionComma + pct + afterPct, named: true},
 		{src: `(?i)` + pct + `\s*` + lesionPat + optional(a.NounsBefore, `\s+`) + `(?:(?:in|of|at)\s+)?(?:the\s+)?` + vessel + `\b`, pct: true},
 	}
 	if len(a.OccludedBefore) > 0 {
@@ -1050,11 +1053,16 @@ func (p *Program) anatomyEvidence(r read.Reader, text string, findings []extract
 				}
 			}
 		}
+		for _, ft := range a.Facts {
+			if ft.AtLeast > 0 && !s.Below && !s.Branch && s.Percent >= ft.AtLeast && applies(ft, s) {
+				emit(patient.KindFinding, f, ft.Concept, true, nil, fmt.Sprintf("%s (>= %g%% %s)", desc, ft.AtLeast, s.Segment), span)
+			}
+		}
 		if !s.significant() {
 			continue
 		}
 		for _, ft := range a.Facts {
-			if !ft.Value && applies(ft, s) {
+			if !ft.Value && ft.AtLeast == 0 && applies(ft, s) {
 				emit(patient.KindFinding, f, ft.Concept, true, nil, fmt.Sprintf("%s (>= %g%% in %s)", desc, s.Vessel.SignificantAt, s.Vessel.Name), span)
 			}
 		}
@@ -1068,7 +1076,7 @@ func (p *Program) anatomyEvidence(r read.Reader, text string, findings []extract
 		}
 	}
 	for _, ft := range a.Facts {
-		if ft.Value {
+		if ft.Value || ft.AtLeast > 0 {
 			continue
 		}
 		if s, ok := absentBy(ft, ss); ok {

@@ -38,10 +38,13 @@ type refractoryVocab struct {
 	// afterGives' concepts at the therapy's finding.
 	after      *regexp.Regexp
 	afterGives []string
+	// before: "<link> ... <therapy> ... <symptom>" (rules.RefractoryBefore),
+	// the symptom's group's concepts at the symptom's finding.
+	before *regexp.Regexp
 	// links, nearLinks and outcomes are the link words of re and near
 	// and the outcome words of after as mayHold reads them: a text
 	// holding none cannot match (nil: always run).
-	links, nearLinks, outcomes []string
+	links, nearLinks, outcomes, beforeLinks []string
 	// split: no word of the patterns holds "." or ";", so no match does
 	// (the gaps between the words exclude both), and the patterns may be
 	// run on each stretch of text between them (sentenceMatches).
@@ -172,6 +175,17 @@ func compileRefractory(r *rules.Refractory) (*refractoryVocab, error) {
 			v.outcomes = literalWords(a.Outcomes)
 		}
 	}
+	if b := r.Before; b != nil {
+		src := `(?i)\b(` + rules.WordsPattern(b.Links) + `)\b[^.;]{0,60}?\b(` + rules.WordsPattern(r.Therapies) + `)\b[^.;]{0,80}?\b(` +
+			rules.WordsPattern(sym) + `)\b`
+		if v.before, err = regexp.Compile(src); err != nil {
+			return nil, fmt.Errorf("%s: refractory.before: the words make no valid pattern: %w", rules.ReadingFile, err)
+		}
+		for _, w := range b.Links {
+			v.split = v.split && !strings.ContainsAny(w, ".;")
+		}
+		v.beforeLinks = literalWords(b.Links)
+	}
 	return v, nil
 }
 
@@ -215,8 +229,8 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 	var out []patient.Fact
 	done := map[string]bool{}
 	type match struct {
-		m           []int
-		near, after bool
+		m                   []int
+		near, after, before bool
 	}
 	var ms []match
 	for _, m := range sentenceMatches(v.re, text, v.links, v.split) {
@@ -230,6 +244,14 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 	if v.after != nil {
 		for _, m := range sentenceMatches(v.after, text, v.outcomes, v.split) {
 			ms = append(ms, match{m: m, after: true})
+		}
+	}
+	if v.before != nil {
+		for _, m := range sentenceMatches(v.before, text, v.beforeLinks, v.split) {
+			// The symptom's group reads as in "<symptom> <link>
+			// <therapy>": [2, 3] the symptom, [4, 5] the link to the
+			// therapy's end.
+			ms = append(ms, match{m: []int{m[0], m[1], m[6], m[7], m[2], m[5]}, before: true})
 		}
 	}
 	for _, mm := range ms {
@@ -262,10 +284,13 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 		// "angina after CABG despite a beta-blocker" persists on the
 		// beta-blocker.
 		link := text[m[4]:m[1]]
+		if mm.before {
+			link = text[m[4]:m[5]]
+		}
 		if v.not != nil && v.not.MatchString(link) {
 			continue
 		}
-		if mm.near && v.undo != nil && v.undo.MatchString(text[m[2]:sentenceEnd(text, m[2])]) {
+		if (mm.near || mm.before) && v.undo != nil && v.undo.MatchString(text[m[2]:sentenceEnd(text, m[2])]) {
 			continue
 		}
 		f := findingAt(findings, m[2])
@@ -282,8 +307,11 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 			}
 			done[key] = true
 			field := "refractory"
-			if mm.near {
+			switch {
+			case mm.near:
 				field = "refractory.near"
+			case mm.before:
+				field = "refractory.before"
 			}
 			e := eval.Evidence{ID: f.ID, ConceptKey: key, Concept: p.names[key], Text: f.Text, Present: true,
 				Via: ViaRefractory + "'" + span + "' (" + rules.ReadingFile + " " + field + ")"}

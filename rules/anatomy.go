@@ -90,12 +90,16 @@ type Segment struct {
 // AnatomyFact: a report in one of Vessels (and in Segment, when set)
 // gives Concept. Value: the report's percentage is the concept's value
 // (stated, not below-bound reports); otherwise the concept holds when the
-// report is significant.
+// report is significant. AtLeast, when set, is the diameter stenosis
+// from which a report gives the concept instead of its vessel's cut-off
+// (a stenosis of a segment that need not be a significant one); such a
+// fact is read only from main-vessel reports and never stated absent.
 type AnatomyFact struct {
 	Concept string   `json:"concept"`
 	Vessels []string `json:"vessels"`
 	Segment string   `json:"segment,omitempty"`
 	Value   bool     `json:"value,omitempty"`
+	AtLeast float64  `json:"at_least,omitempty"`
 }
 
 // AnatomyGrade is a severity band of a graded report: Percent is its
@@ -247,6 +251,9 @@ func (a *Anatomy) check(where string) error {
 		}
 		if ft.Segment != "" && !segs[ft.Segment] {
 			return fmt.Errorf("%s.segment: %q is not one of anatomy.segments", f, ft.Segment)
+		}
+		if ft.AtLeast < 0 || ft.AtLeast > 100 || ft.AtLeast > 0 && ft.Value {
+			return fmt.Errorf("%s.at_least: give a percentage between 0 and 100, on a fact without value", f)
 		}
 	}
 	for i, c := range a.Counts {

@@ -353,6 +353,9 @@ type Refractory struct {
 	// After: "<therapy> ... <no-benefit words>", the therapy first
 	// ("added ISMN, with no real improvement").
 	After *RefractoryAfter `json:"after,omitempty"`
+	// Before: "<link> <therapy> ... <symptom>", the link and the therapy
+	// first ("despite two antianginals she still gets pain").
+	Before *RefractoryBefore `json:"before,omitempty"`
 	// Equivalents are words of symptoms other than the symptom words
 	// (an anginal equivalent: "breathlessness") that may persist despite
 	// therapy. The reader does not read them; a mention the grounder
@@ -371,6 +374,17 @@ type RefractoryAfter struct {
 	Why      string   `json:"why"`
 	Outcomes []string `json:"outcomes"`
 	Concepts []string `json:"concepts"`
+}
+
+// RefractoryBefore is "<link> ... <therapy> ... <symptom>" within one
+// sentence, the therapy at most 60 characters after the link and the
+// symptom at most 80 after the therapy: a sentence that opens with the
+// therapy the symptom persists on. Links are the few links that may lead
+// ("despite"); the symptom gives its group's concepts, and none where one
+// of the near statement's undo words follows it in its sentence.
+type RefractoryBefore struct {
+	Why   string   `json:"why"`
+	Links []string `json:"links"`
 }
 
 // RefractoryNear is "<symptom> <bare link> <therapy>" with nothing between
@@ -654,6 +668,14 @@ func (r *Reading) check(name string) error {
 				return err
 			}
 		}
+		if b := rf.Before; b != nil {
+			if strings.TrimSpace(b.Why) == "" {
+				return fmt.Errorf("%s.before.why: say why a link and therapy before the symptom state it persists", f)
+			}
+			if err := checkWords(f+".before.links", b.Links, true); err != nil {
+				return err
+			}
+		}
 		if n := rf.Near; n != nil {
 			if strings.TrimSpace(n.Why) == "" {
 				return fmt.Errorf("%s.near.why: say why a bare link joins only a symptom and a therapy next to it", f)
@@ -793,6 +815,9 @@ func (r *Reading) Words() []string {
 		if a := rf.After; a != nil {
 			add(a.Outcomes...)
 			add(a.Concepts...)
+		}
+		if b := rf.Before; b != nil {
+			add(b.Links...)
 		}
 	}
 	for _, d := range r.Demographics {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -181,6 +182,21 @@ func demographicRE(words []string) *regexp.Regexp {
 // French catheter.
 var compactDemographic = regexp.MustCompile(`^([1-9]\d{1,2}) ?([MF])\b`)
 
+// a compact demographic closing a header's field after a name or a
+// label ("Karen SMITH 52F", "Bay 3 - 71F"): an adult's age (two or three
+// digits; lower numbers are sizes, "14F sheath") glued to the sex letter
+// at the end of the finding.
+var trailingDemographic = regexp.MustCompile(`[\s,(:-]([1-9]\d{1,2}) ?([MF])$`)
+
+// the sex letter before the age in a header's fields: "F 73y", "M 64 yrs".
+var sexThenAge = regexp.MustCompile(`^([MF])\s+(\d{1,3}\s?(?:y|yrs?|years?))$`)
+
+// adultAge: a two- or three-digit number an adult's age may be.
+func adultAge(n string) bool {
+	v, err := strconv.Atoi(n)
+	return err == nil && v >= 18 && v <= 115
+}
+
 // an age in a header's fields, its unit one letter: "Mrs I. Fenwick   79 y
 // F", "Mr A. Finch  70y  M".
 var shortAge = regexp.MustCompile(`^\d{1,3} ?y\b`)
@@ -238,6 +254,27 @@ func (c Clauses) Extract(_ context.Context, text string) ([]Finding, error) {
 		m := demographicRE(c.Demographic).FindStringSubmatchIndex(text[s:e])
 		if m == nil {
 			m = compactDemographic.FindStringSubmatchIndex(text[s:e])
+		}
+		if m == nil {
+			if t := sexThenAge.FindStringSubmatchIndex(text[s:e]); t != nil {
+				out = append(out, Finding{Text: text[s+t[2] : s+t[3]], Start: s + t[2], End: s + t[3]},
+					Finding{Text: text[s+t[4] : s+t[5]], Start: s + t[4], End: s + t[5]})
+				continue
+			}
+			if t := trailingDemographic.FindStringSubmatchIndex(text[s:e]); t != nil && adultAge(text[s+t[2]:s+t[3]]) {
+				// The field before it stays a finding of its own.
+				if ps, pe := trimSpan(text, s, s+t[0]); ps < pe {
+					for pe > ps && strings.ContainsRune(" \t,:-(", rune(text[pe-1])) {
+						pe--
+					}
+					if ps < pe && hasLetterOrDigit(text[ps:pe]) {
+						out = append(out, Finding{Text: text[ps:pe], Start: ps, End: pe})
+					}
+				}
+				out = append(out, Finding{Text: text[s+t[2] : s+t[3]], Start: s + t[2], End: s + t[3]},
+					Finding{Text: text[s+t[4] : s+t[5]], Start: s + t[4], End: s + t[5]})
+				continue
+			}
 		}
 		if m != nil {
 			out = append(out, Finding{Text: text[s+m[2] : s+m[3]], Start: s + m[2], End: s + m[3]})

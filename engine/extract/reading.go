@@ -174,6 +174,10 @@ func (r *Reading) VerbTitle(text string, s, e int) (ts, te, nameEnd int, ok bool
 	return 0, 0, 0, false
 }
 
+// ageAfterName: the patient's age right after the name on its line
+// ("Mrs E.W., 84."), which only the patient's own line gives.
+var ageAfterName = regexp.MustCompile(`^\.?[ \t]*[,(][ \t]*\d{1,3}(?:$|[^\d/.:-]|\.(?:\s|$))`)
+
 // SexTitle returns the length of a title that says the patient's sex
 // opening text[s:e], a title and name the frame drops, or 0. Only the
 // patient's own line counts: one a patient label opens ("Re: Mrs K.
@@ -198,7 +202,7 @@ func (r *Reading) SexTitle(text string, s, e int) int {
 	before := strings.TrimSpace(text[ls:s])
 	switch {
 	case before == "":
-		if !r.sexTitle(first[0], false) || r.patientIDs.Find(text[e:le]) == "" {
+		if !r.sexTitle(first[0], false) || r.patientIDs.Find(text[e:le]) == "" && !ageAfterName.MatchString(text[e:le]) {
 			return 0
 		}
 	case strings.HasSuffix(before, ":"):
