@@ -70,6 +70,10 @@ type cueFile struct {
 	// preposition opens what they are for ("PCI vs CABG for 3VD" weighs
 	// the procedures, not the 3VD).
 	BidirectionalStops []string `json:"bidirectional_limits"`
+	// ForwardLimits end a forward cue's plain reach: a phrase that opens
+	// the grounds of a judgement ("likely CAD given typical angina") or
+	// what it rests on states them; the cue's doubt stays before it.
+	ForwardLimits []string `json:"forward_limits"`
 	Final              []string `json:"final"`
 	ListHeads          []string `json:"list_heads"`
 	// Compound: backward cues that head a noun compound ("MI risk", "CAD
@@ -191,6 +195,9 @@ type cueSet struct {
 	// bidiStops: per kind, the words a bidirectional cue's reach stops at
 	// (cueFile.BidirectionalStops).
 	bidiStops map[cueKind]map[string]bool
+	// forwardStops: per kind, the phrases (as words) a forward cue's
+	// reach stops at (cueFile.ForwardLimits).
+	forwardStops map[cueKind][][]string
 	// compoundStopPrefixes: per kind, the prefixes of such words.
 	compoundStopPrefixes map[cueKind][]string
 	// habitSubjects, habitVerbs: the words that open a habitual main
@@ -267,7 +274,7 @@ func loadScope() (*scopeSet, error) {
 // loadCues reads and checks the cue files.
 func loadCues() (*cueSet, error) {
 	s := &cueSet{glosses: map[cueKind]bool{}, lists: map[cueKind]string{}, sentence: map[cueKind]map[string]bool{}, agent: map[cueKind]map[string]bool{}, shared: map[cueKind]map[string]bool{},
-		compoundStops: map[cueKind]map[string]bool{}, bidiStops: map[cueKind]map[string]bool{}, compoundStopPrefixes: map[cueKind][]string{}}
+		compoundStops: map[cueKind]map[string]bool{}, bidiStops: map[cueKind]map[string]bool{}, forwardStops: map[cueKind][][]string{}, compoundStopPrefixes: map[cueKind][]string{}}
 
 	merged := map[string]*cueDef{}
 	var order []string
@@ -330,6 +337,13 @@ func loadCues() (*cueSet, error) {
 			return nil, fmt.Errorf("engine/consistency/cues/%s: bidirectional_limits without bidirectional cues; list the cues or drop the limits", c.file)
 		}
 		s.bidiStops[c.kind] = setOf(f.BidirectionalStops)
+		for _, p := range f.ForwardLimits {
+			words := strings.Fields(strings.ToLower(p))
+			if len(words) == 0 {
+				return nil, fmt.Errorf("engine/consistency/cues/%s: an empty forward_limits phrase", c.file)
+			}
+			s.forwardStops[c.kind] = append(s.forwardStops[c.kind], words)
+		}
 		for _, pre := range f.CompoundStopPrefixes {
 			s.compoundStopPrefixes[c.kind] = append(s.compoundStopPrefixes[c.kind], strings.ToLower(pre))
 		}
@@ -438,6 +452,30 @@ type qualifierFile struct {
 	Certainty    []string          `json:"certainty"`
 	Spellings    map[string]string `json:"spellings"`
 	Descriptions map[string]string `json:"descriptions"`
+	// Implies: a qualifier the case states that states others too (a
+	// refractory course is a persistent one).
+	Implies map[string][]string `json:"implies"`
+}
+
+// loadQualifierImplies reads the implies table of cues/qualifiers.json,
+// each side a qualifier the file lists.
+func loadQualifierImplies() (map[string][]string, error) {
+	var f qualifierFile
+	if err := readCueFile("qualifiers.json", &f); err != nil {
+		return nil, err
+	}
+	q, _, _, err := loadQualifiers()
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range f.Implies {
+		for _, v := range append([]string{k}, vs...) {
+			if _, ok := q[v]; !ok {
+				return nil, fmt.Errorf("engine/consistency/cues/qualifiers.json: implies[%q] names %q, which is no qualifier of course, severity, rate or certainty; name one of them", k, v)
+			}
+		}
+	}
+	return f.Implies, nil
 }
 
 // loadQualifiers reads cues/qualifiers.json: each word once, every

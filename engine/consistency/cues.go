@@ -1,6 +1,7 @@
 package consistency
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -363,6 +364,9 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 		if h.def.bidi && end > start && bidiStop[ts[end].low] {
 			break // "PCI vs CABG for 3VD": the alternatives end at "for"
 		}
+		if end > start && forwardStopAt(ts, cueRules.forwardStops[h.def.kind], end) {
+			break // "likely CAD given typical angina": the grounds are stated
+		}
 		if h.def.kind == kindNegation && gov < 0 && ts[end].word {
 			words++
 			// A governor near the cue, followed by its object, takes
@@ -389,6 +393,16 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 		end = glossEnd(ts, hits, end)
 	}
 	return end
+}
+
+// forwardStopAt reports whether one of the phrases starts at token i.
+func forwardStopAt(ts []token, stops [][]string, i int) bool {
+	for _, p := range stops {
+		if wordsAt(ts, i, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // glossEnd is where a scope ending at end (exclusive) ends once it takes
@@ -993,6 +1007,21 @@ const (
 // qualifiers, qualifierSpellings and qualifierDescriptions are the
 // qualifier words of step (v), data in cues/qualifiers.json.
 var qualifiers, qualifierSpellings, qualifierDescriptions = must3(loadQualifiers())
+
+// qualifierImplies: a stated qualifier that states others too
+// (cues/qualifiers.json implies).
+var qualifierImplies = must(loadQualifierImplies())
+
+// statesQualifier reports whether the clause qualifiers have state q,
+// themselves or by implication.
+func statesQualifier(have []string, q string) bool {
+	for _, h := range have {
+		if h == q || slices.Contains(qualifierImplies[h], q) {
+			return true
+		}
+	}
+	return false
+}
 
 // maxQualifierWords is the longest qualifier phrase.
 const maxQualifierWords = 3
