@@ -101,6 +101,10 @@ type cueFile struct {
 type phraseFile struct {
 	About   string   `json:"about"`
 	Phrases []string `json:"phrases"`
+	// Prefixes (termination.json only): a word glued to one of these
+	// ("post-PCI") names the event a finding is timed by, as the
+	// phrase "post PCI" does; a backward cue's reach stops before it.
+	Prefixes []string `json:"prefixes"`
 }
 
 // scopeFile holds what bounds a scope: clause words, governors, lists.
@@ -198,6 +202,9 @@ type cueSet struct {
 	// forwardStops: per kind, the phrases (as words) a forward cue's
 	// reach stops at (cueFile.ForwardLimits).
 	forwardStops map[cueKind][][]string
+	// terminationPrefixes: the prefixes of words that name the event a
+	// finding is timed by (termination.json prefixes).
+	terminationPrefixes []string
 	// compoundStopPrefixes: per kind, the prefixes of such words.
 	compoundStopPrefixes map[cueKind][]string
 	// habitSubjects, habitVerbs: the words that open a habitual main
@@ -407,6 +414,14 @@ func loadCues() (*cueSet, error) {
 		}
 		if err := add(pf.file, f.Phrases, pf.kind, func(*cueDef) {}); err != nil {
 			return nil, err
+		}
+		if len(f.Prefixes) > 0 && pf.kind != kindTermination {
+			return nil, fmt.Errorf("engine/consistency/cues/%s: prefixes belong in termination.json", pf.file)
+		}
+		if pf.kind == kindTermination {
+			for _, pre := range f.Prefixes {
+				s.terminationPrefixes = append(s.terminationPrefixes, strings.ToLower(pre))
+			}
 		}
 	}
 	for _, k := range order {

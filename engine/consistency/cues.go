@@ -624,6 +624,7 @@ func backwardStart(ts []token, hits []cueHit, k int) int {
 	}
 	start := lo
 	for start > 0 && ts[start-1].clause == c && h.first-start < scopeRules.Window && !terminatesBefore(hits, start-1) &&
+		!(start < h.first && stopPrefixed(ts[start-1].low, cueRules.terminationPrefixes)) &&
 		!(h.def.bidi && start < h.first && cueRules.bidiStops[h.def.kind][ts[start-1].low]) {
 		start--
 	}
