@@ -3,6 +3,7 @@ package consistency
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -539,7 +540,7 @@ func missingQualifier(cc *Compiled, a analysis, have []string, numeric bool) (st
 			if numeric && qualifiers[q] == qualSeverity {
 				continue
 			}
-			if qualifiers[q] == qualCertainty || statesQualifier(have, q) || acronymInClause(p.pa.toks[r.i:], a) {
+			if qualifiers[q] == qualCertainty || slices.Contains(have, q) || acronymInClause(p.pa.toks[r.i:], a) {
 				continue
 			}
 			return q, p.pa.text

@@ -74,8 +74,8 @@ type cueFile struct {
 	// the grounds of a judgement ("likely CAD given typical angina") or
 	// what it rests on states them; the cue's doubt stays before it.
 	ForwardLimits []string `json:"forward_limits"`
-	Final              []string `json:"final"`
-	ListHeads          []string `json:"list_heads"`
+	Final         []string `json:"final"`
+	ListHeads     []string `json:"list_heads"`
 	// Compound: backward cues that head a noun compound ("MI risk", "CAD
 	// risk assessment"): they reach only over the content words right
 	// before them, up to a word of CompoundStops ("CAD high risk
@@ -467,12 +467,14 @@ type qualifierFile struct {
 	Certainty    []string          `json:"certainty"`
 	Spellings    map[string]string `json:"spellings"`
 	Descriptions map[string]string `json:"descriptions"`
-	// Implies: a qualifier the case states that states others too (a
-	// refractory course is a persistent one).
-	Implies map[string][]string `json:"implies"`
+	// DescribedImplies: the qualifiers a description of a qualifier
+	// states beside it ("despite therapy" describes a refractory course,
+	// so a persistent one too); a qualifier written as such states
+	// itself only.
+	DescribedImplies map[string][]string `json:"described_implies"`
 }
 
-// loadQualifierImplies reads the implies table of cues/qualifiers.json,
+// loadQualifierImplies reads the described_implies table of cues/qualifiers.json,
 // each side a qualifier the file lists.
 func loadQualifierImplies() (map[string][]string, error) {
 	var f qualifierFile
@@ -483,14 +485,14 @@ func loadQualifierImplies() (map[string][]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	for k, vs := range f.Implies {
+	for k, vs := range f.DescribedImplies {
 		for _, v := range append([]string{k}, vs...) {
 			if _, ok := q[v]; !ok {
-				return nil, fmt.Errorf("engine/consistency/cues/qualifiers.json: implies[%q] names %q, which is no qualifier of course, severity, rate or certainty; name one of them", k, v)
+				return nil, fmt.Errorf("engine/consistency/cues/qualifiers.json: described_implies[%q] names %q, which is no qualifier of course, severity, rate or certainty; name one of them", k, v)
 			}
 		}
 	}
-	return f.Implies, nil
+	return f.DescribedImplies, nil
 }
 
 // loadQualifiers reads cues/qualifiers.json: each word once, every

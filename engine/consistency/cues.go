@@ -1,7 +1,6 @@
 package consistency
 
 import (
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -1009,19 +1008,25 @@ const (
 // qualifier words of step (v), data in cues/qualifiers.json.
 var qualifiers, qualifierSpellings, qualifierDescriptions = must3(loadQualifiers())
 
-// qualifierImplies: a stated qualifier that states others too
-// (cues/qualifiers.json implies).
+// qualifierImplies: the qualifiers a course described in other words
+// states beside the one it describes (cues/qualifiers.json
+// described_implies: "despite therapy" is refractory, so persistent too).
 var qualifierImplies = must(loadQualifierImplies())
 
-// statesQualifier reports whether the clause qualifiers have state q,
-// themselves or by implication.
-func statesQualifier(have []string, q string) bool {
-	for _, h := range have {
-		if h == q || slices.Contains(qualifierImplies[h], q) {
-			return true
-		}
+// describedAt reports whether the n tokens from i spell a description
+// (cues/qualifiers.json descriptions), not a qualifier or its spelling.
+func describedAt(ts []token, i, n int) bool {
+	if i+n > len(ts) {
+		return false
 	}
-	return false
+	words := make([]string, n)
+	for j := range words {
+		words[j] = ts[i+j].low
+	}
+	key := strings.Join(words, " ")
+	_, spelled := qualifierSpellings[key]
+	_, described := qualifierDescriptions[key]
+	return described && !spelled
 }
 
 // maxQualifierWords is the longest qualifier phrase.

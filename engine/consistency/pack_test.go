@@ -46,9 +46,6 @@ func missingQualifierScan(cc *Compiled, a analysis, numeric bool) (string, strin
 	have := map[string]bool{}
 	for _, q := range a.qualifiers() {
 		have[q] = true
-		for _, also := range qualifierImplies[q] {
-			have[also] = true
-		}
 	}
 	phrases := []analysis{cc.wording, cc.concept}
 	if numeric {
