@@ -214,12 +214,12 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence, cc *consistency.Compiled)
 			v.Reason = consistency.CheckNegation + ": the definition's member asks for the absence worded '" + c.Wording + "', which '" + a.mention[e.ID] + "' does not state"
 		}
 	}
-	if a.checks.Qualifier && e.DerivedBy != "" && wordingQualifies(c) {
+	if a.checks.Qualifier && (e.DerivedBy != "" || coded) && wordingQualifies(c) {
 		// A definition's member whose wording adds a course the
 		// concept's name lacks ("persistent angina pectoris") asks for
 		// that course in the patient's words: a fact derived from other
 		// facts (an angina made of exertional pain and obstructive CAD)
-		// states none.
+		// states none, nor does a coded record, which has no words.
 		v.Pass, v.Check = false, consistency.CheckQualifier
 		v.Reason = consistency.CheckQualifier + ": the definition's member is worded '" + c.Wording + "', which the derived '" + e.Concept + "' does not state"
 		return v
