@@ -668,9 +668,21 @@ func valueAfter(ts []token, h *cueHit) bool {
 		// value that closes its clause reads back over its label.
 		return closesClause(ts, h.last+1)
 	case ",":
-		return h.def.final && closesClause(ts, h.last+1)
+		return h.def.final && closesClause(ts, h.last+1) && !qualifiedAfter(ts, h.last+1)
 	}
 	return false
+}
+
+// qualifiedAfter reports whether a course qualifier opens the words from
+// token j: a value after a comma that names another course ("exertional
+// chest tightness, nil at rest", "pain on walking, none at night") denies
+// the finding in that course, not the finding before the comma.
+func qualifiedAfter(ts []token, j int) bool {
+	if j >= len(ts) || ts[j].boundary {
+		return false
+	}
+	q, n := qualifierAt(ts, j, true)
+	return n > 0 && qualifiers[q] == qualCourse
 }
 
 func isSep(t token) bool { return scopeRules.sep[t.low] }
