@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -213,6 +214,16 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence, cc *consistency.Compiled)
 			v.Reason = consistency.CheckNegation + ": the definition's member asks for the absence worded '" + c.Wording + "', which '" + a.mention[e.ID] + "' does not state"
 		}
 	}
+	if a.checks.Qualifier && (e.DerivedBy != "" || coded) && wordingQualifies(c) {
+		// A definition's member whose wording adds a course the
+		// concept's name lacks ("persistent angina pectoris") asks for
+		// that course in the patient's words: a fact derived from other
+		// facts (an angina made of exertional pain and obstructive CAD)
+		// states none, nor does a coded record, which has no words.
+		v.Pass, v.Check = false, consistency.CheckQualifier
+		v.Reason = consistency.CheckQualifier + ": the definition's member is worded '" + c.Wording + "', which the derived '" + e.Concept + "' does not state"
+		return v
+	}
 	if v.Pass {
 		return v
 	}
@@ -231,7 +242,7 @@ func (a *admitter) judge(c eval.Cond, e eval.Evidence, cc *consistency.Compiled)
 	// A definition's member worded as a doubt of a concept whose name is
 	// none ("suspected angina pectoris") asks for the case's doubt: the
 	// concept's synonyms ("ischaemic cardiomyopathy") state it undoubted.
-	if v.Check == consistency.CheckQualifier ||
+	if v.Check == consistency.CheckQualifier && !a.qualifierWorded(c, v) ||
 		v.Check == consistency.CheckCertainty && strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") && !a.doubtWorded(c) {
 		cl := a.clause[e.ID]
 		if ok, syn := a.synonymIn(c.ConceptKey, e.ID); ok && !doubtfulSynonym(cl, syn, cond, a.checks) {
@@ -504,6 +515,46 @@ func (a *admitter) codedDoubtingMember(e eval.Evidence, cf consistency.Coded) st
 // doubtWorded: c is a definition's member whose own wording is a doubt of
 // a concept whose name is not ("suspected heart failure of ischaemic
 // aetiology"; see rules.Expr.Wording).
+// wordingQualified memoises wordingQualifies by (concept, wording).
+var wordingQualified sync.Map
+
+// wordingQualifies reports whether a definition's member is worded with a
+// qualifier its concept's own name does not state ("persistent angina
+// pectoris" for angina pectoris).
+func wordingQualifies(c eval.Cond) bool {
+	if !strings.HasPrefix(c.DecisionID, "definition::") || c.Wording == "" || rules.NormalizeName(c.Wording) == rules.NormalizeName(c.Concept) {
+		return false
+	}
+	k := [2]string{c.Concept, c.Wording}
+	if q, ok := wordingQualified.Load(k); ok {
+		return q.(bool)
+	}
+	cond := consistency.Condition{Concept: c.Concept, Wording: c.Wording, Operator: rules.OpPresent}
+	q := !consistency.Check(c.Concept, c.Concept, cond, consistency.Checks{Qualifier: true}).Pass
+	wordingQualified.Store(k, q)
+	return q
+}
+
+// qualifierWorded reports whether the qualifier v misses is one a
+// definition's member adds in its wording to a concept whose name lacks
+// it ("persistent angina pectoris"): the concept's synonyms ("stable
+// angina") do not state it.
+func (a *admitter) qualifierWorded(c eval.Cond, v consistency.Verdict) bool {
+	if !strings.HasPrefix(c.DecisionID, "definition::") || c.Wording == "" || rules.NormalizeName(c.Wording) == rules.NormalizeName(c.Concept) {
+		return false
+	}
+	const says = "the condition says '"
+	i := strings.Index(v.Reason, says)
+	if i < 0 {
+		return false
+	}
+	q, _, ok := strings.Cut(v.Reason[i+len(says):], "'")
+	if !ok || q == "" {
+		return false
+	}
+	return !slices.Contains(strings.Fields(rules.NormalizeName(c.Concept)), rules.NormalizeName(q))
+}
+
 func (a *admitter) doubtWorded(c eval.Cond) bool {
 	return strings.HasPrefix(c.DecisionID, "definition::") && c.Wording != "" &&
 		rules.NormalizeName(c.Wording) != rules.NormalizeName(c.Concept) &&

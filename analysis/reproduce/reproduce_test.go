@@ -55,8 +55,21 @@ func (o *oracle) Predict(_ context.Context, vs []vignettes.Vignette) ([]engine.R
 		for _, n := range v.Intended {
 			keys[n.ConceptKey] = true
 		}
-		// The pack's is-a relations, as the pipeline and the reference apply them.
-		for _, d := range eval.DeriveOpt(ev, o.ix.Pack.Hierarchy, o.ix.NameOfKey, o.ix.KeyOfName, eval.Options{Admit: reference.OwnName}) {
+		// The pack's is-a relations, as the pipeline and the reference
+		// apply them; a worded member the reference refuses is a refusal
+		// of the trace, so re-scoring it refuses the same member.
+		refused := map[[2]string]bool{}
+		ownName := func(c eval.Cond, e eval.Evidence) bool {
+			if reference.OwnName(c, e) {
+				return true
+			}
+			if k := [2]string{c.DecisionID, e.ID}; !refused[k] {
+				refused[k] = true
+				tr.Rejected = append(tr.Rejected, engine.Rejection{DecisionID: c.DecisionID, FindingID: e.ID, Check: "qualifier", Reason: "worded member"})
+			}
+			return false
+		}
+		for _, d := range eval.DeriveOpt(ev, o.ix.Pack.Hierarchy, o.ix.NameOfKey, o.ix.KeyOfName, eval.Options{Admit: ownName}) {
 			ev = append(ev, d)
 			keys[d.ConceptKey] = true
 			res.Evidence = append(res.Evidence, engine.EvidenceItem{ID: d.ID, Text: d.Text, Concept: d.Concept,

@@ -507,9 +507,17 @@ func (a analysis) qualifiersIn(from, to int) []string {
 			if c := cueAt(a.hits, i); c != nil && (n == 1 || c.def.kind != kindNegation) {
 				continue
 			}
-			if !seen[q] {
-				seen[q] = true
-				out = append(out, q)
+			qs := []string{q}
+			if describedAt(a.toks, i, n) {
+				// "angina despite nitrates": a course described in
+				// other words states what the description implies too.
+				qs = append(qs, qualifierImplies[q]...)
+			}
+			for _, q := range qs {
+				if !seen[q] {
+					seen[q] = true
+					out = append(out, q)
+				}
 			}
 			i += n - 1
 		}

@@ -70,8 +70,12 @@ type cueFile struct {
 	// preposition opens what they are for ("PCI vs CABG for 3VD" weighs
 	// the procedures, not the 3VD).
 	BidirectionalStops []string `json:"bidirectional_limits"`
-	Final              []string `json:"final"`
-	ListHeads          []string `json:"list_heads"`
+	// ForwardLimits end a forward cue's plain reach: a phrase that opens
+	// the grounds of a judgement ("likely CAD given typical angina") or
+	// what it rests on states them; the cue's doubt stays before it.
+	ForwardLimits []string `json:"forward_limits"`
+	Final         []string `json:"final"`
+	ListHeads     []string `json:"list_heads"`
 	// Compound: backward cues that head a noun compound ("MI risk", "CAD
 	// risk assessment"): they reach only over the content words right
 	// before them, up to a word of CompoundStops ("CAD high risk
@@ -97,6 +101,10 @@ type cueFile struct {
 type phraseFile struct {
 	About   string   `json:"about"`
 	Phrases []string `json:"phrases"`
+	// Prefixes (termination.json only): a word glued to one of these
+	// ("post-PCI") names the event a finding is timed by, as the
+	// phrase "post PCI" does; a backward cue's reach stops before it.
+	Prefixes []string `json:"prefixes"`
 }
 
 // scopeFile holds what bounds a scope: clause words, governors, lists.
@@ -191,6 +199,12 @@ type cueSet struct {
 	// bidiStops: per kind, the words a bidirectional cue's reach stops at
 	// (cueFile.BidirectionalStops).
 	bidiStops map[cueKind]map[string]bool
+	// forwardStops: per kind, the phrases (as words) a forward cue's
+	// reach stops at (cueFile.ForwardLimits).
+	forwardStops map[cueKind][][]string
+	// terminationPrefixes: the prefixes of words that name the event a
+	// finding is timed by (termination.json prefixes).
+	terminationPrefixes []string
 	// compoundStopPrefixes: per kind, the prefixes of such words.
 	compoundStopPrefixes map[cueKind][]string
 	// habitSubjects, habitVerbs: the words that open a habitual main
@@ -267,7 +281,7 @@ func loadScope() (*scopeSet, error) {
 // loadCues reads and checks the cue files.
 func loadCues() (*cueSet, error) {
 	s := &cueSet{glosses: map[cueKind]bool{}, lists: map[cueKind]string{}, sentence: map[cueKind]map[string]bool{}, agent: map[cueKind]map[string]bool{}, shared: map[cueKind]map[string]bool{},
-		compoundStops: map[cueKind]map[string]bool{}, bidiStops: map[cueKind]map[string]bool{}, compoundStopPrefixes: map[cueKind][]string{}}
+		compoundStops: map[cueKind]map[string]bool{}, bidiStops: map[cueKind]map[string]bool{}, forwardStops: map[cueKind][][]string{}, compoundStopPrefixes: map[cueKind][]string{}}
 
 	merged := map[string]*cueDef{}
 	var order []string
@@ -330,6 +344,13 @@ func loadCues() (*cueSet, error) {
 			return nil, fmt.Errorf("engine/consistency/cues/%s: bidirectional_limits without bidirectional cues; list the cues or drop the limits", c.file)
 		}
 		s.bidiStops[c.kind] = setOf(f.BidirectionalStops)
+		for _, p := range f.ForwardLimits {
+			words := strings.Fields(strings.ToLower(p))
+			if len(words) == 0 {
+				return nil, fmt.Errorf("engine/consistency/cues/%s: an empty forward_limits phrase", c.file)
+			}
+			s.forwardStops[c.kind] = append(s.forwardStops[c.kind], words)
+		}
 		for _, pre := range f.CompoundStopPrefixes {
 			s.compoundStopPrefixes[c.kind] = append(s.compoundStopPrefixes[c.kind], strings.ToLower(pre))
 		}
@@ -394,6 +415,14 @@ func loadCues() (*cueSet, error) {
 		if err := add(pf.file, f.Phrases, pf.kind, func(*cueDef) {}); err != nil {
 			return nil, err
 		}
+		if len(f.Prefixes) > 0 && pf.kind != kindTermination {
+			return nil, fmt.Errorf("engine/consistency/cues/%s: prefixes belong in termination.json", pf.file)
+		}
+		if pf.kind == kindTermination {
+			for _, pre := range f.Prefixes {
+				s.terminationPrefixes = append(s.terminationPrefixes, strings.ToLower(pre))
+			}
+		}
 	}
 	for _, k := range order {
 		d := merged[k]
@@ -438,6 +467,32 @@ type qualifierFile struct {
 	Certainty    []string          `json:"certainty"`
 	Spellings    map[string]string `json:"spellings"`
 	Descriptions map[string]string `json:"descriptions"`
+	// DescribedImplies: the qualifiers a description of a qualifier
+	// states beside it ("despite therapy" describes a refractory course,
+	// so a persistent one too); a qualifier written as such states
+	// itself only.
+	DescribedImplies map[string][]string `json:"described_implies"`
+}
+
+// loadQualifierImplies reads the described_implies table of cues/qualifiers.json,
+// each side a qualifier the file lists.
+func loadQualifierImplies() (map[string][]string, error) {
+	var f qualifierFile
+	if err := readCueFile("qualifiers.json", &f); err != nil {
+		return nil, err
+	}
+	q, _, _, err := loadQualifiers()
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range f.DescribedImplies {
+		for _, v := range append([]string{k}, vs...) {
+			if _, ok := q[v]; !ok {
+				return nil, fmt.Errorf("engine/consistency/cues/qualifiers.json: described_implies[%q] names %q, which is no qualifier of course, severity, rate or certainty; name one of them", k, v)
+			}
+		}
+	}
+	return f.DescribedImplies, nil
 }
 
 // loadQualifiers reads cues/qualifiers.json: each word once, every

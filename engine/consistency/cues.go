@@ -363,6 +363,9 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 		if h.def.bidi && end > start && bidiStop[ts[end].low] {
 			break // "PCI vs CABG for 3VD": the alternatives end at "for"
 		}
+		if end > start && forwardStopAt(ts, cueRules.forwardStops[h.def.kind], end) {
+			break // "likely CAD given typical angina": the grounds are stated
+		}
 		if h.def.kind == kindNegation && gov < 0 && ts[end].word {
 			words++
 			// A governor near the cue, followed by its object, takes
@@ -389,6 +392,16 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 		end = glossEnd(ts, hits, end)
 	}
 	return end
+}
+
+// forwardStopAt reports whether one of the phrases starts at token i.
+func forwardStopAt(ts []token, stops [][]string, i int) bool {
+	for _, p := range stops {
+		if wordsAt(ts, i, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // glossEnd is where a scope ending at end (exclusive) ends once it takes
@@ -610,6 +623,7 @@ func backwardStart(ts []token, hits []cueHit, k int) int {
 	}
 	start := lo
 	for start > 0 && ts[start-1].clause == c && h.first-start < scopeRules.Window && !terminatesBefore(hits, start-1) &&
+		!(start < h.first && stopPrefixed(ts[start-1].low, cueRules.terminationPrefixes)) &&
 		!(h.def.bidi && start < h.first && cueRules.bidiStops[h.def.kind][ts[start-1].low]) {
 		start--
 	}
@@ -654,9 +668,21 @@ func valueAfter(ts []token, h *cueHit) bool {
 		// value that closes its clause reads back over its label.
 		return closesClause(ts, h.last+1)
 	case ",":
-		return h.def.final && closesClause(ts, h.last+1)
+		return h.def.final && closesClause(ts, h.last+1) && !qualifiedAfter(ts, h.last+1)
 	}
 	return false
+}
+
+// qualifiedAfter reports whether a course qualifier opens the words from
+// token j: a value after a comma that names another course ("exertional
+// chest tightness, nil at rest", "pain on walking, none at night") denies
+// the finding in that course, not the finding before the comma.
+func qualifiedAfter(ts []token, j int) bool {
+	if j >= len(ts) || ts[j].boundary {
+		return false
+	}
+	q, n := qualifierAt(ts, j, true)
+	return n > 0 && qualifiers[q] == qualCourse
 }
 
 func isSep(t token) bool { return scopeRules.sep[t.low] }
@@ -993,6 +1019,27 @@ const (
 // qualifiers, qualifierSpellings and qualifierDescriptions are the
 // qualifier words of step (v), data in cues/qualifiers.json.
 var qualifiers, qualifierSpellings, qualifierDescriptions = must3(loadQualifiers())
+
+// qualifierImplies: the qualifiers a course described in other words
+// states beside the one it describes (cues/qualifiers.json
+// described_implies: "despite therapy" is refractory, so persistent too).
+var qualifierImplies = must(loadQualifierImplies())
+
+// describedAt reports whether the n tokens from i spell a description
+// (cues/qualifiers.json descriptions), not a qualifier or its spelling.
+func describedAt(ts []token, i, n int) bool {
+	if i+n > len(ts) {
+		return false
+	}
+	words := make([]string, n)
+	for j := range words {
+		words[j] = ts[i+j].low
+	}
+	key := strings.Join(words, " ")
+	_, spelled := qualifierSpellings[key]
+	_, described := qualifierDescriptions[key]
+	return described && !spelled
+}
 
 // maxQualifierWords is the longest qualifier phrase.
 const maxQualifierWords = 3

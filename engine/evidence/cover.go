@@ -624,12 +624,23 @@ func anyComparison(ws []string) bool {
 	return false
 }
 
+// namesOwn: the words m hold a word of side that the other side lacks.
+func namesOwn(m, side, other []string) bool {
+	for _, w := range side {
+		if !textnorm.GenericWords[w] && !judges[w] && !hasWord(other, w) && hasWord(m, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // sidesAgree: where both the phrase and the mention weigh one thing
 // against another ("judged to outweigh the bleeding risk"), every word
 // the phrase has on one side only, and the mention on one side only, is
 // on the phrase's side: "bleeding risk judged > ischaemic risk" puts the
 // bleeding risk where the phrase has the ischaemic one, the opposite
-// judgement. A mention that weighs nothing is not tested.
+// judgement. A mention that weighs nothing fails only where it names the
+// own words of both sides.
 // The phrase's sides are read once with its words (phraseOf).
 func sidesAgree(mention string, pi phraseInfo) bool {
 	if !pi.weighs {
@@ -638,7 +649,12 @@ func sidesAgree(mention string, pi phraseInfo) bool {
 	pb, pa := pi.before, pi.after
 	mb, ma, ok := sides(mention)
 	if !ok {
-		return true
+		// A mention that weighs nothing states neither judgement where
+		// it names the risks of both sides ("bleeding/thrombotic
+		// risk"): which one outweighs the other is what the phrase
+		// adds. A mention naming one side only is not tested.
+		m := contentWords(mention)
+		return !(namesOwn(m, pb, pa) && namesOwn(m, pa, pb))
 	}
 	// A judging verb ("judged", "felt") says that someone weighs, not
 	// what is weighed.
