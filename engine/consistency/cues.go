@@ -507,11 +507,30 @@ func sentenceEnd(ts []token, hits []cueHit, i int, ends map[string]bool) int {
 			}
 			depth--
 		}
-		if ends[ts[j].low] || ts[j].boundary && scopeRules.ends[ts[j].low] && ts[j].low != ":" && !wrapsLine(ts, j) {
+		if ends[ts[j].low] || ts[j].boundary && scopeRules.ends[ts[j].low] && ts[j].low != ":" && !wrapsLine(ts, j) && !(depth > 0 && closesOnLine(ts, j)) {
 			return j
 		}
 	}
 	return len(ts)
+}
+
+// closesOnLine reports whether a parenthesis open at ts[j] closes later on
+// the same line: a full stop inside it ends an abbreviation or an aside
+// ("Brother (62 y.) had a stent"), not the sentence the parenthesis sits
+// in, so the relative stays its subject past it.
+func closesOnLine(ts []token, j int) bool {
+	if ts[j].low == "\n" {
+		return false
+	}
+	for k := j + 1; k < len(ts) && ts[k].low != "\n"; k++ {
+		switch ts[k].raw {
+		case "(":
+			return false
+		case ")":
+			return true
+		}
+	}
+	return false
 }
 
 // wrapLineWords: a line of prose wrapped by its writer holds this many
