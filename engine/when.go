@@ -35,6 +35,9 @@ var (
 	whenShort   = regexp.MustCompile(`(?:^|[^\d/.~])(\d\d)/(\d\d)(?:$|[^\d/])`)
 	whenMonthYr = regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+((?:19|20)\d\d)\b`)
 	whenAgo     = regexp.MustCompile(`(?i)\b(\d+|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\b)\s*-?\s*(days?|d|weeks?|wks?|w|months?|mos?|years?|yrs?|y)\s+(?:ago|earlier|previously|before|prior)\b`)
+	// "Day 1 post PCI", "day 3 after surgery", "POD 4": the document is
+	// written that many days after the event it counts from.
+	whenDayPost = regexp.MustCompile(`(?i)\b(?:(?:day|d)\s*-?\s*(\d{1,2})\s+(?:post|after|following)\b|pod\s*-?\s*(\d{1,2})\b)`)
 	whenFor     = regexp.MustCompile(`(?i)(?:\b(?:for|over)\s+(?:the\s+(?:last|past)\s+)?|(?:^|\s)[x×]\s*)(\d+|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\b)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
 	// "in the last 6 months": an event some time within that span.
 	whenWithin = regexp.MustCompile(`(?i)\b(?:in|during|within)\s+the\s+(?:last|past|previous)\s+(\d+|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\b)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
@@ -194,6 +197,13 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 			return w
 		}
 	}
+	if m := find(whenDayPost, text, holds(whenDayPostWords)); m != nil {
+		n := m[1] + m[2]
+		if d, err := strconv.Atoi(n); err == nil {
+			t := day(daysBefore(now, float64(d)))
+			return &eval.When{From: t, To: end(t), Text: m[0]}
+		}
+	}
 	if m := find(whenAgo, text, holds(whenAgoWords)); m != nil {
 		if n := count(m[1]); n > 0 {
 			t := day(daysBefore(now, n*unitDays(m[2])))
@@ -275,6 +285,7 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 // (each needs one of its list); the other patterns need a digit.
 var (
 	whenAgoWords      = []string{"ago", "earlier", "previously", "before", "prior"}
+	whenDayPostWords  = []string{"post", "after", "following", "pod"}
 	whenForWords      = []string{"for", "over", "x", "×"}
 	whenWithinWords   = []string{"last", "past", "previous"}
 	whenRelativeWords = []string{"today", "this", "tonight", "just", "yest", "y'day", "last", "recent"}

@@ -52,6 +52,12 @@ type cueFile struct {
 	// ("he and his father both have CAD") names someone who shares the
 	// finding with the patient, so the finding stays the patient's.
 	SharedAfter []string `json:"shared_after"`
+	// Sexes: words that say a person's sex, by sex ("he", "his": one sex;
+	// "she", "her": the other). A possessive before or in a cue ("her
+	// father") gives the patient's sex, so a subject_ends pronoun of the
+	// other sex later in the sentence ("... her father (he had an MI)")
+	// is not the patient coming back as subject.
+	Sexes map[string][]string `json:"sexes"`
 	// Conditions: hypothetical cues that open a condition clause ("if",
 	// "once"), inside which doubt and resolution cues are dropped.
 	Conditions []string `json:"conditions"`
@@ -191,6 +197,8 @@ type cueSet struct {
 	sentence map[cueKind]map[string]bool
 	// agent: per kind, the words after which its cues name a source.
 	agent map[cueKind]map[string]bool
+	// sexes: per kind, each word's sex (cueFile.Sexes).
+	sexes map[cueKind]map[string]string
 	// shared: per kind, the words joining the patient to a cue that
 	// shares the finding (cueFile.SharedAfter).
 	shared map[cueKind]map[string]bool
@@ -280,7 +288,7 @@ func loadScope() (*scopeSet, error) {
 
 // loadCues reads and checks the cue files.
 func loadCues() (*cueSet, error) {
-	s := &cueSet{glosses: map[cueKind]bool{}, lists: map[cueKind]string{}, sentence: map[cueKind]map[string]bool{}, agent: map[cueKind]map[string]bool{}, shared: map[cueKind]map[string]bool{},
+	s := &cueSet{glosses: map[cueKind]bool{}, lists: map[cueKind]string{}, sentence: map[cueKind]map[string]bool{}, sexes: map[cueKind]map[string]string{}, agent: map[cueKind]map[string]bool{}, shared: map[cueKind]map[string]bool{},
 		compoundStops: map[cueKind]map[string]bool{}, bidiStops: map[cueKind]map[string]bool{}, forwardStops: map[cueKind][][]string{}, compoundStopPrefixes: map[cueKind][]string{}}
 
 	merged := map[string]*cueDef{}
@@ -338,6 +346,17 @@ func loadCues() (*cueSet, error) {
 			return nil, fmt.Errorf("engine/consistency/cues/%s: scope %q must be \"clause\" or \"sentence\"", c.file, f.Scope)
 		}
 		s.agent[c.kind] = setOf(f.AgentBefore)
+		if len(f.Sexes) > 0 {
+			if f.Scope != "sentence" {
+				return nil, fmt.Errorf("engine/consistency/cues/%s: sexes needs scope \"sentence\"", c.file)
+			}
+			s.sexes[c.kind] = map[string]string{}
+			for sex, words := range f.Sexes {
+				for _, w := range words {
+					s.sexes[c.kind][strings.ToLower(w)] = sex
+				}
+			}
+		}
 		s.glosses[c.kind] = f.Glosses
 		s.compoundStops[c.kind] = setOf(f.CompoundStops)
 		if len(f.BidirectionalStops) > 0 && len(f.Bidirectional) == 0 {

@@ -351,7 +351,7 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 		return sectionEnd(ts, hits, start+1)
 	}
 	if ends, ok := cueRules.sentence[h.def.kind]; ok {
-		return sentenceEnd(ts, hits, start, ends)
+		return sentenceEnd(ts, hits, start, ends, patientSex(ts, h))
 	}
 	if start >= len(ts) || ts[start].boundary {
 		return start
@@ -508,9 +508,14 @@ func takesList(d *cueDef) bool {
 // A cue inside a parenthesis ends at the parenthesis' close: the
 // relative in "(smoking, hypertension, family history) I get ..." is
 // one item of an aside, not the subject of the sentence that follows.
-func sentenceEnd(ts []token, hits []cueHit, i int, ends map[string]bool) int {
+func sentenceEnd(ts []token, hits []cueHit, i int, ends map[string]bool, sex map[string]string) int {
 	depth := 0
 	for j := i; j < len(ts); j++ {
+		if ends[ts[j].low] && sex != nil && sex[""] != "" && sex[ts[j].low] != "" && sex[ts[j].low] != sex[""] {
+			// "her father (he had an MI)": a pronoun of the other sex
+			// than the patient's is not the patient.
+			continue
+		}
 		switch ts[j].raw {
 		case "(":
 			depth++
@@ -520,11 +525,54 @@ func sentenceEnd(ts []token, hits []cueHit, i int, ends map[string]bool) int {
 			}
 			depth--
 		}
-		if ends[ts[j].low] || ts[j].boundary && scopeRules.ends[ts[j].low] && ts[j].low != ":" && !wrapsLine(ts, j) {
+		if ends[ts[j].low] || ts[j].boundary && scopeRules.ends[ts[j].low] && ts[j].low != ":" && !wrapsLine(ts, j) && !(depth > 0 && closesOnLine(ts, j)) {
 			return j
 		}
 	}
 	return len(ts)
+}
+
+// patientSex is the kind's sex words with the patient's sex under "",
+// read off a possessive in the cue hit h or right before it ("her
+// father", "his mother"); nil when neither says it.
+func patientSex(ts []token, h *cueHit) map[string]string {
+	sexes := cueRules.sexes[h.def.kind]
+	if sexes == nil {
+		return nil
+	}
+	for j := h.first - 1; j <= h.last; j++ {
+		if j < 0 || !ts[j].word {
+			continue
+		}
+		if s := sexes[ts[j].low]; s != "" && j < h.last {
+			out := make(map[string]string, len(sexes)+1)
+			for w, x := range sexes {
+				out[w] = x
+			}
+			out[""] = s
+			return out
+		}
+	}
+	return nil
+}
+
+// closesOnLine reports whether a parenthesis open at ts[j] closes later on
+// the same line: a full stop inside it ends an abbreviation or an aside
+// ("Brother (62 y.) had a stent"), not the sentence the parenthesis sits
+// in, so the relative stays its subject past it.
+func closesOnLine(ts []token, j int) bool {
+	if ts[j].low == "\n" {
+		return false
+	}
+	for k := j + 1; k < len(ts) && ts[k].low != "\n"; k++ {
+		switch ts[k].raw {
+		case "(":
+			return false
+		case ")":
+			return true
+		}
+	}
+	return false
 }
 
 // wrapLineWords: a line of prose wrapped by its writer holds this many

@@ -537,6 +537,11 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 					}
 				}
 			}
+			if ok && capsUnstated(mention, by) {
+				// "Does he need a stress test": the abbreviation "DOE" is
+				// not stated by a title-case word that stems to it.
+				ok = false
+			}
 			if !ok && p.Title != "" && valueStated(parse(p.Text), p.Anchor) {
 				// The report's title names the study the value is a result
 				// of: its words count as stated for the measured concept.
