@@ -44,6 +44,9 @@ type reading struct {
 	// switched, switchedTo: a done change of drug and the word before
 	// the drug now taken (reading.json switched).
 	switched, switchedTo *cueMatcher
+	// switchedDirect: the switch cues whose direct object is the drug
+	// stopped (reading.json switched.direct)
+	switchedDirect *regexp.Regexp
 	// switchedFrom: the word right after a switch cue that names the drug
 	// stopped, when no "to" word follows (reading.json switched.from).
 	switchedFrom *regexp.Regexp
@@ -150,6 +153,9 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 		out.switched, out.switchedTo = cues(&rules.CueList{Cues: sw.Cues}), cues(&rules.CueList{Cues: sw.To})
 		if len(sw.From) > 0 {
 			out.switchedFrom = regexp.MustCompile(`(?i)^\s*(?:` + rules.WordsPattern(sw.From) + `)\b`)
+		}
+		if len(sw.Direct) > 0 {
+			out.switchedDirect = regexp.MustCompile(`(?i)^(?:` + rules.WordsPattern(sw.Direct) + `)$`)
 		}
 	}
 	if r.Now != nil {

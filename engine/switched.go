@@ -52,7 +52,7 @@ func (p *Program) switchedFromRole(words string, m []int, names []string) int {
 	}
 	from := r.switchedFrom.FindStringIndex(words[m[1]:])
 	if from == nil {
-		return 0
+		return p.switchedDirectRole(words, m, names)
 	}
 	fromEnd := m[1] + from[1]
 	lower := strings.ToLower(words)
@@ -64,6 +64,31 @@ func (p *Program) switchedFromRole(words string, m []int, names []string) int {
 				role = 1
 			case sp[0] >= fromEnd && role == 0:
 				role = -1
+			}
+		}
+	}
+	return role
+}
+
+// switchedDirectRole reads a switch with neither a to nor a from word
+// whose cue takes the drug stopped as its object (reading.json
+// switched.direct): a drug named right after the cue (at most two words
+// on) is the one stopped, one named before the cue the one taken now
+// ("amlodipine 10 mg (replaced diltiazem in 2024)").
+func (p *Program) switchedDirectRole(words string, m []int, names []string) int {
+	r := p.reading
+	if r.switchedDirect == nil || !r.switchedDirect.MatchString(strings.TrimSpace(words[m[0]:m[1]])) {
+		return 0
+	}
+	lower := strings.ToLower(words)
+	role := 0
+	for _, n := range names {
+		for _, sp := range namedAll(lower, words, n) {
+			switch {
+			case sp[0] >= m[1] && len(strings.Fields(words[m[1]:sp[0]])) <= 2:
+				return -1
+			case sp[1] <= m[0]:
+				role = 1
 			}
 		}
 	}

@@ -33,12 +33,17 @@ var (
 	// which part can be a month and which reading lies nearer the case
 	// date; "12/12" and the like are months of a duration, not a date.
 	whenShort   = regexp.MustCompile(`(?:^|[^\d/.~])(\d\d)/(\d\d)(?:$|[^\d/])`)
-	whenMonthYr = regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+((?:19|20)\d\d)\b`)
-	whenAgo     = regexp.MustCompile(`(?i)\b(\d+|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\b)\s*-?\s*(days?|d|weeks?|wks?|w|months?|mos?|years?|yrs?|y)\s+(?:ago|earlier|previously|before|prior)\b`)
-	// "Day 1 post PCI", "day 3 after surgery", "POD 4": the document is
-	// written that many days after the event it counts from.
-	whenDayPost = regexp.MustCompile(`(?i)\b(?:(?:day|d)\s*-?\s*(\d{1,2})\s+(?:post|after|following)\b|pod\s*-?\s*(\d{1,2})\b)`)
-	whenFor     = regexp.MustCompile(`(?i)(?:\b(?:for|over)\s+(?:the\s+(?:last|past)\s+)?|(?:^|\s)[x×]\s*)(\d+|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\b)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
+	whenMonthYr = regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?(?:\s+|-)((?:19|20)\d\d)\b`)
+	// whenDMonY is a day before a month name and a year ("20 Jun 2026",
+	// "20-Jun-2026", "3rd March 2025"): that day.
+	whenDMonY = regexp.MustCompile(`(?i)(?:^|[^\d/.])([0-2]?\d|3[01])(?:st|nd|rd|th)?(?:\s+|-)(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?(?:\s+|-)((?:19|20)\d\d)\b`)
+	// whenPOD counts days from an event: a post-operative day ("POD 4",
+	// "post-op day 4", "day 4 post-op") or a day after a procedure ("Day 1
+	// post PCI", "day 3 after surgery"): the document is written that many
+	// days after it.
+	whenPOD = regexp.MustCompile(`(?i)\b(?:POD\s*#?\s*(\d{1,2})|post-?op(?:erative)?\s+day\s+(\d{1,2})|day\s*-?\s*(\d{1,2})\s+(?:post-?op(?:erative(?:ly)?)?|post|after|following))\b`)
+	whenAgo = regexp.MustCompile(`(?i)\b(\d+|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\b)\s*-?\s*(days?|d|weeks?|wks?|w|months?|mos?|years?|yrs?|y)\s+(?:ago|earlier|previously|before|prior)\b`)
+	whenFor = regexp.MustCompile(`(?i)(?:\b(?:for|over)\s+(?:the\s+(?:last|past)\s+)?|(?:^|\s)[x×]\s*)(\d+|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\b)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
 	// "in the last 6 months": an event some time within that span.
 	whenWithin = regexp.MustCompile(`(?i)\b(?:in|during|within)\s+the\s+(?:last|past|previous)\s+(\d+|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)\b)\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b`)
 	// Clinical shorthand writes a duration as a count over the units in
@@ -197,10 +202,9 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 			return w
 		}
 	}
-	if m := find(whenDayPost, text, holds(whenDayPostWords)); m != nil {
-		n := m[1] + m[2]
-		if d, err := strconv.Atoi(n); err == nil {
-			t := day(daysBefore(now, float64(d)))
+	if m := find(whenPOD, text, digits && holds(whenPODWords)); m != nil {
+		if n := count(m[1] + m[2] + m[3]); n > 0 {
+			t := day(daysBefore(now, n))
 			return &eval.When{From: t, To: end(t), Text: m[0]}
 		}
 	}
@@ -232,6 +236,14 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 				w.From = t.AddDate(-100, 0, 0)
 			}
 			return w
+		}
+	}
+	if m := find(whenDMonY, text, year); m != nil {
+		y, _ := strconv.Atoi(m[3])
+		d, _ := strconv.Atoi(m[1])
+		t := time.Date(y, monthNum[strings.ToLower(m[2])[:3]], d, 0, 0, 0, 0, time.UTC)
+		if t.Day() == d {
+			return &eval.When{From: t, To: end(t), Text: strings.Trim(m[0], " ()[],;:-.")}
 		}
 	}
 	if m := find(whenMonthYr, text, year); m != nil {
@@ -285,7 +297,7 @@ func whenOf(text string, now time.Time, recentDays int) *eval.When {
 // (each needs one of its list); the other patterns need a digit.
 var (
 	whenAgoWords      = []string{"ago", "earlier", "previously", "before", "prior"}
-	whenDayPostWords  = []string{"post", "after", "following", "pod"}
+	whenPODWords      = []string{"pod", "post-op", "postop", "post op", "postoperative", "post", "after", "following"}
 	whenForWords      = []string{"for", "over", "x", "×"}
 	whenWithinWords   = []string{"last", "past", "previous"}
 	whenRelativeWords = []string{"today", "this", "tonight", "just", "yest", "y'day", "last", "recent"}

@@ -317,6 +317,11 @@ type SwitchCues struct {
 	// word follows; a drug named before the cue is then the one taken now
 	// ("ticagrelor 90 mg bd (switched from clopidogrel)").
 	From []string `json:"from,omitempty"`
+	// Direct: cues whose object, named right after them, is the drug
+	// stopped when neither a To nor a From word follows; a drug named
+	// before the cue is the one taken now ("amlodipine (replaced
+	// diltiazem 2024)").
+	Direct []string `json:"direct,omitempty"`
 }
 
 // CueList is a list of cue words with the reason they are cues.
