@@ -355,10 +355,12 @@ func (a *admitter) nameDoubts(concept string) bool {
 // derivedPass lets through a failed verdict on derived evidence where the
 // derivation itself makes the point of the check.
 func (a *admitter) derivedPass(c eval.Cond, e eval.Evidence, v consistency.Verdict) consistency.Verdict {
-	// A definition whose concept is itself a doubt ("suspected X", made
-	// from a stated pre-test likelihood) states the doubt a doubtful
-	// condition asks for: the derivation, not the mention, is uncertain.
-	if v.Check == consistency.CheckCertainty && e.DerivedBy == eval.ReaderDefinition &&
+	// A definition or an is-a edge whose concept is itself a doubt
+	// ("suspected X", made from a stated pre-test likelihood; an
+	// "uncertain diagnosis" that a non-diagnostic test is) states the doubt
+	// a doubtful condition asks for: the derivation, not the mention, is
+	// uncertain.
+	if v.Check == consistency.CheckCertainty && (e.DerivedBy == eval.ReaderDefinition || e.DerivedBy == eval.ReaderIsA) &&
 		strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") && a.p.doubtfulName(e.Concept) {
 		v.Pass, v.Check, v.Reason = true, "", "certainty: the definition of '"+e.Concept+"' states the doubt"
 		return v
