@@ -6,6 +6,7 @@ import (
 
 	"github.com/executablekg/execkg/engine/consistency"
 	"github.com/executablekg/execkg/engine/eval"
+	"github.com/executablekg/execkg/engine/evidence"
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/rules"
@@ -258,13 +259,43 @@ func conditionBefore(text string, f extract.Finding) string {
 
 // consequent reports whether a finding whose first reading is a
 // procedure follows its sentence's condition clause (the pack's condition
-// cues: "if significant disease, PCI at the same sitting"): it is done only
-// if the condition holds, so it is intended.
+// cues: "if significant disease, PCI at the same sitting") or holds one
+// after the procedure (conditionAfter): it is done only if the condition
+// holds, so it is intended.
 func (p *Program) consequent(text string, f extract.Finding, anchors []grounding.Anchor) bool {
-	if len(anchors) == 0 || p.roles[anchors[0].ConceptKey] != rules.RoleProcedure {
+	if len(anchors) == 0 {
 		return false
 	}
-	return p.doc.Cue(rules.CueCondition, conditionBefore(text, f)) != ""
+	if p.roles[anchors[0].ConceptKey] == rules.RoleProcedure && p.doc.Cue(rules.CueCondition, conditionBefore(text, f)) != "" {
+		return true
+	}
+	for _, a := range anchors {
+		if p.roles[a.ConceptKey] == rules.RoleProcedure && !p.doc.PlannedConcept(a.Concept) && p.conditionAfter(f.Text, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// conditionAfter reports whether a condition cue opens a clause inside
+// the finding after the words that name procedure a ("ICA if symptoms
+// not controlled on medication", "invasive angiography only if symptoms
+// persist"): the procedure is done only if the condition holds. A
+// procedure the condition names ("peri-PCI regimen to be set if PCI goes
+// ahead") is the condition's, judged by step (v).
+func (p *Program) conditionAfter(ft string, a grounding.Anchor) bool {
+	names := append([]string{a.Concept}, p.phrases[a.ConceptKey]...)
+	for i := 1; i < len(ft); i++ {
+		if ft[i-1] != ' ' || ft[i] == ' ' {
+			continue
+		}
+		if p.doc.Cue(rules.CueCondition, ft[i:]) != "" {
+			before, _ := evidence.Covers(ft[:i], names)
+			within, _ := evidence.Covers(ft[i:], names)
+			return before && !within
+		}
+	}
+	return false
 }
 
 // recommended reports whether a finding that names a procedure recommends

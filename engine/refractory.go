@@ -265,7 +265,7 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 				continue
 			}
 			f := findingAt(findings, m[2])
-			if f == nil || !asserted(text, *f) {
+			if f == nil || !asserted(text, *f) || conditional(text, *f, text[m[2]:m[3]]) {
 				continue
 			}
 			for _, c := range v.afterGives {
@@ -294,7 +294,7 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 			continue
 		}
 		f := findingAt(findings, m[2])
-		if f == nil || !asserted(text, *f) {
+		if f == nil || !asserted(text, *f) || conditional(text, *f, text[m[2]:m[3]]) {
 			continue
 		}
 		for _, c := range v.concepts[strings.ToLower(text[m[2]:m[3]])] {
@@ -319,6 +319,17 @@ func (p *Program) refractoryEvidence(r read.Reader, text string, findings []extr
 		}
 	}
 	return out
+}
+
+// conditional reports whether the words at the reader's match (the
+// symptom, or the therapy named first) are spoken of as a condition or a
+// future inside the finding ("ICA if symptoms not controlled on
+// medication", "add a second drug should pain persist despite the
+// first"): a condition of a plan states no symptom the patient has. A
+// condition followed by a habitual clause stays present (step (v)'s
+// hypothetical reading: "if he walks fast he gets pain despite ...").
+func conditional(text string, f extract.Finding, words string) bool {
+	return consistency.Shared(text).AnalyzeAt(f.Text, words).Hypothetical
 }
 
 // withoutSymptomlessRefractory drops the anchors of the concepts the

@@ -441,16 +441,24 @@ func headReplaced(m, pw []string, head int) bool {
 }
 
 // titleWords are the words of s written in title case only (a capital,
-// then lower case: "San", "Mission"), lower-cased, or nil: such a word
-// is a name or a sentence's first word, never initials, which are
-// written in capitals or, in shorthand, in lower case ("PCI", "pci").
-// A word also written otherwise in s is left out.
+// then lower case: "San", "Mission") or in lower case only ("see",
+// "sat"), lower-cased, or nil: such a word is a name, a sentence's first
+// word or an ordinary word, never initials that the phrase does not list
+// itself, which are written in capitals ("PCI", "SAT", "pLAD"). Lower-case
+// shorthand ("pci", "cabg") is read through the names that list it (a
+// lexicon synonym "PCI" is a word of the phrase, matched in any case), not
+// as the initials of a phrase's words: on the dev documents every
+// lower-case word read as initials was an ordinary word ("please see
+// below" as "suitable for exercise ECG", "long spells sat at the desk" as
+// "single antithrombotic therapy", "est. PASP" as "equivocal stress test",
+// "tds" as "turned down surgery"). A word also written otherwise in s is
+// left out.
 func titleWords(s string) map[string]bool {
 	var out, other map[string]bool
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }) {
 		r, n := utf8.DecodeRuneInString(f)
 		low := strings.ToLower(f)
-		if n < len(f) && unicode.IsUpper(r) && strings.ToLower(f[n:]) == f[n:] {
+		if f == low || n < len(f) && unicode.IsUpper(r) && strings.ToLower(f[n:]) == f[n:] {
 			if out == nil {
 				out = map[string]bool{}
 			}
@@ -515,7 +523,7 @@ func coverAcronyms(m, pw []string, gap []int, acr []bool, covered []bool, title 
 			continue // a pronoun is no abbreviation ("her" is no "high event risk")
 		}
 		if title[w] {
-			continue // a word in title case is a name, not initials ("San Francisco" is no "short-acting nitrate")
+			continue // a word in title or lower case is a name or a word, not initials ("San Francisco", "see below")
 		}
 		for i := 0; i+len(w) <= len(pw); i++ {
 			match := true
