@@ -815,7 +815,10 @@ func (r *anatomyReader) withoutRead(lo, hi int, rep *anatomyReports, anchors []g
 	}
 	read := map[string]bool{}
 	for _, s := range rep.ss {
-		if lo <= s.Start && s.Start < hi {
+		// A report may open before the finding: a vessel label
+		// ("<vessel>: proximal 30%") is a finding of its own, and its
+		// segment and value the next one's words.
+		if s.Start < hi && lo < s.End {
 			read[s.Vessel.Name] = true
 		}
 	}
