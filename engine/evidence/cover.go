@@ -211,7 +211,7 @@ func coversPhrase(m []string, title map[string]bool, pi phraseInfo, all bool, me
 		}
 	}
 	runs := coverAcronymRuns(m, pw, pi.gap, pi.acr, covered, title)
-	if compoundOfOther(mention, m, pw, vocab) {
+	if compoundOfOther(mention, m, pw, vocab, pi.fillerNouns) {
 		return false
 	}
 	n, words, modifierMissing := 0, 0, false
@@ -954,9 +954,22 @@ func romanNumeral(w string) bool {
 // place, a noun said otherwise ("loss-of-function polymorphism" for
 // "loss-of-function allele"). Acronyms joined by a hyphen ("RF-CL
 // likelihood", "LIMA-LAD") are a name, not an adjective.
-func compoundOfOther(mention string, m, pw, vocab []string) bool {
+//
+// Where the phrase says the compound right before a filler noun of its own
+// ("high-risk patient", fillerNouns), which its content words drop, a
+// mention saying the compound before another noun qualifies that noun
+// ("high-risk features", "high-risk plaque"): the phrase has no content
+// word after the compound to tell them apart, so the noun is tested
+// against the filler whatever other phrases the concept has.
+func compoundOfOther(mention string, m, pw, vocab []string, fillerNouns []compound) bool {
 	for _, c := range compoundsOfMention(mention) {
 		if !hasWord(pw, c.a) || !hasWord(pw, c.b) {
+			continue
+		}
+		if fn, ok := fillerNounOf(fillerNouns, c); ok {
+			if !sameWord(fn, c.next) && !isNum(c.next) && !textnorm.GenericWords[c.next] && !fillers[c.next] && !initialsOf(pw, c.next) {
+				return true
+			}
 			continue
 		}
 		if at := wordAt(pw, c.b); at >= 0 && at+1 < len(pw) && !hasWord(m, pw[at+1]) {
@@ -968,6 +981,17 @@ func compoundOfOther(mention string, m, pw, vocab []string) bool {
 		return true
 	}
 	return false
+}
+
+// fillerNounOf is the filler noun the phrase says after the compound of
+// c's words, if it says one.
+func fillerNounOf(fillerNouns []compound, c compound) (string, bool) {
+	for _, f := range fillerNouns {
+		if sameWord(f.a, c.a) && sameWord(f.b, c.b) {
+			return f.next, true
+		}
+	}
+	return "", false
 }
 
 // compound is a hyphenated compound of two content words (a, b) a
