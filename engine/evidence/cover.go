@@ -210,8 +210,8 @@ func coversPhrase(m []string, title map[string]bool, pi phraseInfo, all bool, me
 			covered[i], covered[i+1] = false, false
 		}
 	}
-	coverAcronyms(m, pw, pi.gap, pi.acr, covered, title)
-	if compoundOfOther(mention, m, pw, vocab) {
+	runs := coverAcronymRuns(m, pw, pi.gap, pi.acr, covered, title)
+	if compoundOfOther(mention, m, pw, vocab, pi.fillerNouns) {
 		return false
 	}
 	n, words, modifierMissing := 0, 0, false
@@ -236,8 +236,11 @@ func coversPhrase(m []string, title map[string]bool, pi phraseInfo, all bool, me
 	// The allowance counts an abbreviation hyphenated to a one-letter
 	// part as one word: "LDL-C" states one of the two words of "LDL-C
 	// reduction", not two of three.
+	// An acronym that alone states a run of the phrase's words is one
+	// word too: "LIMA" states one word of "left internal mammary artery
+	// graft", not four of five.
 	total := len(pw)
-	if lj := letterJoins(pw, pi.joined); lj != nil {
+	if lj := mergeJoins(letterJoins(pw, pi.joined), runs); lj != nil {
 		total -= joins(lj)
 		n = compoundCount(pw, lj, covered)
 	}
@@ -271,6 +274,21 @@ func letterJoins(pw []string, joined []bool) []bool {
 			}
 			out[i] = true
 		}
+	}
+	return out
+}
+
+// mergeJoins joins the words either a or b joins (nil when both are).
+func mergeJoins(a, b []bool) []bool {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	out := make([]bool, len(a))
+	for i := range a {
+		out[i] = a[i] || b[i]
 	}
 	return out
 }
@@ -518,6 +536,16 @@ var acronymRe = regexp.MustCompile(`\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b`)
 // itself an acronym is no initial of another ("PSA" is not "presentation
 // suggesting ACS").
 func coverAcronyms(m, pw []string, gap []int, acr []bool, covered []bool, title map[string]bool) {
+	coverAcronymRuns(m, pw, gap, acr, covered, title)
+}
+
+// coverAcronymRuns is coverAcronyms, returning the runs an acronym alone
+// states (none of their words stated otherwise) as joins between their
+// words, like a hyphen's, or nil: the two-thirds allowance counts such a
+// run as one word, so "good LIMA" states one word of "previous left
+// internal mammary artery graft", not four of five.
+func coverAcronymRuns(m, pw []string, gap []int, acr []bool, covered []bool, title map[string]bool) []bool {
+	var runs []bool
 	for _, w := range m {
 		if len(w) < 3 || len(w) > 6 || len(w) > len(pw) || isNum(w) || textnorm.Pronouns[w] {
 			continue // a pronoun is no abbreviation ("her" is no "high event risk")
@@ -534,12 +562,25 @@ func coverAcronyms(m, pw []string, gap []int, acr []bool, covered []bool, title 
 				}
 			}
 			if match {
+				alone := true
+				for j := 0; j < len(w); j++ {
+					alone = alone && !covered[i+j]
+				}
 				for j := 0; j < len(w); j++ {
 					covered[i+j] = true
+				}
+				if alone {
+					if runs == nil {
+						runs = make([]bool, len(pw)-1)
+					}
+					for j := 0; j+1 < len(w); j++ {
+						runs[i+j] = true
+					}
 				}
 			}
 		}
 	}
+	return runs
 }
 
 // rivalKind reports whether the mention names another kind of finding
@@ -913,9 +954,22 @@ func romanNumeral(w string) bool {
 // place, a noun said otherwise ("loss-of-function polymorphism" for
 // "loss-of-function allele"). Acronyms joined by a hyphen ("RF-CL
 // likelihood", "LIMA-LAD") are a name, not an adjective.
-func compoundOfOther(mention string, m, pw, vocab []string) bool {
+//
+// Where the phrase says the compound right before a filler noun of its own
+// ("high-risk patient", fillerNouns), which its content words drop, a
+// mention saying the compound before another noun qualifies that noun
+// ("high-risk features", "high-risk plaque"): the phrase has no content
+// word after the compound to tell them apart, so the noun is tested
+// against the filler whatever other phrases the concept has.
+func compoundOfOther(mention string, m, pw, vocab []string, fillerNouns []compound) bool {
 	for _, c := range compoundsOfMention(mention) {
 		if !hasWord(pw, c.a) || !hasWord(pw, c.b) {
+			continue
+		}
+		if fn, ok := fillerNounOf(fillerNouns, c); ok {
+			if !sameWord(fn, c.next) && !isNum(c.next) && !textnorm.GenericWords[c.next] && !fillers[c.next] && !initialsOf(pw, c.next) {
+				return true
+			}
 			continue
 		}
 		if at := wordAt(pw, c.b); at >= 0 && at+1 < len(pw) && !hasWord(m, pw[at+1]) {
@@ -927,6 +981,17 @@ func compoundOfOther(mention string, m, pw, vocab []string) bool {
 		return true
 	}
 	return false
+}
+
+// fillerNounOf is the filler noun the phrase says after the compound of
+// c's words, if it says one.
+func fillerNounOf(fillerNouns []compound, c compound) (string, bool) {
+	for _, f := range fillerNouns {
+		if sameWord(f.a, c.a) && sameWord(f.b, c.b) {
+			return f.next, true
+		}
+	}
+	return "", false
 }
 
 // compound is a hyphenated compound of two content words (a, b) a

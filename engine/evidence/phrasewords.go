@@ -37,6 +37,11 @@ type phraseInfo struct {
 	// head is the index of the phrase's head noun, which the two-thirds
 	// allowance may not leave out, or -1 (headOf).
 	head int
+	// fillerNouns are the phrase's hyphenated compounds said right before
+	// a filler noun ("high-risk patient"), which its content words drop:
+	// compoundOfOther tells the noun a mention says after the compound
+	// against it.
+	fillerNouns []compound
 }
 
 // phraseWords returns contentWords(p) and which of them are critical.
@@ -69,8 +74,33 @@ func phraseOf(p string) phraseInfo {
 	}
 	pi.initials = string(ini)
 	pi.head = headOf(pi.words, pi.gap)
+	pi.fillerNouns = fillerNounsOf(p)
 	phraseCache.Store(p, pi)
 	return pi
+}
+
+// fillerNounsOf lists p's hyphenated compounds of two content words said
+// right before a filler noun (fillers, no stop word): the compound, the
+// noun as next.
+func fillerNounsOf(p string) []compound {
+	if !strings.Contains(p, "-") {
+		return nil
+	}
+	var out []compound
+	fields := strings.Fields(p)
+	for i := 0; i+1 < len(fields); i++ {
+		f := fields[i]
+		if !strings.Contains(f, "-") || strings.ContainsAny(f[len(f)-1:], ",;:.()[]/") {
+			continue
+		}
+		cw := contentWords(f)
+		toks := textnorm.Tokens(fields[i+1])
+		if len(cw) != 2 || len(toks) != 1 || !fillers[toks[0]] || textnorm.StopWords[toks[0]] {
+			continue
+		}
+		out = append(out, compound{a: cw[0], b: cw[1], next: toks[0]})
+	}
+	return out
 }
 
 // hyphenJoins marks the content words of p that a hyphen joins to the

@@ -123,7 +123,7 @@ func TestCompoundOfOtherEquivalent(t *testing.T) {
 	check := func(mention string, m []string, p string, vocab []string) {
 		pw := phraseOf(p).words
 		want := compoundOfOtherRef(mention, m, pw, vocab)
-		if got := compoundOfOther(mention, m, pw, vocab); got != want {
+		if got := compoundOfOther(mention, m, pw, vocab, nil); got != want {
 			t.Errorf("compoundOfOther(%q, phrase %q) = %v, reference %v", mention, p, got, want)
 		}
 		calls++
