@@ -1078,4 +1078,4 @@ func partlyStated(text, phrase string) bool {
 }
 
 // whenWord: a word that says when something happened, not what.
-var whenWord = regexp.MustCompile(`(?i)^(?:today|yesterday|tonight|recent|recently|now|currently|week|weeks|month|months|day|days|ago|last|earlier)$`)
+var whenWord = regexp.MustCompile(`(?i)^(?:today|yesterday|tonight|recent|recently|week|weeks|month|months|day|days|ago|last|earlier)$`)
