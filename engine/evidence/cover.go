@@ -1114,3 +1114,33 @@ func hasOwnWord(text string, names *Names) bool {
 	}
 	return false
 }
+
+// partlyStated: the finding shares with the phrase only the words that
+// date it, its clause states the rest, and the finding names something
+// else of its own: in "X discussed with the family yesterday (Dr Y)" the
+// fragment "family yesterday (Dr Y)" holds the time word of "X
+// yesterday" but dates the talk with the family, not X. A fragment
+// holding no word of its own ("yesterday" cut off "X, yesterday") still
+// dates the event its clause names.
+func partlyStated(text, phrase string) bool {
+	if whole, _ := CoversAll(text, []string{phrase}); whole {
+		return false
+	}
+	pw := phraseOf(phrase).words
+	var rest []string
+	shared := false
+	for _, w := range wordsOfMention(text) {
+		if !hasWord(pw, w) {
+			rest = append(rest, w)
+			continue
+		}
+		if !whenWord.MatchString(w) {
+			return false
+		}
+		shared = true
+	}
+	return shared && len(rest) > 0 && hasOwnWord(strings.Join(rest, " "), nil)
+}
+
+// whenWord: a word that says when something happened, not what.
+var whenWord = regexp.MustCompile(`(?i)^(?:today|yesterday|tonight|recent|recently|week|weeks|month|months|day|days|ago|last|earlier)$`)

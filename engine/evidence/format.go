@@ -520,7 +520,7 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 					}
 				}
 			}
-			if ok && mention != p.Text && !touches(p.Text, by) && hasOwnWord(p.Text, p.Anchor.Names) {
+			if ok && mention != p.Text && (!touches(p.Text, by) && hasOwnWord(p.Text, p.Anchor.Names) || partlyStated(p.Text, by)) {
 				// The clause names the concept with another finding's
 				// words ("?AF on 1 strip -> SR with frequent atrial
 				// ectopics"): a finding that names something of its own
@@ -529,7 +529,7 @@ func (Deterministic) FormatCase(_ context.Context, _ string, pairs []Pair) ([]It
 				// ("typical" of "typical angina").
 				ok = false
 				for _, ph := range p.Anchor.Phrases {
-					if ph != by && touches(p.Text, ph) {
+					if ph != by && touches(p.Text, ph) && !partlyStated(p.Text, ph) {
 						if c, _ := CoversAmong(mention, []string{ph}, p.Anchor.ConceptKey, names); c {
 							ok = true
 							break
