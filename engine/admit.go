@@ -514,9 +514,13 @@ func (a *admitter) codedDoubtingMember(e eval.Evidence, cf consistency.Coded) st
 	return ""
 }
 
-// doubtWorded: c is a definition's member whose own wording is a doubt of
-// a concept whose name is not ("suspected heart failure of ischaemic
-// aetiology"; see rules.Expr.Wording).
+// wordedMember: c is a definition's member worded otherwise than its
+// concept's name ("suspected heart failure of ischaemic aetiology"; see
+// rules.Expr.Wording).
+func wordedMember(c eval.Cond) bool {
+	return strings.HasPrefix(c.DecisionID, "definition::") && c.Wording != "" && rules.NormalizeName(c.Wording) != rules.NormalizeName(c.Concept)
+}
+
 // wordingQualified memoises wordingQualifies by (concept, wording).
 var wordingQualified sync.Map
 
@@ -524,7 +528,7 @@ var wordingQualified sync.Map
 // qualifier its concept's own name does not state ("persistent angina
 // pectoris" for angina pectoris).
 func wordingQualifies(c eval.Cond) bool {
-	if !strings.HasPrefix(c.DecisionID, "definition::") || c.Wording == "" || rules.NormalizeName(c.Wording) == rules.NormalizeName(c.Concept) {
+	if !wordedMember(c) {
 		return false
 	}
 	k := [2]string{c.Concept, c.Wording}
@@ -542,7 +546,7 @@ func wordingQualifies(c eval.Cond) bool {
 // it ("persistent angina pectoris"): the concept's synonyms ("stable
 // angina") do not state it.
 func (a *admitter) qualifierWorded(c eval.Cond, v consistency.Verdict) bool {
-	if !strings.HasPrefix(c.DecisionID, "definition::") || c.Wording == "" || rules.NormalizeName(c.Wording) == rules.NormalizeName(c.Concept) {
+	if !wordedMember(c) {
 		return false
 	}
 	const says = "the condition says '"
@@ -557,6 +561,9 @@ func (a *admitter) qualifierWorded(c eval.Cond, v consistency.Verdict) bool {
 	return !slices.Contains(strings.Fields(rules.NormalizeName(c.Concept)), rules.NormalizeName(q))
 }
 
+// doubtWorded: c is a definition's member whose own wording is a doubt of
+// a concept whose name is not ("suspected heart failure of ischaemic
+// aetiology"; see rules.Expr.Wording).
 func (a *admitter) doubtWorded(c eval.Cond) bool {
 	return strings.HasPrefix(c.DecisionID, "definition::") && c.Wording != "" &&
 		rules.NormalizeName(c.Wording) != rules.NormalizeName(c.Concept) &&

@@ -351,7 +351,8 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 		return sectionEnd(ts, hits, start+1)
 	}
 	if ends, ok := cueRules.sentence[h.def.kind]; ok {
-		return sentenceEnd(ts, hits, start, ends, patientSex(ts, h))
+		sexes, patient := patientSex(ts, h)
+		return sentenceEnd(ts, hits, start, ends, sexes, patient)
 	}
 	if start >= len(ts) || ts[start].boundary {
 		return start
@@ -508,10 +509,10 @@ func takesList(d *cueDef) bool {
 // A cue inside a parenthesis ends at the parenthesis' close: the
 // relative in "(smoking, hypertension, family history) I get ..." is
 // one item of an aside, not the subject of the sentence that follows.
-func sentenceEnd(ts []token, hits []cueHit, i int, ends map[string]bool, sex map[string]string) int {
+func sentenceEnd(ts []token, hits []cueHit, i int, ends map[string]bool, sexes map[string]string, patient string) int {
 	depth := 0
 	for j := i; j < len(ts); j++ {
-		if ends[ts[j].low] && sex != nil && sex[""] != "" && sex[ts[j].low] != "" && sex[ts[j].low] != sex[""] {
+		if ends[ts[j].low] && patient != "" && sexes[ts[j].low] != "" && sexes[ts[j].low] != patient {
 			// "her father (he had an MI)": a pronoun of the other sex
 			// than the patient's is not the patient.
 			continue
@@ -532,28 +533,23 @@ func sentenceEnd(ts []token, hits []cueHit, i int, ends map[string]bool, sex map
 	return len(ts)
 }
 
-// patientSex is the kind's sex words with the patient's sex under "",
-// read off a possessive in the cue hit h or right before it ("her
-// father", "his mother"); nil when neither says it.
-func patientSex(ts []token, h *cueHit) map[string]string {
+// patientSex is the kind's sex words and the patient's sex, read off a
+// possessive in the cue hit h or right before it ("her father", "his
+// mother"); "" when neither says it.
+func patientSex(ts []token, h *cueHit) (map[string]string, string) {
 	sexes := cueRules.sexes[h.def.kind]
 	if sexes == nil {
-		return nil
+		return nil, ""
 	}
 	for j := h.first - 1; j <= h.last; j++ {
 		if j < 0 || !ts[j].word {
 			continue
 		}
 		if s := sexes[ts[j].low]; s != "" && j < h.last {
-			out := make(map[string]string, len(sexes)+1)
-			for w, x := range sexes {
-				out[w] = x
-			}
-			out[""] = s
-			return out
+			return sexes, s
 		}
 	}
-	return nil
+	return nil, ""
 }
 
 // closesOnLine reports whether a parenthesis open at ts[j] closes later on

@@ -1027,11 +1027,8 @@ func compoundsOf(mention string) []compound {
 	fields := strings.Fields(mention)
 	for i := 0; i+1 < len(fields); i++ {
 		f := fields[i]
-		if !strings.Contains(f, "-") || strings.ContainsAny(f[len(f)-1:], ",;:.()[]/") {
-			continue
-		}
-		cw := contentWords(f)
-		if len(cw) != 2 || len(cw[0]) < 3 || len(cw[1]) < 3 {
+		cw, ok := hyphenPair(f)
+		if !ok || len(cw[0]) < 3 || len(cw[1]) < 3 {
 			continue
 		}
 		if acr := acronyms(f); acr[cw[0]] || acr[cw[1]] {

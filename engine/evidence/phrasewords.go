@@ -89,18 +89,24 @@ func fillerNounsOf(p string) []compound {
 	var out []compound
 	fields := strings.Fields(p)
 	for i := 0; i+1 < len(fields); i++ {
-		f := fields[i]
-		if !strings.Contains(f, "-") || strings.ContainsAny(f[len(f)-1:], ",;:.()[]/") {
-			continue
-		}
-		cw := contentWords(f)
+		cw, ok := hyphenPair(fields[i])
 		toks := textnorm.Tokens(fields[i+1])
-		if len(cw) != 2 || len(toks) != 1 || !fillers[toks[0]] || textnorm.StopWords[toks[0]] {
+		if !ok || len(toks) != 1 || !fillers[toks[0]] || textnorm.StopWords[toks[0]] {
 			continue
 		}
 		out = append(out, compound{a: cw[0], b: cw[1], next: toks[0]})
 	}
 	return out
+}
+
+// hyphenPair is the two content words of a hyphenated field f ("high-risk")
+// that does not end its clause or aside (no closing punctuation), or false.
+func hyphenPair(f string) ([]string, bool) {
+	if !strings.Contains(f, "-") || strings.ContainsAny(f[len(f)-1:], ",;:.()[]/") {
+		return nil, false
+	}
+	cw := contentWords(f)
+	return cw, len(cw) == 2
 }
 
 // hyphenJoins marks the content words of p that a hyphen joins to the
