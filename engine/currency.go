@@ -351,7 +351,10 @@ func lineLabel(text string, start int) string {
 //     and than an undated value its words state of the past ("previous
 //     LVEF 55%") or as an earlier one (now.earlier: "baseline LVEF
 //     30%"); against a value dated nearer, or another undated one, the
-//     text does not say which came first, and both are kept.
+//     text does not say which came first, and both are kept, unless
+//   - a trend arrow stands between them on one line: of two values dated
+//     alike, the one after the arrow is the later ("RF-CL 32%, adjusted
+//     up for PAD -> clinical likelihood ~55%" is a likelihood of 55%).
 //
 // A value later than another drops it, traced with the one used.
 func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
@@ -413,6 +416,20 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 		}
 		return a.t.Before(b.t) // dated or now against dated or now
 	}
+	// after: b follows a trend arrow that follows a on its line ("RF-CL
+	// 32%, adjusted for PAD -> clinical likelihood ~55%"): b is the later.
+	after := func(b, a value) bool {
+		fa, fb := m.Facts[a.i], m.Facts[b.i]
+		if m.Text == "" || len(fa.Spans) == 0 || len(fb.Spans) == 0 || fa.ID == fb.ID {
+			return false
+		}
+		ae, bs := fa.Spans[0].End, fb.Spans[0].Start
+		if ae > bs || bs > len(m.Text) {
+			return false
+		}
+		between := m.Text[ae:bs]
+		return hasArrow(between) && !strings.ContainsAny(between, "\n\r")
+	}
 	drop := map[int]int{} // superseded fact → the value used
 	used := map[int]value{}
 	for _, vs := range byKey {
@@ -426,10 +443,10 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 				// Values of one finding stand together (a range's two
 				// bounds), unless each is dated by its own date: the
 				// columns of a results table (columnDates).
-				if !later(b, a) || m.Facts[a.i].ID == m.Facts[b.i].ID && !(a.kind == dated && b.kind == dated) {
+				if !(later(b, a) || a.kind == b.kind && after(b, a)) || m.Facts[a.i].ID == m.Facts[b.i].ID && !(a.kind == dated && b.kind == dated) {
 					continue
 				}
-				if j, ok := drop[a.i]; !ok || later(b, used[j]) {
+				if j, ok := drop[a.i]; !ok || later(b, used[j]) || after(b, used[j]) {
 					drop[a.i] = b.i
 				}
 			}

@@ -97,7 +97,7 @@ func (p *Program) continuedMeasure(text string, prev extract.Finding, prevAnchor
 		(strings.ContainsAny(text[prev.End:f.Start], "0123456789") || datedValue(rest)):
 		// "LVEF (2019: 30%)": the measure named without a value, its
 		// value after a date.
-	case lead != "" && len(strings.Fields(lead)) <= 2 && (p.reading.now != nil && p.reading.now.MatchString(lead) ||
+	case lead != "" && len(strings.Fields(lead)) <= 3 && (p.reading.now != nil && p.reading.now.MatchString(lead) ||
 		p.reading.later != nil && p.reading.later.MatchString(lead)):
 	default:
 		return grounding.Anchor{}, false

@@ -51,6 +51,10 @@ func (p *Program) verbatimIn(set *verbatimSet, finding string, strict bool) (out
 	// stated across them. (Offsets below are of this unquoted text; they
 	// stay inside this function.)
 	finding = unquote.Replace(finding)
+	// A line break or tab inside a finding wraps its prose ("CT
+	// coronary\nangiogram"): a space there, so a name is stated across it
+	// and its words are not read as a shorter name after the break.
+	finding = wrapSpace.Replace(finding)
 	lower := strings.ToLower(finding)
 	var hits []hit
 	// Every occurrence starting at a word start: only the phrases whose
@@ -137,6 +141,9 @@ func (p *Program) verbatimIn(set *verbatimSet, finding string, strict bool) (out
 	}
 	return out, compound, inside
 }
+
+// wrapSpace turns the line breaks and tabs of a finding into spaces.
+var wrapSpace = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ")
 
 // unquote drops double quotation marks, straight and curly.
 var unquote = strings.NewReplacer("\"", "", "\u201c", "", "\u201d", "")

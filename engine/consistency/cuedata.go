@@ -120,8 +120,12 @@ type scopeFile struct {
 	ClausePairs   [][2]string `json:"clause_pairs"`
 	Abbreviations []string    `json:"abbreviations"`
 	SignedWords   []string    `json:"signed_words"`
-	Determiners   []string    `json:"determiners"`
-	Window        int         `json:"window"`
+	// OptionHeadings: words of a heading asking for boxes to be ticked
+	// ("tick all that apply"); optionBlock reads the block under it.
+	OptionHeadingsAbout string   `json:"option_headings_about"`
+	OptionHeadings      []string `json:"option_headings"`
+	Determiners         []string `json:"determiners"`
+	Window              int      `json:"window"`
 	// ResolveFollowers may follow a cue listed both ways without
 	// making it look forward.
 	ResolveFollowers []string `json:"resolve_followers"`

@@ -1146,14 +1146,19 @@ func qualifierAt(ts []token, i int, described bool) (string, int) {
 }
 
 // opensSentence reports whether token i starts the text or follows a
-// full stop, semicolon, colon, exclamation or question mark.
+// full stop, semicolon, colon, exclamation or question mark, a line
+// break, or the opening of a remark of its own: a parenthesis or a dash
+// set off by spaces ("NSTEMI 2019 (declined angiography)", "NSTEMI -
+// declined PCI"), where a verb has no subject before it either.
 func opensSentence(ts []token, i int) bool {
 	if i == 0 {
 		return true
 	}
 	switch ts[i-1].raw {
-	case ".", ";", ":", "!", "?":
+	case ".", ";", ":", "!", "?", "\n", "(":
 		return true
+	case "-", "–", "—":
+		return i >= 2 && ts[i-1].start > ts[i-2].end && ts[i].start > ts[i-1].end
 	}
 	return false
 }

@@ -430,8 +430,25 @@ func opensWithBox(line string) bool {
 
 // optionBlock reports whether the run of adjacent lines opening with a
 // check box around the line text[ls:le] holds a line with two boxes or
-// more (a row of options).
+// more (a row of options), or, under a heading that asks for boxes to be
+// ticked (scope.json option_headings: "tick all that apply"), both a
+// ticked and an empty box: the form's options laid out one to a line
+// ("[x] Exertional pain" over "[ ] Known CAD with new symptoms"), where an
+// empty box is an option not chosen, as in a row. Without such a heading
+// a block of one box to a line is as often a task list ("[x] Bloods sent"
+// over "[ ] Stress echo to be booked").
 func optionBlock(text string, ls, le int) bool {
+	ticked, empty := false, false
+	mark := func(line string) {
+		t := strings.TrimLeft(line, " \t")
+		if strings.HasPrefix(t, "[ ]") || strings.HasPrefix(t, "[]") || strings.HasPrefix(t, "[_]") {
+			empty = true
+		} else {
+			ticked = true
+		}
+	}
+	mark(text[ls:le])
+	top := ls
 	for s := ls; s > 0; { // the lines above
 		ps := strings.LastIndexByte(text[:s-1], '\n') + 1
 		line := text[ps : s-1]
@@ -441,7 +458,8 @@ func optionBlock(text string, ls, le int) bool {
 		if boxesIn(line) >= 2 {
 			return true
 		}
-		s = ps
+		mark(line)
+		s, top = ps, ps
 	}
 	for e := le; e < len(text); { // the lines below
 		ne := lineEnd(text, e+1)
@@ -452,7 +470,37 @@ func optionBlock(text string, ls, le int) bool {
 		if boxesIn(line) >= 2 {
 			return true
 		}
+		mark(line)
 		e = ne
+	}
+	return ticked && empty && top > 0 && optionHeading(text[strings.LastIndexByte(text[:top-1], '\n')+1:top-1])
+}
+
+// optionHeading reports whether a line asks for the boxes below it to be
+// ticked: it holds an option_headings phrase (scope.json) as whole words.
+func optionHeading(line string) bool {
+	l := strings.ToLower(line)
+	for _, h := range scopeRules.OptionHeadings {
+		for from := 0; ; {
+			k := strings.Index(l[from:], h)
+			if k < 0 {
+				break
+			}
+			k += from
+			before, after := k == 0, k+len(h) == len(l)
+			if !before {
+				r, _ := utf8.DecodeLastRuneInString(l[:k])
+				before = !isWordRune(r)
+			}
+			if !after {
+				r, _ := utf8.DecodeRuneInString(l[k+len(h):])
+				after = !isWordRune(r)
+			}
+			if before && after {
+				return true
+			}
+			from = k + 1
+		}
 	}
 	return false
 }
