@@ -351,7 +351,10 @@ func lineLabel(text string, start int) string {
 //     and than an undated value its words state of the past ("previous
 //     LVEF 55%") or as an earlier one (now.earlier: "baseline LVEF
 //     30%"); against a value dated nearer, or another undated one, the
-//     text does not say which came first, and both are kept.
+//     text does not say which came first, and both are kept, unless a
+//     trend arrow on the line between them says it: the undated value
+//     after the arrow is the later one ("PTL 20%, revised for diabetes
+//     -> PTL 60%", "LDL 3.4 on statin A -> statin B -> LDL 1.2").
 //
 // A value later than another drops it, traced with the one used.
 func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
@@ -381,7 +384,10 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 		if f.Kind != patient.KindMeasurement || f.Value == nil || f.Via != "" || f.ConceptKey == "" {
 			continue
 		}
-		v := value{i: i, kind: own}
+		v := value{i: i, kind: own, at: -1}
+		if len(f.Spans) > 0 && f.Spans[0].End <= len(m.Text) {
+			v.at, v.end = f.Spans[0].Start, f.Spans[0].End
+		}
 		w := words(f)
 		switch {
 		case p.reading.now != nil && p.reading.now.MatchString(w):
@@ -405,7 +411,7 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 			// the report's own undated value is.
 			return b.kind == own || b.kind == nowCue || b.kind == dated && !stale.IsZero() && !b.t.Before(stale)
 		case a.kind == own:
-			return b.kind == nowCue
+			return b.kind == nowCue || b.kind == own && arrowAfter(m.Text, a, b)
 		case b.kind == own:
 			return a.kind == dated && !stale.IsZero() && a.t.Before(stale)
 		case b.kind == past:
@@ -471,11 +477,24 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 }
 
 // measuredValue is one stated value of a measure, for supersede: the
-// fact's index, how the text dates it, and its date.
+// fact's index, how the text dates it, its date, and where its words lie
+// in the text (at < 0: nowhere known).
 type measuredValue struct {
-	i    int
-	kind int
-	t    time.Time
+	i       int
+	kind    int
+	t       time.Time
+	at, end int
+}
+
+// arrowAfter reports whether value b follows value a on the same line of
+// text with a trend arrow between them: the arrow marks a change over
+// time, so b is the later state of the measure.
+func arrowAfter(text string, a, b measuredValue) bool {
+	if a.at < 0 || b.at < 0 || a.end > b.at {
+		return false
+	}
+	between := text[a.end:b.at]
+	return !strings.Contains(between, "\n") && hasArrow(between)
 }
 
 // stale drops a dated value older than its measure's validity (the
