@@ -10,6 +10,7 @@ import (
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/rules"
+	"github.com/executablekg/execkg/rules/units"
 )
 
 // Which findings are intended rather than present, and which are a
@@ -266,12 +267,46 @@ func (p *Program) consequent(text string, f extract.Finding, anchors []grounding
 	if len(anchors) == 0 {
 		return false
 	}
-	if p.roles[anchors[0].ConceptKey] == rules.RoleProcedure && p.doc.Cue(rules.CueCondition, conditionBefore(text, f)) != "" {
+	if (p.roles[anchors[0].ConceptKey] == rules.RoleProcedure || p.medications[anchors[0].ConceptKey] && p.orderShaped(f, anchors)) && p.doc.Cue(rules.CueCondition, conditionBefore(text, f)) != "" {
 		return true
 	}
 	for _, a := range anchors {
 		if p.roles[a.ConceptKey] == rules.RoleProcedure && !p.doc.PlannedConcept(a.Concept) && p.conditionAfter(f.Text, a) {
 			return true
+		}
+	}
+	return false
+}
+
+// orderShaped reports whether a drug finding is worded as an order: a
+// start cue ("start apixaban"), or the drug's name alone with its dose and
+// regimen ("apixaban 5 mg bd": numbers, units, regimen words and other
+// short tokens only): after a condition clause ("if AF,
+// apixaban 5 bd") it is the plan's conditional order, while a sentence
+// that says what the drug does ("if pain, GTN spray settles it") states
+// the drug taken.
+func (p *Program) orderShaped(f extract.Finding, anchors []grounding.Anchor) bool {
+	if p.doc.Cue(rules.CueStart, f.Text) != "" {
+		return true
+	}
+	lower := strings.ToLower(f.Text)
+	for _, n := range p.drugNames(anchors) {
+		for _, sp := range namedAll(lower, f.Text, n) {
+			if strings.Trim(f.Text[:sp[0]], " -–•*:>()") != "" {
+				continue
+			}
+			only := true
+			for _, w := range strings.Fields(f.Text[sp[1]:]) {
+				w = strings.Trim(w, ",;()")
+				if w == "" || w == "+" || w == "&" || w[0] >= '0' && w[0] <= '9' || len(w) <= 3 || units.Known(w) || p.doc.Cue(rules.CueRegimen, w) != "" {
+					continue
+				}
+				only = false
+				break
+			}
+			if only {
+				return true
+			}
 		}
 	}
 	return false
