@@ -474,6 +474,16 @@ func (p *Program) optionCue(text string, f extract.Finding, findings []extract.F
 			return m
 		}
 	}
+	if ph := recentPhrase(f.Text, 1<<30); ph != "" && strings.TrimSpace(strings.Trim(f.Text, " ,;()")) == ph {
+		// "PCI discussed with the patient yesterday": a fragment that is
+		// only a time phrase dates what its sentence's finding before it
+		// states; an option weighed there is no event done.
+		if prev, ok := previousFinding(findings, f); ok && prev.End <= f.Start && !strings.ContainsAny(text[prev.End:f.Start], ".;\n") {
+			if m := p.doc.Cue(rules.CueOption, prev.Text); m != "" {
+				return m
+			}
+		}
+	}
 	for cur, hops := f, 0; hops < 4; hops++ {
 		if m := p.doc.Cue(rules.CueOption, cur.Text); m != "" {
 			return m
