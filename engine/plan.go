@@ -280,8 +280,9 @@ func (p *Program) consequent(text string, f extract.Finding, anchors []grounding
 
 // orderShaped reports whether a drug finding is worded as an order: a
 // start cue ("start apixaban"), or the drug's name alone with its dose and
-// regimen ("apixaban 5 mg bd": numbers, units, regimen words and other
-// short tokens only): after a condition clause ("if AF,
+// regimen ("apixaban 5 mg bd": a dose, then numbers, units, regimen words
+// and other short tokens only; a bare name after a symptom's condition,
+// "if angina recurs, GTN spray", is the PRN drug taken): after a condition clause ("if AF,
 // apixaban 5 bd") it is the plan's conditional order, while a sentence
 // that says what the drug does ("if pain, GTN spray settles it") states
 // the drug taken.
@@ -295,16 +296,20 @@ func (p *Program) orderShaped(f extract.Finding, anchors []grounding.Anchor) boo
 			if strings.Trim(f.Text[:sp[0]], " -–•*:>()") != "" {
 				continue
 			}
-			only := true
+			only, dosed := true, false
 			for _, w := range strings.Fields(f.Text[sp[1]:]) {
 				w = strings.Trim(w, ",;()")
-				if w == "" || w == "+" || w == "&" || w[0] >= '0' && w[0] <= '9' || len(w) <= 3 || units.Known(w) || p.doc.Cue(rules.CueRegimen, w) != "" {
+				if w != "" && w[0] >= '0' && w[0] <= '9' {
+					dosed = true
+					continue
+				}
+				if w == "" || w == "+" || w == "&" || len(w) <= 3 || units.Known(w) || p.doc.Cue(rules.CueRegimen, w) != "" {
 					continue
 				}
 				only = false
 				break
 			}
-			if only {
+			if only && dosed {
 				return true
 			}
 		}
