@@ -66,6 +66,9 @@ func (r anatomyStage) Read(c *read.Case) []patient.Fact {
 // itself.
 type anatomyReader struct {
 	a *rules.Anatomy
+	// functional: the words of a functional vessel count (count_basis);
+	// nil without them.
+	functional *regexp.Regexp
 	// words: lower-case written name → vessel; digits: names with one
 	// trailing digit ("#" in the pack), by lower-case prefix.
 	words, digits map[string]wordOf
@@ -210,6 +213,9 @@ func newAnatomyReader(a *rules.Anatomy) (*anatomyReader, error) {
 		return nil, nil
 	}
 	r := &anatomyReader{a: a, words: map[string]wordOf{}, digits: map[string]wordOf{}, segments: map[string]string{}}
+	if a.CountBasis != nil && len(a.CountBasis.Functional) > 0 {
+		r.functional = regexp.MustCompile(`(?i)\b(?:` + alternation(a.CountBasis.Functional) + `)\b`)
+	}
 	var names, segWords, postWords []string
 	for i := range a.Vessels {
 		v := &a.Vessels[i]

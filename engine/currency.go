@@ -384,7 +384,10 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 		if f.Kind != patient.KindMeasurement || f.Value == nil || f.Via != "" || f.ConceptKey == "" {
 			continue
 		}
-		v := value{i: i, kind: own}
+		v := value{i: i, kind: own, at: -1}
+		if len(f.Spans) > 0 && f.Spans[0].End <= len(m.Text) {
+			v.at, v.end = f.Spans[0].Start, f.Spans[0].End
+		}
 		w := words(f)
 		switch {
 		case p.reading.now != nil && p.reading.now.MatchString(w):
@@ -419,16 +422,7 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 	// after: b follows a trend arrow that follows a on its line ("RF-CL
 	// 32%, adjusted for PAD -> clinical likelihood ~55%"): b is the later.
 	after := func(b, a value) bool {
-		fa, fb := m.Facts[a.i], m.Facts[b.i]
-		if m.Text == "" || len(fa.Spans) == 0 || len(fb.Spans) == 0 || fa.ID == fb.ID {
-			return false
-		}
-		ae, bs := fa.Spans[0].End, fb.Spans[0].Start
-		if ae > bs || bs > len(m.Text) {
-			return false
-		}
-		between := m.Text[ae:bs]
-		return hasArrow(between) && !strings.ContainsAny(between, "\n\r")
+		return m.Text != "" && m.Facts[a.i].ID != m.Facts[b.i].ID && arrowAfter(m.Text, a, b)
 	}
 	drop := map[int]int{} // superseded fact → the value used
 	used := map[int]value{}
@@ -488,11 +482,24 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 }
 
 // measuredValue is one stated value of a measure, for supersede: the
-// fact's index, how the text dates it, and its date.
+// fact's index, how the text dates it, its date, and where its words lie
+// in the text (at < 0: nowhere known).
 type measuredValue struct {
-	i    int
-	kind int
-	t    time.Time
+	i       int
+	kind    int
+	t       time.Time
+	at, end int
+}
+
+// arrowAfter reports whether value b follows value a on the same line of
+// text with a trend arrow between them: the arrow marks a change over
+// time, so b is the later state of the measure.
+func arrowAfter(text string, a, b measuredValue) bool {
+	if a.at < 0 || b.at < 0 || a.end > b.at {
+		return false
+	}
+	between := text[a.end:b.at]
+	return !strings.Contains(between, "\n") && hasArrow(between)
 }
 
 // stale drops a dated value older than its measure's validity (the

@@ -10,6 +10,7 @@ import (
 	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/rules"
+	"github.com/executablekg/execkg/rules/units"
 )
 
 // Which findings are intended rather than present, and which are a
@@ -266,12 +267,51 @@ func (p *Program) consequent(text string, f extract.Finding, anchors []grounding
 	if len(anchors) == 0 {
 		return false
 	}
-	if p.roles[anchors[0].ConceptKey] == rules.RoleProcedure && p.doc.Cue(rules.CueCondition, conditionBefore(text, f)) != "" {
+	if (p.roles[anchors[0].ConceptKey] == rules.RoleProcedure || p.medications[anchors[0].ConceptKey] && p.orderShaped(f, anchors)) && p.doc.Cue(rules.CueCondition, conditionBefore(text, f)) != "" {
 		return true
 	}
 	for _, a := range anchors {
 		if p.roles[a.ConceptKey] == rules.RoleProcedure && !p.doc.PlannedConcept(a.Concept) && p.conditionAfter(f.Text, a) {
 			return true
+		}
+	}
+	return false
+}
+
+// orderShaped reports whether a drug finding is worded as an order: a
+// start cue ("start apixaban"), or the drug's name alone with its dose and
+// regimen ("apixaban 5 mg bd": a dose, then numbers, units, regimen words
+// and other short tokens only; a bare name after a symptom's condition,
+// "if angina recurs, GTN spray", is the PRN drug taken): after a condition clause ("if AF,
+// apixaban 5 bd") it is the plan's conditional order, while a sentence
+// that says what the drug does ("if pain, GTN spray settles it") states
+// the drug taken.
+func (p *Program) orderShaped(f extract.Finding, anchors []grounding.Anchor) bool {
+	if p.doc.Cue(rules.CueStart, f.Text) != "" {
+		return true
+	}
+	lower := strings.ToLower(f.Text)
+	for _, n := range p.drugNames(anchors) {
+		for _, sp := range namedAll(lower, f.Text, n) {
+			if strings.Trim(f.Text[:sp[0]], " -–•*:>()") != "" {
+				continue
+			}
+			only, dosed := true, false
+			for _, w := range strings.Fields(f.Text[sp[1]:]) {
+				w = strings.Trim(w, ",;()")
+				if w != "" && w[0] >= '0' && w[0] <= '9' {
+					dosed = true
+					continue
+				}
+				if w == "" || w == "+" || w == "&" || len(w) <= 3 || units.Known(w) || p.doc.Cue(rules.CueRegimen, w) != "" {
+					continue
+				}
+				only = false
+				break
+			}
+			if only && dosed {
+				return true
+			}
 		}
 	}
 	return false
@@ -437,6 +477,16 @@ func (p *Program) optionCue(text string, f extract.Finding, findings []extract.F
 	if h := listHeading(text, f); h != "" {
 		if m := p.doc.Cue(rules.CueOption, h); m != "" {
 			return m
+		}
+	}
+	if ph := recentPhrase(f.Text, 1<<30); ph != "" && strings.TrimSpace(strings.Trim(f.Text, " ,;()")) == ph {
+		// "PCI discussed with the patient yesterday": a fragment that is
+		// only a time phrase dates what its sentence's finding before it
+		// states; an option weighed there is no event done.
+		if prev, ok := previousFinding(findings, f); ok && prev.End <= f.Start && !strings.ContainsAny(text[prev.End:f.Start], ".;\n") {
+			if m := p.doc.Cue(rules.CueOption, prev.Text); m != "" {
+				return m
+			}
 		}
 	}
 	for cur, hops := f, 0; hops < 4; hops++ {

@@ -979,7 +979,7 @@ func (p *Program) decide(ctx context.Context, c *call, res *Result, tr *Trace, m
 	date := noon(c.date)
 	// Values are checked on every path: one no patient can have is a
 	// misreading, one a later value supersedes is not the patient's now.
-	res.Evidence = applyEdits(res.Evidence, append(append(p.plausible(m), p.supersede(m, date)...), p.stale(m, date)...))
+	res.Evidence = applyEdits(res.Evidence, append(append(append(p.plausible(m), p.supersede(m, date)...), p.stale(m, date)...), p.functionalCounts(m)...))
 	ev := p.currentOnly(m, m.Evidence(), tr)
 	keys := map[string]bool{}
 	for _, e := range ev {

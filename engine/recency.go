@@ -108,8 +108,9 @@ func (p *Program) recencyEvidence(ev []eval.Evidence) []eval.Evidence {
 // 6 weeks ago" the date closes the second fragment but dates the PCI the
 // first one states. The date must end its fragment, the two fragments
 // must be joined only by "with"/"w/"/"+"/"plus", the first must state
-// exactly one event with a recent form (word for word), be asserted and
-// carry no date of its own.
+// exactly one event with a recent form (word for word), be asserted,
+// carry no date of its own and hold no option cue ("PCI discussed with
+// the patient yesterday" dates the talk).
 func (p *Program) cutDateEvidence(text string, findings []extract.Finding) []eval.Evidence {
 	if p.reading.recentPrefix == "" {
 		return nil
@@ -126,6 +127,11 @@ func (p *Program) cutDateEvidence(text string, findings []extract.Finding) []eva
 			continue
 		}
 		if recentPhrase(f.Text, p.reading.recentDays) != "" || datedElse.MatchString(f.Text) || !asserted(text, f) {
+			continue
+		}
+		if p.doc != nil && p.doc.Cue(rules.CueOption, f.Text) != "" {
+			// "PCI discussed with the patient yesterday": the date is
+			// the talk's; an event weighed as an option is not done.
 			continue
 		}
 		var recent []string // keys of the recent forms

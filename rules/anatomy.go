@@ -67,6 +67,22 @@ type Anatomy struct {
 	// counted vessels; Derive ones are derived, the others only stop a
 	// derivation their stated polarity contradicts.
 	Counts []VesselCount `json:"counts,omitempty"`
+	// CountBasis: the words that say on what a stated vessel count rests.
+	// A count the text states functionally ("functionally one-vessel")
+	// supersedes another count its sentence states without such a word
+	// ("two-vessel angiographically"): the functionally significant
+	// vessels are the diseased ones the rows count.
+	CountBasis *CountBasis `json:"count_basis,omitempty"`
+}
+
+// CountBasis holds the words of a functional vessel count (Functional)
+// and of an anatomical one (Anatomic, for the trace and the pack's
+// documentation: an anatomical count is any count without a functional
+// word).
+type CountBasis struct {
+	Functional []string `json:"functional"`
+	Anatomic   []string `json:"anatomic,omitempty"`
+	Source     string   `json:"source,omitempty"`
 }
 
 // Vessel is one main artery: its written names (a trailing "#" stands

@@ -1113,7 +1113,7 @@ func hasOwnWord(text string, names *Names) bool {
 }
 
 // partlyStated: the finding shares with the phrase only the words that
-// date it, its clause states the rest, and the finding names something
+// date it or say it is done again (againWord), its clause states the rest, and the finding names something
 // else of its own: in "X discussed with the family yesterday (Dr Y)" the
 // fragment "family yesterday (Dr Y)" holds the time word of "X
 // yesterday" but dates the talk with the family, not X. A fragment
@@ -1131,7 +1131,7 @@ func partlyStated(text, phrase string) bool {
 			rest = append(rest, w)
 			continue
 		}
-		if !whenWord.MatchString(w) {
+		if !whenWord.MatchString(w) && !againWord.MatchString(w) {
 			return false
 		}
 		shared = true
@@ -1141,3 +1141,8 @@ func partlyStated(text, phrase string) bool {
 
 // whenWord: a word that says when something happened, not what.
 var whenWord = regexp.MustCompile(`(?i)^(?:today|yesterday|tonight|recent|recently|week|weeks|month|months|day|days|ago|last|earlier)$`)
+
+// againWord: a word that says an act is done once more, not which act: in
+// "X gives better survival and fewer repeat admissions" the fragment holds
+// the "repeat" of "repeat X" but repeats the admissions, not X.
+var againWord = regexp.MustCompile(`(?i)^(?:repeat|repeated|redo|re-do|second|further|another|again)$`)
