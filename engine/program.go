@@ -877,12 +877,18 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				if w := p.upTitratedTo(item, e.ConceptKey); w != "" {
 					notTaken[[2]string{e.ID, e.ConceptKey}] = true
 					tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
-						Reason: it.ConceptKey + ": '" + w + "' raises the dose now, so what is named by the new dose is ordered, not yet taken"})
+						Reason: it.ConceptKey + ": '" + w + "' raises the dose now, so what is named by the raised dose is ordered, not yet taken"})
 				} else if w := p.leftBehindOnly(item, e.ConceptKey); w != "" {
 					notTaken[[2]string{e.ID, e.ConceptKey}] = true
 					tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
 						Reason: it.ConceptKey + ": '" + w + "' is the dose left behind, and the item names the concept only by it"})
 				}
+			}
+			if e.Present && !notTaken[[2]string{e.ID, e.ConceptKey}] {
+				// "ezetimibe 10 mg added today": taken from now on, no
+				// course yet whose result a row judges (begunNow).
+				names := p.namesOf(e)
+				e.Begun = p.begunNow(it.Text, names) != "" || item != it.Text && p.begunNow(item, names) != ""
 			}
 		}
 		// "LVEF 35% (2020), now 50%": a value its own words state now is

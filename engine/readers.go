@@ -26,6 +26,9 @@ type reading struct {
 	// upTitrated: a medication item's words raising its dose now
 	// (reading.json up_titrated; upTitratedTo).
 	upTitrated *cueMatcher
+	// begunAfter, begunBefore: the words that begin a drug now, after
+	// its name and before it (reading.json begun_now; begunNow).
+	begunAfter, begunBefore *cueMatcher
 	// stoppedFor: adverse effects that, after a stopped cue in a drug's
 	// list item, say it was stopped as not tolerated (stopped_for).
 	stoppedFor *cueMatcher
@@ -125,6 +128,12 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 	}
 	out.notTaken, out.stopped, out.now = cues(r.NotTaken), cues(r.Stopped), cues(r.Now.List())
 	out.upTitrated = cues(r.UpTitrated)
+	if bn := r.BegunNow; bn != nil {
+		out.begunAfter = newCueMatcher(bn.After)
+		if len(bn.Before) > 0 {
+			out.begunBefore = newCueMatcher(bn.Before)
+		}
+	}
 	out.stoppedFor = cues(r.StoppedFor)
 	if so := r.StopOrders; so != nil && len(so.Cues) > 0 {
 		out.stopOrder = regexp.MustCompile(`(?i)^[\s\-–•*:]*(?:` + rules.WordsPattern(so.Cues) + `)\b`)

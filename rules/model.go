@@ -202,7 +202,7 @@ type Entity struct {
 type Window struct {
 	Min  *float64 `json:"min,omitempty"`
 	Max  *float64 `json:"max,omitempty"`
-	Unit string   `json:"unit" jsonschema:"enum=days,enum=weeks,enum=months,enum=years"`
+	Unit string   `json:"unit,omitempty" jsonschema:"enum=days,enum=weeks,enum=months,enum=years"`
 	// Dated asks for the event's day: a date the text gives only to the
 	// week or month ("PCI this week") leaves the condition unknown, even
 	// when every day it allows lies inside. A window of several days that
@@ -210,7 +210,18 @@ type Window struct {
 	// the discharge document of its stay written days later) reads a
 	// stated day, not a vague time.
 	Dated bool `json:"dated,omitempty"`
+	// Course: the condition is a course of a drug the patient has been
+	// on, whose result the row judges ("not at target on ezetimibe",
+	// "angina not controlled by a beta-blocker"): a drug the document
+	// begins now (eval.Evidence.Begun: "ezetimibe added today", "NEW" on
+	// a medication list, a drug the plan starts) has no result yet and
+	// does not meet it. A course window may have no bounds (and then no
+	// unit); with bounds it also dates the course's start.
+	Course bool `json:"course,omitempty"`
 }
+
+// Bounded reports whether the window has a min or a max, dating its event.
+func (w Window) Bounded() bool { return w.Min != nil || w.Max != nil }
 
 // WindowUnits are the units a window may use, with their length in days.
 var WindowUnits = map[string]float64{"days": 1, "weeks": 7, "months": 30.4375, "years": 365.25}
@@ -242,6 +253,8 @@ func (w Window) String() string {
 		return "within " + f(w.Max) + " " + w.Unit + " before the case date, dated to the day"
 	case w.Max != nil:
 		return "within " + f(w.Max) + " " + w.Unit + " before the case date"
+	case w.Course:
+		return "a course begun before the document"
 	}
 	return "any time"
 }

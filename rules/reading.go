@@ -55,6 +55,11 @@ type Reading struct {
 	// ("atorvastatin 80": a maximum tolerated statin) is the plan's
 	// reading, as an order to increase is.
 	UpTitrated *CueList `json:"up_titrated,omitempty"`
+	// BegunNow: words of a medication finding saying the document begins
+	// the drug now ("ezetimibe 10 mg added today", "Bisoprolol 2.5 mg
+	// (NEW)", "Adding ezetimibe today"): taken from now on, but no course
+	// yet whose result a row can judge (rules.Window.Course).
+	BegunNow *BegunCues `json:"begun_now,omitempty"`
 	// Switched: a done change of drug ("switched from clopidogrel to
 	// ticagrelor"): see SwitchCues.
 	Switched *SwitchCues `json:"switched,omitempty"`
@@ -325,6 +330,16 @@ type SwitchCues struct {
 }
 
 // CueList is a list of cue words with the reason they are cues.
+// BegunCues are the words that begin a drug now: After, in the drug's own
+// clause after its name ("added today", "NEW"); Before, right before its
+// name with a now word (meta/reading.json now) after it ("Adding ezetimibe
+// 10 mg today").
+type BegunCues struct {
+	Why    string   `json:"why"`
+	After  []string `json:"after"`
+	Before []string `json:"before,omitempty"`
+}
+
 type CueList struct {
 	Why  string   `json:"why"`
 	Cues []string `json:"cues"`
@@ -580,6 +595,18 @@ func (r *Reading) check(name string) error {
 			return err
 		}
 	}
+	if bn := r.BegunNow; bn != nil {
+		f := name + ": begun_now"
+		if strings.TrimSpace(bn.Why) == "" {
+			return fmt.Errorf("%s.why: say what the cues mark", f)
+		}
+		if err := checkWords(f+".after", bn.After, true); err != nil {
+			return err
+		}
+		if err := checkWords(f+".before", bn.Before, false); err != nil {
+			return err
+		}
+	}
 	if pc := r.Past; pc != nil {
 		f := name + ": past"
 		if strings.TrimSpace(pc.Why) == "" {
@@ -797,6 +824,10 @@ func (r *Reading) Words() []string {
 		if l != nil {
 			add(l.Cues...) // NegatedBy are plain English negations, no pack vocabulary
 		}
+	}
+	if bn := r.BegunNow; bn != nil {
+		add(bn.After...)
+		add(bn.Before...)
 	}
 	if pc := r.Past; pc != nil {
 		add(pc.Cues...)

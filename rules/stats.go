@@ -125,7 +125,7 @@ func ComputeStats(p *Pack) Stats {
 					case IsNumeric(op):
 						s.Operators.Numeric++
 					}
-					if c.LogicStructured.Window != nil {
+					if w := c.LogicStructured.Window; w != nil && w.Bounded() {
 						s.Windows++
 					}
 					key := KeyOf(c)

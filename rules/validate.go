@@ -118,6 +118,11 @@ func validateRule(t *Table, row *Row, k int, rp, wantDir string, sc *Grading) Di
 		if w := l.Window; w != nil {
 			op := NormalizeOperator(l.Operator)
 			switch {
+			case w.Course && !w.Bounded() && w.Unit == "" && op == OpPresent:
+				// A course of the drug, undated: no bounds to check.
+			case w.Course && op != OpPresent:
+				add(CodeWindow, cp+"/logic_structured/window/course", fmt.Sprintf("a course window on a %s condition", l.Operator),
+					"course marks a drug the patient has been on (PRESENT): remove it or make the condition PRESENT")
 			case WindowUnits[w.Unit] == 0:
 				add(CodeWindow, cp+"/logic_structured/window/unit", fmt.Sprintf("window unit %q", w.Unit), "use days, weeks, months or years")
 			case w.Min == nil && w.Max == nil || w.Min != nil && w.Max != nil && *w.Min > *w.Max || w.Min != nil && *w.Min < 0:

@@ -281,7 +281,7 @@ func (g *gen) render(caseID string, f finding, edge bool) (Node, error) {
 		}
 		n.Operator, n.Present, n.Text = rules.OpPresent, true, cl.Present
 		for _, c := range f.conds {
-			if w := c.Entity.LogicStructured.Window; w != nil && rules.NormalizeOperator(c.Entity.LogicStructured.Operator) == rules.OpPresent {
+			if w := c.Entity.LogicStructured.Window; w != nil && w.Bounded() && rules.NormalizeOperator(c.Entity.LogicStructured.Operator) == rules.OpPresent {
 				phrase, days := datedInside(*w)
 				n.Text += " " + phrase
 				n.DaysAgo = &days

@@ -154,6 +154,11 @@ type Evidence struct {
 	// its concept is tested, but no premise of an inference (is-a,
 	// definitions), which start from each finding's best reading.
 	CoReading bool `json:"co_reading,omitempty"`
+	// Begun: a drug the document begins now ("ezetimibe added today",
+	// "NEW" on a medication list, started by the plan): taken from now
+	// on, but no course yet whose result a row can judge
+	// (rules.Window.Course).
+	Begun bool `json:"begun,omitempty"`
 	// From is, on an is-a item, the concept key of the item it was read
 	// from (not serialised): the patient model gives it that item's
 	// status ("prior MI" is a past coronary event, not an active one). On
@@ -561,8 +566,11 @@ func Need(c Cond) string {
 	}
 	switch op := rules.NormalizeOperator(c.Operator); op {
 	case rules.OpPresent:
-		if c.Window != nil {
+		if c.Window != nil && c.Window.Bounded() {
 			return name + " present, dated " + c.Window.String()
+		}
+		if c.Window != nil {
+			return name + " present, " + c.Window.String()
 		}
 		return name + " present"
 	case rules.OpAbsent:
@@ -749,7 +757,10 @@ func judge(c Cond, op string, e Evidence, opt Options) (Truth, string) {
 	q := quote(e)
 	switch op {
 	case rules.OpPresent:
-		if affirmed && c.Window != nil {
+		if affirmed && c.Window != nil && c.Window.Course && e.Begun {
+			return False, q + " is begun now: no course yet whose result the row can judge"
+		}
+		if affirmed && c.Window != nil && c.Window.Bounded() {
 			return inWindow(*c.Window, e, opt)
 		}
 		if affirmed {

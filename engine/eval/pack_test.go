@@ -220,7 +220,8 @@ func satisfy(cs []Cond) ([]Evidence, bool) {
 			continue // only exceptions name it
 		}
 		e := Evidence{ConceptKey: k, Concept: b.concept, Text: b.concept, Present: !b.absent}
-		if w := b.window; w != nil {
+		if w := b.window; w != nil && w.Bounded() {
+			// A course window without bounds (rules.Window.Course) needs no date.
 			lo, hi := w.Days()
 			d := 0.0
 			switch {

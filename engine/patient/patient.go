@@ -211,6 +211,7 @@ func (m *Model) Started() []eval.Evidence {
 		if f.Started && f.Status == StatusPlanned && f.Kind == KindMedication && f.ConceptKey != "" && f.Experiencer != Relative {
 			e := f.Evidence
 			e.Present = true
+			e.Begun = true // begun by the plan: no course yet (rules.Window.Course)
 			out = append(out, e)
 		}
 	}

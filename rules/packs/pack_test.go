@@ -47,7 +47,8 @@ func facts(t *testing.T, s scenario, edge, outside string) []eval.Evidence {
 		switch op {
 		case rules.OpPresent:
 			e := eval.Evidence{ConceptKey: c.ConceptKey, Concept: c.Concept, Present: true, Text: c.Wording}
-			if c.Window != nil {
+			if c.Window != nil && c.Window.Bounded() {
+				// A course window without bounds needs no date.
 				e.When = dated(windowInside(*c.Window))
 			}
 			out = append(out, e)
@@ -280,6 +281,23 @@ func rulesFire(t *testing.T, p *rules.Pack, checked map[string]int) {
 			for _, k := range keys {
 				for i, c := range members[k] {
 					if c.Window == nil || c.Operator != rules.OpPresent {
+						continue
+					}
+					if !c.Window.Bounded() {
+						// A course (rules.Window.Course): the drug begun now
+						// does not meet it; any other mention does.
+						pick := map[string]int{}
+						if types[k] == rules.LogicOR {
+							pick[k] = i
+						}
+						f := facts(t, base(r, pick, ""), "", "")
+						for j := range f {
+							if f[j].ConceptKey == c.ConceptKey {
+								f[j].Begun = true
+							}
+						}
+						require.NotEqual(t, eval.True, eval.EvaluateRule(r, f, eval.Options{CaseDate: caseDay}).Truth, "a drug begun now must not meet the course %s", c.DecisionID)
+						checked["course"]++
 						continue
 					}
 					pick := map[string]int{}
