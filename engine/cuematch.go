@@ -3,6 +3,7 @@ package engine
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/executablekg/execkg/rules"
 )
@@ -17,13 +18,20 @@ import (
 // regexp's: the test only skips texts the regexp cannot match.
 type cueMatcher struct {
 	re *regexp.Regexp
+	// opening is re anchored at the text's start (OpensString): a match
+	// there is tried at position 0 only, not searched through the text.
+	// Compiled on first use: few lists are asked it.
+	pat         string
+	openingOnce sync.Once
+	opening     *regexp.Regexp
 	// lits are the cues' literal parts in lower case; nil when a cue has
 	// none or is not ASCII (the test is off: every text runs the regexp).
 	lits []string
 }
 
 func newCueMatcher(cues []string) *cueMatcher {
-	m := &cueMatcher{re: regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(cues) + `)\b`)} // literal words: always compiles
+	pat := rules.WordsPattern(cues)
+	m := &cueMatcher{re: regexp.MustCompile(`(?i)\b(?:` + pat + `)\b`), pat: pat} // literal words: always compiles
 	lits := make([]string, 0, len(cues))
 	for _, c := range cues {
 		l := strings.TrimSuffix(c, "*")
@@ -91,6 +99,14 @@ func (m *cueMatcher) FindStringIndex(s string) []int {
 		return nil
 	}
 	return m.re.FindStringIndex(s)
+}
+
+// OpensString: s opens with a cue, as FindStringIndex(s) giving a match
+// at 0 would say (the leftmost match is at 0 exactly when one starts
+// there), at a cost that does not grow with the rest of s.
+func (m *cueMatcher) OpensString(s string) bool {
+	m.openingOnce.Do(func() { m.opening = regexp.MustCompile(`(?i)\A\b(?:` + m.pat + `)\b`) })
+	return m.opening.MatchString(s)
 }
 
 // FindAllStringIndex is regexp's FindAllStringIndex.

@@ -21,7 +21,7 @@ func TestCueMatcherAgreesWithRegexp(t *testing.T) {
 		"", "nothing here", "ZORBLE now", "the Quantic wave", "a zorbles day",
 		"flim  flam", "Flim Flam!", "xzorble", "quan", "sub-quanta", "ſnark", "SNARK",
 		"zorble and quanta and flim flam", "über zorble", "ab", "an ab-like", "K-zorble",
-		"long " + string(make([]byte, 300)) + " zorble",
+		"long " + string(make([]byte, 300)) + " zorble", "zorble" + string(make([]byte, 300)), "quantum leap", "Flim flam, zorble",
 	}
 	for _, l := range lists {
 		m := newCueMatcher(l)
@@ -38,6 +38,10 @@ func TestCueMatcherAgreesWithRegexp(t *testing.T) {
 			}
 			if got, want := m.FindAllString(s, -1), re.FindAllString(s, -1); !reflect.DeepEqual(got, want) {
 				t.Errorf("%v FindAllString(%q) = %v, regexp %v", l, s, got, want)
+			}
+			loc := re.FindStringIndex(s)
+			if got, want := m.OpensString(s), loc != nil && loc[0] == 0; got != want {
+				t.Errorf("%v OpensString(%q) = %v, regexp's leftmost match at 0 %v", l, s, got, want)
 			}
 		}
 	}

@@ -277,8 +277,7 @@ func (p *Program) stoppedNext(text string, f extract.Finding) bool {
 		if len(rest) > 5 && strings.EqualFold(rest[:5], "then ") {
 			rest = strings.TrimLeft(rest[5:], " ")
 		}
-		m := p.reading.stopped.FindStringIndex(rest)
-		return m != nil && m[0] == 0
+		return p.reading.stopped.OpensString(rest)
 	}
 	if opens(f.End) {
 		return true

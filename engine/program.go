@@ -1153,6 +1153,11 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 	// what they miss.
 	buf := eval.RuleBuffer{SkipMissing: true}
 	buf.Index(ev)
+	// The evidence with the drugs the plan starts, or prescribes, is the
+	// same for every rule that reads it: built and indexed once, on first
+	// use, not copied and scanned whole per rule (rules × evidence).
+	var withStarted, withPrescribed *eval.RuleBuffer
+	var evStarted, evPrescribed []eval.Evidence
 	res.PredictedRowIDs = []string{}
 	res.Recommendations = []Recommendation{}
 	res.RetrievedRowIDs = make([]string, 0, len(bundles))
@@ -1168,19 +1173,29 @@ func (p *Program) evaluate(ctx context.Context, c *call, res *Result, tr *Trace,
 		}
 		rule := p.rule(b)
 		blocked = blocked[:0]
-		ev := ev
+		ev, buf := ev, &buf
 		if len(started) > 0 && !startsAny(b) {
 			// "Plan: add ISMN" and "when long-acting nitrates are used,
 			// consider a nitrate-free interval": a rule that starts
 			// nothing reads the drugs the plan starts as taken; one that
 			// starts a drug would build on a drug not yet tried.
-			ev = append(ev[:len(ev):len(ev)], started...)
+			if withStarted == nil {
+				evStarted = append(ev[:len(ev):len(ev)], started...)
+				withStarted = &eval.RuleBuffer{SkipMissing: true}
+				withStarted.Index(evStarted)
+			}
+			ev, buf = evStarted, withStarted
 		} else if len(prescribed) > 0 {
 			// "Plan: aspirin + clopidogrel 6 months" and "consider
 			// adding a second antithrombotic drug to aspirin": a drug
 			// the plan prescribes with its course is one the patient
 			// is on, which a rule that starts another builds on.
-			ev = append(ev[:len(ev):len(ev)], prescribed...)
+			if withPrescribed == nil {
+				evPrescribed = append(ev[:len(ev):len(ev)], prescribed...)
+				withPrescribed = &eval.RuleBuffer{SkipMissing: true}
+				withPrescribed.Index(evPrescribed)
+			}
+			ev, buf = evPrescribed, withPrescribed
 		}
 		rr := buf.Evaluate(rule, ev, opt) // kept only as copies (recommendation, ruleTrace)
 		if rr.Truth == eval.Unknown && (c.trace || anyTrue(rr)) {

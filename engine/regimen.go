@@ -186,12 +186,19 @@ func listItemBounds(text string, start, end int) (int, int) {
 	if start < 0 || end > len(text) || start >= end {
 		return 0, 0
 	}
-	lo, hi := 0, len(text)
-	for _, stop := range []string{"\n", ",", ";", ". ", " -> ", " → ", " => "} {
-		if i := strings.LastIndex(text[:start], stop); i >= 0 && i+len(stop) > lo {
-			lo = i + len(stop)
+	// A line break is a stop and no other stop holds one, so the search
+	// keeps to the span's line: its cost does not grow with the document.
+	line, hi := strings.LastIndexByte(text[:start], '\n')+1, len(text)
+	if i := strings.IndexByte(text[end:], '\n'); i >= 0 {
+		hi = end + i
+	}
+	lo := line
+	before, after := text[line:start], text[end:hi]
+	for _, stop := range []string{",", ";", ". ", " -> ", " → ", " => "} {
+		if i := strings.LastIndex(before, stop); i >= 0 && line+i+len(stop) > lo {
+			lo = line + i + len(stop)
 		}
-		if i := strings.Index(text[end:], stop); i >= 0 && end+i < hi {
+		if i := strings.Index(after, stop); i >= 0 && end+i < hi {
 			hi = end + i
 		}
 	}

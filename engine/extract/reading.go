@@ -321,10 +321,13 @@ func (r *Reading) PlanCue(text string, f Finding) string {
 // ItemStart is where the item holding byte offset pos begins: after the
 // last line end, sentence end, semicolon, colon, dash or arrow before it.
 func ItemStart(text string, pos int) int {
-	lo := 0
-	for _, sep := range []string{"\n", ". ", "; ", ": ", " - ", " – ", " -> ", " → "} {
-		if i := strings.LastIndex(text[:pos], sep); i >= 0 && i+len(sep) > lo {
-			lo = i + len(sep)
+	// A line break is a separator and no other one holds one, so the
+	// search keeps to pos's line: its cost does not grow with the document.
+	line := strings.LastIndexByte(text[:pos], '\n') + 1
+	lo := line
+	for _, sep := range []string{". ", "; ", ": ", " - ", " – ", " -> ", " → "} {
+		if i := strings.LastIndex(text[line:pos], sep); i >= 0 && line+i+len(sep) > lo {
+			lo = line + i + len(sep)
 		}
 	}
 	return lo
