@@ -149,6 +149,15 @@ type scopeFile struct {
 		MinItemsNoCoord      int      `json:"min_items_without_coordinator"`
 		Breakers             []string `json:"breakers"`
 	} `json:"lists"`
+	// Checklists: how a block of lines each opened by a check box is told
+	// to be a form's options or a task list (optionBlock in text.go).
+	// TaskHeadings: words of a heading over a task list ("Plan",
+	// "Actions"); Instructions: a form's words asking for ticks ("tick
+	// all that apply").
+	Checklists struct {
+		TaskHeadings []string `json:"task_headings"`
+		Instructions []string `json:"instructions"`
+	} `json:"checklists"`
 }
 
 // categories maps each cue file to its kind.
