@@ -45,6 +45,10 @@ type Program struct {
 	phrasesLower map[string][]string
 
 	riskScores []string // concept keys of meta/reading.json risk_scores
+	// glossedStates: concept keys of meta/reading.json glossed_states,
+	// and its person words.
+	glossedStates map[string]bool
+	glossPersons  []string
 	// rivals: every concept's phrases, for the formatter's two-thirds
 	// allowance (evidence.Names).
 	rivals    *evidence.Names
@@ -514,6 +518,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		anchors = p.withoutOtherSite(f.Text, anchors)
 		anchors = p.withoutSymptomlessRefractory(f.Text, anchors)
 		anchors = p.withoutScoreSubject(leadIn(text, f.Start, f.End), anchors)
+		anchors = p.withoutGlossedState(text, f.Start, f.End, anchors)
 		if anchors, err = p.withoutTitleGuesses(ctx, text, f, anchors); err != nil {
 			return nil, stageErr(caseID, StageGround, err, "grounding %q", f.Text)
 		}

@@ -305,6 +305,7 @@ func (p *Program) initReaders() error {
 		}
 	}
 	p.riskScores = p.riskScoreKeys()
+	p.glossedStates, p.glossPersons = p.glossedStateKeys()
 	p.rounds = [][]read.CaseReader{
 		{anatomyStage{p}, refractoryStage{p}, countStage{p}, chainStage{p}},
 		{recencyStage{p}, fallStage{p}},

@@ -98,6 +98,22 @@ type Reading struct {
 	Counts *Counts `json:"counts,omitempty"`
 	// Falls: concepts a measure's fall states ("LVEF 30% (40% in 2021)").
 	Falls []Fall `json:"falls,omitempty"`
+	// GlossedStates: states of the person that a parenthesis after
+	// another thing's words says of that thing ("ECG (symptom-free)").
+	GlossedStates *GlossedStates `json:"glossed_states,omitempty"`
+}
+
+// GlossedStates are concepts that describe the person as a whole
+// ("asymptomatic individual") which, written inside a parenthesis right
+// after another thing's words on its line ("ECG 12/01 (in clinic,
+// symptom-free)", "one run of SVT (asymptomatic)"), describe that thing:
+// the state at the recording, the kind of the event. A parenthesis after
+// words that name the person (Persons: "Mr A (asymptomatic)", "58M
+// (asymptomatic)") still speaks of the patient.
+type GlossedStates struct {
+	Why      string   `json:"why"`
+	Concepts []string `json:"concepts"`
+	Persons  []string `json:"persons"`
 }
 
 // Fall is a concept (Concept: "deterioration of left ventricular systolic
@@ -542,6 +558,17 @@ func (r *Reading) check(name string) error {
 			}
 		}
 	}
+	if g := r.GlossedStates; g != nil {
+		if strings.TrimSpace(g.Why) == "" {
+			return fmt.Errorf("%s: glossed_states: give why (what the parenthesis says of the thing before it)", name)
+		}
+		if err := checkWords(name+": glossed_states.concepts", g.Concepts, true); err != nil {
+			return err
+		}
+		if err := checkWords(name+": glossed_states.persons", g.Persons, true); err != nil {
+			return err
+		}
+	}
 	if rs := r.RiskScores; rs != nil {
 		if strings.TrimSpace(rs.Why) == "" {
 			return fmt.Errorf("%s: risk_scores: give why (what the score says of the procedure)", name)
@@ -869,6 +896,9 @@ func (r *Reading) Words() []string {
 	if rs := r.RiskScores; rs != nil {
 		add(rs.Scores...)
 	}
+	if g := r.GlossedStates; g != nil {
+		add(g.Concepts...) // Persons are plain English ("patient", "she")
+	}
 	for _, f := range r.Falls {
 		add(f.Concept, f.Measure)
 	}
@@ -934,6 +964,11 @@ func (r *Reading) Check(p *Pack) []string {
 	if rs := r.RiskScores; rs != nil {
 		for j, c := range rs.Scores {
 			bad(fmt.Sprintf("risk_scores.scores[%d]", j), c)
+		}
+	}
+	if g := r.GlossedStates; g != nil {
+		for j, c := range g.Concepts {
+			bad(fmt.Sprintf("glossed_states.concepts[%d]", j), c)
 		}
 	}
 	for i, sn := range r.Senses {

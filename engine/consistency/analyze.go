@@ -263,11 +263,12 @@ func UnlikelyCue(cue string) bool {
 
 // HypotheticalListHead reports whether cue (as Context.Cues lists it) is
 // a hypothetical cue that governs a following list ("risks including",
-// "return if"): it reaches the list's items from outside their findings
+// "return if") or opens a condition, whose list it governs as well ("if
+// X, Y or Z"): it reaches the list's items from outside their findings
 // (HypotheticalListed).
 func HypotheticalListHead(cue string) bool {
 	for i := range cueRules.defs {
-		if d := &cueRules.defs[i]; d.text == cue && d.kind == kindHypothetical && d.listHead {
+		if d := &cueRules.defs[i]; d.text == cue && d.kind == kindHypothetical && (d.listHead || d.condition) {
 			return true
 		}
 	}
@@ -282,7 +283,9 @@ func (t *Text) UnlikelyIn(mention string) bool { return t.cueIn(mention, kindUnl
 // mention ("risks discussed including", "return if") carries its scope
 // over the mention as an item of the list it governs: "Risks including
 // stroke, MI and emergency CABG" speaks of MI as a risk although no cue
-// lies among the words of the finding "MI". Only a list head reaches
+// lies among the words of the finding "MI"; so does a condition over the
+// list it opens ("if rest pain, syncope or a troponin rise, admit"), its
+// items split into findings of their own. Only these reach
 // over findings this way; a plain forward cue stays a cheap test of the
 // mention's own words (HypotheticalIn).
 func (t *Text) HypotheticalListed(mention string) bool {
@@ -293,7 +296,14 @@ func (t *Text) HypotheticalListed(mention string) bool {
 	a := r.a
 	h := a.head()
 	for _, c := range a.hits {
-		if c.def.kind == kindHypothetical && c.def.listHead && c.first < a.from && c.covers(h) {
+		if c.def.kind != kindHypothetical || c.first >= a.from || !c.covers(h) {
+			continue
+		}
+		// A condition reaches another finding only as an item of the
+		// list of conditions it opens (listEnd), not in its own clause,
+		// whose consequence it does not bound ("once euvolaemic ->
+		// angiography").
+		if c.def.listHead || c.def.condition && c.listed && a.toks[c.first].clause != a.toks[h].clause {
 			return true
 		}
 	}

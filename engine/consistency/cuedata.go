@@ -120,12 +120,8 @@ type scopeFile struct {
 	ClausePairs   [][2]string `json:"clause_pairs"`
 	Abbreviations []string    `json:"abbreviations"`
 	SignedWords   []string    `json:"signed_words"`
-	// OptionHeadings: words of a heading asking for boxes to be ticked
-	// ("tick all that apply"); optionBlock reads the block under it.
-	OptionHeadingsAbout string   `json:"option_headings_about"`
-	OptionHeadings      []string `json:"option_headings"`
-	Determiners         []string `json:"determiners"`
-	Window              int      `json:"window"`
+	Determiners   []string    `json:"determiners"`
+	Window        int         `json:"window"`
 	// ResolveFollowers may follow a cue listed both ways without
 	// making it look forward.
 	ResolveFollowers []string `json:"resolve_followers"`
@@ -153,6 +149,15 @@ type scopeFile struct {
 		MinItemsNoCoord      int      `json:"min_items_without_coordinator"`
 		Breakers             []string `json:"breakers"`
 	} `json:"lists"`
+	// Checklists: how a block of lines each opened by a check box is told
+	// to be a form's options or a task list (optionBlock in text.go).
+	// TaskHeadings: words of a heading over a task list ("Plan",
+	// "Actions"); Instructions: a form's words asking for ticks ("tick
+	// all that apply").
+	Checklists struct {
+		TaskHeadings []string `json:"task_headings"`
+		Instructions []string `json:"instructions"`
+	} `json:"checklists"`
 }
 
 // categories maps each cue file to its kind.

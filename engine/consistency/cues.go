@@ -80,6 +80,9 @@ type cueHit struct {
 	// holeFrom, holeTo: tokens [holeFrom, holeTo) inside the scope that
 	// an item governor keeps out ("no change in vision, diplopia": vision).
 	holeFrom, holeTo int
+	// listed: the scope runs on over a list after the cue's clause
+	// (listEnd).
+	listed bool
 }
 
 // findCues matches cues left to right, longest first, never across
@@ -387,7 +390,9 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 		h.holeFrom, h.holeTo = gov+1, end
 	}
 	if takesList(h.def) {
-		end = listEnd(ts, hits, k, end)
+		if e := listEnd(ts, hits, k, end); e != end {
+			h.listed, end = true, e
+		}
 	}
 	if cueRules.glosses[h.def.kind] && end > start {
 		end = glossEnd(ts, hits, end)
@@ -496,7 +501,7 @@ func takesList(d *cueDef) bool {
 	case "all":
 		return true
 	case "heads":
-		return d.listHead
+		return d.listHead || d.condition
 	}
 	return false
 }
@@ -830,6 +835,9 @@ func listEnd(ts []token, hits []cueHit, k, end int) int {
 	// cut: the first item kept only by forgiving its tail, and where
 	// the list ended before it.
 	cut, cutEnd := -1, end
+	// ranOn: the last item ran into a clause of its own; coordEnd: where
+	// the item after the list's last coordinator ends.
+	ranOn, coordEnd := false, -1
 	for {
 		j, c := i, ""
 		// A line break that only wraps the prose ("denies chest pain,\n
@@ -853,6 +861,7 @@ func listEnd(ts []token, hits []cueHit, k, end int) int {
 			// rubs, gallops, chest clear") ends the list there as a
 			// full stop would; after "and"/"or" it does not.
 			proper = c == "" && len(items) > 0
+			ranOn = proper
 			break
 		}
 		// A coordinator counts only before an item the list keeps.
@@ -863,18 +872,21 @@ func listEnd(ts []token, hits []cueHit, k, end int) int {
 			cut, cutEnd = len(items), last
 		}
 		items, last = append(items, words), e
+		if c != "" {
+			coordEnd = e
+		}
 		if e >= len(ts) || isEnd(ts[e]) {
 			proper = true
 			break
 		}
 		if !isSep(ts[e]) {
-			if h.def.listHead && len(items) > 1 {
+			if (h.def.listHead || h.def.condition) && len(items) > 1 {
 				// A list head's objects end where the last one runs
 				// into a clause or parenthesis of its own ("risks
 				// including stroke, MI or death (<1%)", "… or MI with
 				// surgery"): the clause tells of that item, and the
 				// items before it are the head's still.
-				proper = true
+				proper, ranOn = true, true
 				break
 			}
 			// The item runs into another clause ("hypertension treated
@@ -893,6 +905,18 @@ func listEnd(ts []token, hits []cueHit, k, end int) int {
 	}
 	if !listOK(items, proper, coord, h.def.listHead) {
 		return end
+	}
+	if h.def.condition && !h.def.listHead && !ranOn {
+		// A condition governs a list of conditions only where its
+		// sentence goes on past the list to the consequence ("if rest
+		// pain, syncope or ACS - do not use this form", "..., call
+		// 999"): the words after the coordinated item are that
+		// consequence. A list that ends its sentence is the consequence
+		// itself ("if symptoms persist, CT or angiography").
+		if coordEnd < 0 || coordEnd >= last {
+			return end
+		}
+		last = coordEnd
 	}
 	return last
 }

@@ -428,78 +428,94 @@ func opensWithBox(line string) bool {
 	return false
 }
 
-// optionBlock reports whether the run of adjacent lines opening with a
-// check box around the line text[ls:le] holds a line with two boxes or
-// more (a row of options), or, under a heading that asks for boxes to be
-// ticked (scope.json option_headings: "tick all that apply"), both a
-// ticked and an empty box: the form's options laid out one to a line
-// ("[x] Exertional pain" over "[ ] Known CAD with new symptoms"), where an
-// empty box is an option not chosen, as in a row. Without such a heading
-// a block of one box to a line is as often a task list ("[x] Bloods sent"
-// over "[ ] Stress echo to be booked").
+// optionBlock reports whether the block of adjacent lines opening with a
+// check box around the line text[ls:le] is a form's list of options, not
+// a task list: it holds a line with two boxes or more (a row of
+// options), or, under a heading that names no tasks (scope.json
+// checklists.task_headings: "Plan", "Actions"), it holds a ticked box
+// beside an empty one ("[x] Current smoker" over "[ ] Known CAD": the
+// form's choices) or its heading asks for ticks (checklists.instructions:
+// "tick all that apply"). An indented line under an item continues it
+// and stays in the block.
 func optionBlock(text string, ls, le int) bool {
-	ticked, empty := false, false
-	mark := func(line string) {
-		t := strings.TrimLeft(line, " \t")
-		if strings.HasPrefix(t, "[ ]") || strings.HasPrefix(t, "[]") || strings.HasPrefix(t, "[_]") {
-			empty = true
-		} else {
-			ticked = true
-		}
-	}
-	mark(text[ls:le])
-	top := ls
-	for s := ls; s > 0; { // the lines above
-		ps := strings.LastIndexByte(text[:s-1], '\n') + 1
-		line := text[ps : s-1]
-		if !opensWithBox(line) {
-			break
-		}
+	start := ls
+	var ticked, empty bool
+	look := func(line string) bool {
 		if boxesIn(line) >= 2 {
 			return true
 		}
-		mark(line)
-		s, top = ps, ps
+		t := strings.TrimLeft(line, " \t")
+		ticked = ticked || strings.HasPrefix(t, "[x]") || strings.HasPrefix(t, "[X]") || strings.HasPrefix(t, "[✓]") || strings.HasPrefix(t, "[✔]")
+		empty = empty || strings.HasPrefix(t, "[ ]") || strings.HasPrefix(t, "[]") || strings.HasPrefix(t, "[_]")
+		return false
+	}
+	if look(text[ls:le]) {
+		return true
+	}
+	for s := ls; s > 0; { // the lines above
+		ps := strings.LastIndexByte(text[:s-1], '\n') + 1
+		line := text[ps : s-1]
+		if !opensWithBox(line) && !continuesItem(line) {
+			break
+		}
+		if look(line) {
+			return true
+		}
+		s, start = ps, ps
 	}
 	for e := le; e < len(text); { // the lines below
 		ne := lineEnd(text, e+1)
 		line := text[e+1 : ne]
-		if !opensWithBox(line) {
+		if !opensWithBox(line) && !continuesItem(line) {
 			break
 		}
-		if boxesIn(line) >= 2 {
+		if look(line) {
 			return true
 		}
-		mark(line)
 		e = ne
 	}
-	return ticked && empty && top > 0 && optionHeading(text[strings.LastIndexByte(text[:top-1], '\n')+1:top-1])
+	for start < len(text) && !opensWithBox(text[start:lineEnd(text, start)]) {
+		start = lineEnd(text, start) + 1 // a continuation cannot open the block
+	}
+	heading := headingAbove(text, start)
+	if phraseIn(heading, scopeRules.Checklists.TaskHeadings) {
+		return false
+	}
+	return ticked && empty || phraseIn(heading, scopeRules.Checklists.Instructions)
 }
 
-// optionHeading reports whether a line asks for the boxes below it to be
-// ticked: it holds an option_headings phrase (scope.json) as whole words.
-func optionHeading(line string) bool {
-	l := strings.ToLower(line)
-	for _, h := range scopeRules.OptionHeadings {
-		for from := 0; ; {
-			k := strings.Index(l[from:], h)
-			if k < 0 {
-				break
-			}
-			k += from
-			before, after := k == 0, k+len(h) == len(l)
-			if !before {
-				r, _ := utf8.DecodeLastRuneInString(l[:k])
-				before = !isWordRune(r)
-			}
-			if !after {
-				r, _ := utf8.DecodeRuneInString(l[k+len(h):])
-				after = !isWordRune(r)
-			}
-			if before && after {
-				return true
-			}
-			from = k + 1
+// continuesItem reports whether a line is the indented continuation of
+// the checklist item above it: spacing, then words, no box.
+func continuesItem(line string) bool {
+	t := strings.TrimLeft(line, " \t")
+	return len(t) < len(line) && strings.TrimSpace(t) != "" && !opensWithBox(line)
+}
+
+// headingAbove is the nearest line above the line starting at text[start]
+// that holds anything but spacing; "" when there is none.
+func headingAbove(text string, start int) string {
+	for s := start; s > 0; {
+		ps := strings.LastIndexByte(text[:s-1], '\n') + 1
+		if line := text[ps : s-1]; strings.TrimSpace(line) != "" {
+			return line
+		}
+		s = ps
+	}
+	return ""
+}
+
+// phraseIn reports whether one of the phrases is written in line as whole
+// words, case aside.
+func phraseIn(line string, phrases []string) bool {
+	words := strings.FieldsFunc(strings.ToLower(line), func(r rune) bool { return !isWordRune(r) })
+	if len(words) == 0 {
+		return false
+	}
+	joined := " " + strings.Join(words, " ") + " "
+	for _, p := range phrases {
+		pw := strings.FieldsFunc(strings.ToLower(p), func(r rune) bool { return !isWordRune(r) })
+		if len(pw) > 0 && strings.Contains(joined, " "+strings.Join(pw, " ")+" ") {
+			return true
 		}
 	}
 	return false

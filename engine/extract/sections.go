@@ -350,13 +350,38 @@ func labelAt(text string, at, lineEnd int, kinds []headingWords, lineFirst bool)
 		return Section{}, false
 	}
 	if known && alone && len(words) != len(kindWords(words, kinds)) {
-		return Section{}, false
+		// A line alone holds a heading and nothing else, or headings of
+		// one kind joined by a slash or an ampersand ("Outcome /
+		// recommendation").
+		if kind = joinedHeadings(StripParens(label), kinds); kind == "" {
+			return Section{}, false
+		}
 	}
 	start := after
 	for start < lineEnd && (text[start] == ' ' || text[start] == '\t') {
 		start++
 	}
 	return Section{Kind: kind, Heading: strings.TrimSpace(text[at:end]), HeadingStart: at, Start: start}, true
+}
+
+// joinedHeadings is the kind of a label made of two or more known
+// headings joined by "/" or "&", each whole ("Outcome / recommendation",
+// "Plan & actions"), where they are all of one kind; "" otherwise.
+func joinedHeadings(label string, kinds []headingWords) string {
+	parts := strings.FieldsFunc(label, func(r rune) bool { return r == '/' || r == '&' })
+	if len(parts) < 2 {
+		return ""
+	}
+	kind := ""
+	for _, part := range parts {
+		words := rules.CueWords(part)
+		k, ok := matchHeading(words, kinds)
+		if !ok || len(words) != len(kindWords(words, kinds)) || kind != "" && k != kind {
+			return ""
+		}
+		kind = k
+	}
+	return kind
 }
 
 // namesHeading reports whether a label holds a heading's words anywhere
