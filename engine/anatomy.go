@@ -453,6 +453,12 @@ func segmentOf(text string, lo, hi int) (int, int) {
 func stops(text string, i int) bool {
 	c := text[i]
 	digit := func(j int) bool { return j >= 0 && j < len(text) && text[j] >= '0' && text[j] <= '9' }
+	// An arrow ("->", "=>", "→") leads from a report to what followed it
+	// ("<vessel> mid 85% -> PCI, 1 DES"): the stent is the consequence's,
+	// no word of the report.
+	if (c == '-' || c == '=') && i+1 < len(text) && text[i+1] == '>' || strings.HasPrefix(text[i:], "→") {
+		return true
+	}
 	switch c {
 	case '.':
 		return !(digit(i-1) && digit(i+1))

@@ -225,6 +225,11 @@ func (p *Program) flag(rd readings, e *eval.Evidence) {
 		e.Secondary = true
 		return
 	}
+	if p.bandOf(e.ConceptKey, rd.primary[e.ID]) {
+		// "likelihood of obstructive CAD as low": the measure named
+		// without a value, its band stated beside it, is the band.
+		return
+	}
 	if rd.named[k] {
 		return
 	}
@@ -236,11 +241,41 @@ func (p *Program) flag(rd readings, e *eval.Evidence) {
 // unmeasured concept c: m's name holds c's name ("pre-test likelihood of
 // obstructive coronary artery disease" is of "obstructive coronary artery
 // disease").
+//
+// A concept that implies a band of a measure (meta/hierarchy.json
+// "values": "low pre-test likelihood of obstructive CAD") is a value of
+// that measure: a concept the measure is of is no finding of it either
+// ("obstructive CAD" in "low likelihood of obstructive CAD").
 func (p *Program) measureOf(m, c string) bool {
-	if m == "" || len(p.units[m]) == 0 || len(p.units[c]) > 0 || p.names[c] == "" {
+	if m == "" || len(p.units[c]) > 0 || p.names[c] == "" {
 		return false
 	}
-	return containsWords(rules.NormalizeName(p.names[m]), rules.NormalizeName(p.names[c]))
+	cn := rules.NormalizeName(p.names[c])
+	if len(p.units[m]) > 0 {
+		return containsWords(rules.NormalizeName(p.names[m]), cn)
+	}
+	for _, v := range p.hierarchy.ValuesOf(p.names[m]) {
+		if containsWords(rules.NormalizeName(v.Measure), cn) {
+			return true
+		}
+	}
+	return false
+}
+
+// bandOf reports whether concept b is a band of the measured concept m
+// (meta/hierarchy.json "values": "low pre-test likelihood of obstructive
+// CAD" of the pre-test likelihood).
+func (p *Program) bandOf(b, m string) bool {
+	if m == "" || len(p.units[m]) == 0 || p.names[b] == "" {
+		return false
+	}
+	mn := rules.NormalizeName(p.names[m])
+	for _, v := range p.hierarchy.ValuesOf(p.names[b]) {
+		if rules.NormalizeName(v.Measure) == mn {
+			return true
+		}
+	}
+	return false
 }
 
 // conditionBefore is the part of f's sentence before it when that part

@@ -223,7 +223,7 @@ func New(ctx context.Context, pack *rules.Pack, opts ...Option) (*Program, error
 			if ph.Source != grounding.SourceContext && !containsStr(p.phrases[r.ConceptKey], ph.Text) {
 				p.phrases[r.ConceptKey] = append(p.phrases[r.ConceptKey], ph.Text)
 			}
-			if ph.Source == grounding.SourceSynonym && !containsStr(p.synonyms[r.ConceptKey], ph.Text) {
+			if (ph.Source == grounding.SourceSynonym || ph.Source == grounding.SourceWording && r.WordingSynonym) && !containsStr(p.synonyms[r.ConceptKey], ph.Text) {
 				p.synonyms[r.ConceptKey] = append(p.synonyms[r.ConceptKey], ph.Text)
 			}
 		}

@@ -263,10 +263,12 @@ func (p *Program) withVerbatim(finding, clause string, anchors []grounding.Ancho
 	// (keepNamed), unless the finding dates an episode: the drug of "GI
 	// bleed 2022 on aspirin" is that episode's, not stated taken now.
 	named := map[string]bool{}
-	if whenOf(finding, time.Now(), p.reading.recentDays) == nil {
-		for _, v := range verb {
-			named[v.ConceptKey] = p.medications[v.ConceptKey]
-		}
+	dated := whenOf(finding, time.Now(), p.reading.recentDays) != nil
+	for _, v := range verb {
+		// A procedure named word for word keeps its place too, dated or
+		// not (the date is the procedure's): "s/p PCI of the proximal LAD
+		// in 2019" is a PCI, though three readings of the vessel outrank it.
+		named[v.ConceptKey] = p.medications[v.ConceptKey] && !dated || p.roles[v.ConceptKey] == rules.RoleProcedure
 	}
 	var covered, rest []grounding.Anchor
 	have := map[string]bool{}

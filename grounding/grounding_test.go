@@ -70,6 +70,15 @@ func TestRecords(t *testing.T) {
 	if strings.Join(egfr.Aliases, "|") != "GFR|renal function" {
 		t.Errorf("aliases %v", egfr.Aliases)
 	}
+	// ... and the record says so: the wording names the concept as the
+	// synonym does (the engine's names), though its phrase is the wording's
+	if !egfr.WordingSynonym {
+		t.Errorf("the wording eGFR is a lexicon synonym: WordingSynonym false")
+	}
+	// a wording that is the concept's own name is no synonym
+	if recs[1].Wording != "fast irregular heart rate" || recs[1].WordingSynonym {
+		t.Errorf("%q: WordingSynonym %v, want false", recs[1].Wording, recs[1].WordingSynonym)
+	}
 	if egfr.Context == "" || strings.Contains(egfr.Text, egfr.Context) {
 		t.Errorf("context must be kept on the record but not in the text by default: %q", egfr.Text)
 	}

@@ -34,6 +34,10 @@ type Record struct {
 	// Phrases are the parts of Text with the channel each came from; the
 	// indexes search phrase by phrase.
 	Phrases []Phrase
+	// WordingSynonym: the wording is also a lexicon synonym of the concept
+	// (its phrase keeps SourceWording, the first to name it), so it names
+	// the concept as a synonym does, whichever row words it so.
+	WordingSynonym bool
 }
 
 // Phrase is one part of a grounding text.
@@ -109,6 +113,8 @@ func recordOf(c rules.Condition, lex *lexicon.Lexicon, includeContext bool) Reco
 	for _, s := range lex.Synonyms(rec.Concept, e.SnomedID()) {
 		if add(s, SourceSynonym) {
 			rec.Aliases = append(rec.Aliases, s)
+		} else if k := lexicon.Key(s); k != "" && k == lexicon.Key(rec.Wording) {
+			rec.WordingSynonym = true
 		}
 	}
 	if includeContext {

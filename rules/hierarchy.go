@@ -136,15 +136,32 @@ func (h *Hierarchy) listedOrBroader(concept string, list []string) bool {
 }
 
 // Implied is a value band a stated concept implies for a measured
-// concept: Measure >= AtLeast and < Below (a missing bound is open), in
-// Unit. A stated value of the measure wins over the band.
+// concept: Measure >= AtLeast (or > Above) and < Below (or <= AtMost), a
+// missing bound open, in Unit. A stated value of the measure wins over
+// the band.
 type Implied struct {
 	Concept string   `json:"concept"`
 	Measure string   `json:"measure"`
 	AtLeast *float64 `json:"at_least,omitempty"`
+	Above   *float64 `json:"above,omitempty"`
 	Below   *float64 `json:"below,omitempty"`
+	AtMost  *float64 `json:"at_most,omitempty"`
 	Unit    string   `json:"unit"`
 	Source  string   `json:"source"`
+}
+
+// Bounds returns the band's lower and upper bound, nil when open, and
+// whether each is strict (Above, Below) or inclusive (AtLeast, AtMost).
+func (v Implied) Bounds() (lo *float64, loStrict bool, hi *float64, hiStrict bool) {
+	lo, loStrict = v.AtLeast, false
+	if v.Above != nil {
+		lo, loStrict = v.Above, true
+	}
+	hi, hiStrict = v.AtMost, false
+	if v.Below != nil {
+		hi, hiStrict = v.Below, true
+	}
+	return lo, loStrict, hi, hiStrict
 }
 
 // ValuesOf returns the bands a stated concept implies.
@@ -206,8 +223,9 @@ func ParseHierarchy(name string, data []byte) (*Hierarchy, error) {
 		if NormalizeName(v.Concept) == "" || NormalizeName(v.Measure) == "" || strings.TrimSpace(v.Unit) == "" || strings.TrimSpace(v.Source) == "" {
 			return nil, fmt.Errorf("%s: values[%d]: concept, measure, unit and source are required", name, i)
 		}
-		if v.AtLeast == nil && v.Below == nil || v.AtLeast != nil && v.Below != nil && *v.AtLeast >= *v.Below {
-			return nil, fmt.Errorf("%s: values[%d] (%s): give at_least and/or below, with at_least < below", name, i, v.Concept)
+		lo, _, hi, _ := v.Bounds()
+		if v.AtLeast != nil && v.Above != nil || v.Below != nil && v.AtMost != nil || lo == nil && hi == nil || lo != nil && hi != nil && *lo >= *hi {
+			return nil, fmt.Errorf("%s: values[%d] (%s): give one lower bound (at_least or above) and/or one upper bound (below or at_most), the lower under the upper", name, i, v.Concept)
 		}
 	}
 	for i, d := range h.Distinct {

@@ -264,13 +264,20 @@ func implied(ev []Evidence, h *rules.Hierarchy, nameOfKey, keyOfName map[string]
 			}
 			done[key] = true
 			via := ViaImplied + "'" + e.Text + "' is " + v.Concept + " (" + v.Source + ")"
-			if v.AtLeast != nil {
-				lo := *v.AtLeast
-				out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: true, Value: &lo, Unit: v.Unit, Comparator: rules.OpGE, Via: via, DerivedBy: ReaderImplied})
+			lo, loStrict, hi, hiStrict := v.Bounds()
+			if lo != nil {
+				l, cmp := *lo, rules.OpGE
+				if loStrict {
+					cmp = rules.OpGT
+				}
+				out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: true, Value: &l, Unit: v.Unit, Comparator: cmp, Via: via, DerivedBy: ReaderImplied})
 			}
-			if v.Below != nil {
-				hi := *v.Below
-				out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: true, Value: &hi, Unit: v.Unit, Comparator: rules.OpLT, Via: via, DerivedBy: ReaderImplied})
+			if hi != nil {
+				h, cmp := *hi, rules.OpLE
+				if hiStrict {
+					cmp = rules.OpLT
+				}
+				out = append(out, Evidence{ID: e.ID, ConceptKey: key, Concept: nameOfKey[key], Text: e.Text, Present: true, Value: &h, Unit: v.Unit, Comparator: cmp, Via: via, DerivedBy: ReaderImplied})
 			}
 		}
 	}
