@@ -62,20 +62,9 @@ func (p *Program) functionalCounts(m *patient.Model) []edit {
 	if len(drop) == 0 {
 		return nil
 	}
-	var edits []edit
-	kept := m.Facts[:0:0]
-	for i, f := range m.Facts {
-		j, ok := drop[i]
-		if !ok {
-			kept = append(kept, f)
-			continue
-		}
-		edits = append(edits, edit{was: f.Evidence})
-		m.Dropped = append(m.Dropped, patient.Dropped{Text: f.Text, Reader: f.Reader,
-			Reason: fmt.Sprintf("a vessel count its sentence states functionally otherwise: '%s' is used (meta/hierarchy.json anatomy count_basis)", m.Facts[j].Text)})
-	}
-	m.Facts = kept
-	return edits
+	return dropFor(m, drop, func(_ patient.Fact, j int) string {
+		return fmt.Sprintf("a vessel count its sentence states functionally otherwise: '%s' is used (meta/hierarchy.json anatomy count_basis)", m.Facts[j].Text)
+	})
 }
 
 // sameSentence reports whether the spans [a0, a1) and [b0, b1) of text

@@ -460,6 +460,19 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 			}
 		}
 	}
+	return dropFor(m, drop, func(f patient.Fact, j int) string {
+		k := m.Facts[j]
+		when := why[j]
+		if k.When != nil && when == "" {
+			when = k.When.Text
+		}
+		return fmt.Sprintf("an earlier value of %s; the latest, '%s' (%s), is used", f.Concept, k.Text, when)
+	})
+}
+
+// dropFor drops from m each fact drop maps to the fact that replaces it,
+// traced with the reason why gives, and returns the edits.
+func dropFor(m *patient.Model, drop map[int]int, why func(f patient.Fact, used int) string) []edit {
 	var edits []edit
 	kept := m.Facts[:0:0]
 	for i, f := range m.Facts {
@@ -469,13 +482,7 @@ func (p *Program) supersede(m *patient.Model, date time.Time) []edit {
 			continue
 		}
 		edits = append(edits, edit{was: f.Evidence})
-		k := m.Facts[j]
-		when := why[j]
-		if k.When != nil && when == "" {
-			when = k.When.Text
-		}
-		m.Dropped = append(m.Dropped, patient.Dropped{Text: f.Text, Reader: f.Reader,
-			Reason: fmt.Sprintf("an earlier value of %s; the latest, '%s' (%s), is used", f.Concept, k.Text, when)})
+		m.Dropped = append(m.Dropped, patient.Dropped{Text: f.Text, Reader: f.Reader, Reason: why(f, j)})
 	}
 	m.Facts = kept
 	return edits

@@ -5,6 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/executablekg/execkg/engine/extract"
 	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/rules"
 )
@@ -88,13 +89,7 @@ func wordEdge(s string, i int) bool {
 // other opening before them) that name no person (glossed_states
 // persons).
 func (p *Program) glossesThing(text string, pos int) bool {
-	ls := strings.LastIndexByte(text[:pos], '\n') + 1
-	le := strings.IndexByte(text[pos:], '\n')
-	if le < 0 {
-		le = len(text)
-	} else {
-		le += pos
-	}
+	ls, le := extract.LineAt(text, pos)
 	open := -1
 	depth := 0
 	for i := pos - 1; i >= ls; i-- {

@@ -604,12 +604,7 @@ func listHeading(text string, f extract.Finding) string {
 	if c := strings.IndexByte(text[ls:f.Start], ':'); c >= 0 {
 		return text[ls : ls+c]
 	}
-	le := strings.IndexByte(text[f.Start:], '\n')
-	if le < 0 {
-		le = len(text)
-	} else {
-		le += f.Start
-	}
+	_, le := extract.LineAt(text, f.Start)
 	if !extract.ListItem(text[ls:le]) && !indented(text[ls:le]) {
 		return ""
 	}

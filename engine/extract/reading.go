@@ -192,13 +192,7 @@ func (r *Reading) SexTitle(text string, s, e int) int {
 	if len(first) == 0 {
 		return 0
 	}
-	ls := strings.LastIndexByte(text[:s], '\n') + 1
-	le := strings.IndexByte(text[s:], '\n')
-	if le < 0 {
-		le = len(text)
-	} else {
-		le += s
-	}
+	ls, le := LineAt(text, s)
 	before := strings.TrimSpace(text[ls:s])
 	switch {
 	case before == "":
