@@ -1,6 +1,10 @@
 package engine
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/executablekg/execkg/engine/eval"
+)
 
 // ownClauseEnd: where a drug's own clause ends after its name, before the
 // next drug of a list ("Atorvastatin 80 mg - max dose; ezetimibe 10 mg
@@ -55,4 +59,21 @@ func (p *Program) begunNow(words string, names []string) string {
 		return strings.TrimSpace(before[m[0]:]) + " … " + strings.TrimSpace(p.reading.now.FindAllString(after, 1)[0])
 	}
 	return ""
+}
+
+// begunThroughout marks begun every present, undated mention of a drug
+// the document begins or raises now (keys): the start is the document's
+// word on when the course of it begins, so "on ezetimibe" elsewhere in
+// the letter is no course whose result a row can judge. A mention dated
+// to the past ("ezetimibe since 2022") keeps its course.
+func begunThroughout(ev []eval.Evidence, keys map[string]bool) []eval.Evidence {
+	if len(keys) == 0 {
+		return ev
+	}
+	for i := range ev {
+		if e := &ev[i]; keys[e.ConceptKey] && e.Present && e.When == nil && e.Value == nil {
+			e.Begun = true
+		}
+	}
+	return ev
 }

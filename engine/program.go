@@ -764,6 +764,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	// evidence to let through.
 	var overridden []whatIf
 	notTaken := map[[2]string]bool{} // (finding, drug key) stated in a sentence that does not take it
+	begunKeys := map[string]bool{}   // drug keys the document begins or raises now (begunNow, upTitratedTo)
 	var notTolerated []eval.Evidence // drugs the text states not tolerated: facts that bar, not evidence
 	cut := p.cutWhen(text, findings, date)
 	columns := p.columnDates(text, byIDOf(findings), items, date)
@@ -881,6 +882,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			if e.Present && !notTaken[[2]string{e.ID, e.ConceptKey}] {
 				if w := p.upTitratedTo(item, e.ConceptKey); w != "" {
 					notTaken[[2]string{e.ID, e.ConceptKey}] = true
+					begunKeys[e.ConceptKey] = true
 					tr.Rejected = append(tr.Rejected, Rejection{FindingID: it.FindingID, Check: "formatter",
 						Reason: it.ConceptKey + ": '" + w + "' raises the dose now, so what is named by the raised dose is ordered, not yet taken"})
 				} else if w := p.leftBehindOnly(item, e.ConceptKey); w != "" {
@@ -894,6 +896,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				// course yet whose result a row judges (begunNow).
 				names := p.namesOf(e)
 				e.Begun = p.begunNow(it.Text, names) != "" || item != it.Text && p.begunNow(item, names) != ""
+				if e.Begun {
+					begunKeys[e.ConceptKey] = true
+				}
 			}
 		}
 		// "LVEF 35% (2020), now 50%": a value its own words state now is
@@ -941,6 +946,12 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		ei.AnchorRank = rank[[2]string{it.FindingID, it.ConceptKey}]
 		res.Evidence = append(res.Evidence, ei)
 	}
+	// "Atorvastatin 80 mg - INCREASED from 40 mg" ... "Lipids in 3 months on
+	// atorvastatin 80 mg": a drug the document begins now has no course of
+	// it yet, and its other undated mentions are that same start; a value
+	// measured so far was measured before it (rules.Window.Course).
+	ev = begunThroughout(ev, begunKeys)
+	res.Evidence = begunThroughout(res.Evidence, begunKeys)
 	// "Admitted 16/04/2026 ... Reason for admission: elective PCI": done in the stay.
 	p.stayDates(text, p.admissionStay(text, date), date, ev, res.Evidence, byID)
 	ev, res.Evidence = stopSupersede(ev, res.Evidence, stops, tr, &dropped)
