@@ -625,7 +625,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 					seen[a.ConceptKey] = true
 					started[[2]string{f.ID, a.ConceptKey}] = true
 					kept = append(kept, a)
-				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && (current[f.ID] || p.stopOrder(text, f, clause[f.ID], date) || p.switchRole(f.Text, append([]string{a.Concept}, p.phrases[a.ConceptKey]...)) != 0 || p.stoppedNow(text, f, append([]string{a.Concept}, p.phrases[a.ConceptKey]...))) {
+				} else if !ok && p.medications[a.ConceptKey] && !seen[a.ConceptKey] && (current[f.ID] || p.stopOrder(text, f, clause[f.ID], date, append([]string{a.Concept}, p.phrases[a.ConceptKey]...)) || p.switchRole(f.Text, append([]string{a.Concept}, p.phrases[a.ConceptKey]...)) != 0 || p.stoppedNow(text, f, append([]string{a.Concept}, p.phrases[a.ConceptKey]...))) {
 					// "STOP ISMN": the plan's order stops the drug now;
 					// "continue aspirin" keeps it taken; "switch
 					// clopidogrel to prasugrel" does both; "clopidogrel
@@ -792,7 +792,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			}
 			continue
 		}
-		if f, ok := byID[it.FindingID]; ok && it.Rejected == "" && it.Present && p.medications[it.ConceptKey] && p.stopOrder(text, f, clause[f.ID], date) {
+		if f, ok := byID[it.FindingID]; ok && it.Rejected == "" && it.Present && p.medications[it.ConceptKey] && p.stopOrder(text, f, clause[f.ID], date, append([]string{it.Concept}, p.phrases[it.ConceptKey]...)) {
 			// The document orders the drug stopped: a stated absence now,
 			// which supersedes the list's reading (stopSupersede).
 			e := eval.Evidence{ID: it.FindingID, ConceptKey: it.ConceptKey, Concept: it.Concept, Text: it.Text}

@@ -36,6 +36,10 @@ type reading struct {
 	// (reading.json stop_orders); stopOrderNegated: the words before it
 	// that turn it round ("do not stop").
 	stopOrder, stopOrderNegated *regexp.Regexp
+	// stopOrderNamed: a finding opening with a stop cue that orders the
+	// stop only with the drug's name right after it (stop_orders
+	// name_next: "D/c warfarin", not "D/c on aspirin").
+	stopOrderNamed *regexp.Regexp
 	// stopRefer: a stop order whose object points back to the drugs
 	// named before it in its sentence ("stopping both").
 	stopRefer *regexp.Regexp
@@ -137,6 +141,9 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 	out.stoppedFor = cues(r.StoppedFor)
 	if so := r.StopOrders; so != nil && len(so.Cues) > 0 {
 		out.stopOrder = regexp.MustCompile(`(?i)^[\s\-–•*:]*(?:` + rules.WordsPattern(so.Cues) + `)\b`)
+		if len(so.NameNext) > 0 {
+			out.stopOrderNamed = regexp.MustCompile(`(?i)^[\s\-–•*:]*(?:` + rules.WordsPattern(so.NameNext) + `)\s+`)
+		}
 		// Anywhere in a list item, with its third person ("after aspirin
 		// stops"), for a stop planned at a time to come (stopLater).
 		out.stopWord = regexp.MustCompile(`(?i)\b(?:` + rules.WordsPattern(so.Cues) + `)s?\b`)

@@ -21,12 +21,12 @@ var laterOrder = regexp.MustCompile(`(?i)\b(?:at|after|from|by|once|until|till|w
 // to stop its drug now ("STOP ISMN" under "Recommend:"; reading.json
 // stop_orders): its first words order the stop, no negation comes right
 // before them ("do not stop"), and its clause names no time to come.
-func (p *Program) stopOrder(text string, f extract.Finding, clause string, date time.Time) bool {
+func (p *Program) stopOrder(text string, f extract.Finding, clause string, date time.Time, names []string) bool {
 	r := p.reading
 	if r.stopOrder == nil {
 		return false
 	}
-	if !r.stopOrder.MatchString(f.Text) {
+	if !r.stopOrder.MatchString(f.Text) && !p.stopOrderNamed(f.Text, names) {
 		return p.stopReferred(text, f, date)
 	}
 	before := ""
@@ -343,4 +343,29 @@ func (p *Program) statesStop(text string, f extract.Finding, names []string) boo
 // decision, no intention.
 func (p *Program) stoppedNow(text string, f extract.Finding, names []string) bool {
 	return p.reading.now != nil && p.reading.now.MatchString(f.Text) && p.stoppedItem(text, f) && p.statesStop(text, f, names)
+}
+
+// stopOrderNamed reports whether a finding opens with a stop cue that
+// orders the stop only with a name of the drug right after it
+// (reading.json stop_orders name_next): "D/c warfarin" stops warfarin;
+// "D/c on aspirin" or "D/c home" is the discharge the abbreviation also
+// means.
+func (p *Program) stopOrderNamed(words string, names []string) bool {
+	r := p.reading
+	if r.stopOrderNamed == nil {
+		return false
+	}
+	m := r.stopOrderNamed.FindStringIndex(words)
+	if m == nil {
+		return false
+	}
+	lower := strings.ToLower(words)
+	for _, n := range names {
+		for _, sp := range namedAll(lower, words, n) {
+			if sp[0] == m[1] {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -366,6 +366,10 @@ type CueList struct {
 	// ("stopping", "discontinued"), point back to the drugs named before
 	// it in its sentence ("ISMN and GTN ... recommend stopping both").
 	Refers []string `json:"refers,omitempty"`
+	// NameNext are cues that order a stop only with a name of the drug
+	// right after them: an abbreviation with another sense besides
+	// ("D/c warfarin" stops it; "D/c on aspirin" discharges on it).
+	NameNext []string `json:"name_next,omitempty"`
 }
 
 // Refractory is the vocabulary of "<symptom> ... <link> ... <therapy>":
