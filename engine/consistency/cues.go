@@ -357,6 +357,11 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 		sexes, patient := patientSex(ts, h)
 		return sentenceEnd(ts, hits, start, ends, sexes, patient)
 	}
+	if h.def.listHead {
+		if e := listParenEnd(ts, start); e > start {
+			return e // "risks explained (death/MI/stroke <1%, bleeding)"
+		}
+	}
 	if start >= len(ts) || ts[start].boundary {
 		return start
 	}
@@ -398,6 +403,28 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 		end = glossEnd(ts, hits, end)
 	}
 	return end
+}
+
+// listParenEnd is where a list head's scope ends when a parenthesis opens
+// right after the head, on its line or on the next line of wrapped prose,
+// and closes on its line: the parenthesis is the head's list ("risks
+// explained (death/MI/stroke <1%, emergency surgery, bleeding)"), figures
+// and all, as a gloss of words only is for other cues (glossEnd). j
+// itself when no such parenthesis opens at j.
+func listParenEnd(ts []token, j int) int {
+	i := j
+	if i < len(ts) && ts[i].low == "\n" && wrapsLine(ts, i) {
+		i++
+	}
+	if i >= len(ts) || ts[i].raw != "(" || !closesOnLine(ts, i) {
+		return j
+	}
+	for k := i + 1; k < len(ts); k++ {
+		if ts[k].raw == ")" {
+			return k
+		}
+	}
+	return j
 }
 
 // forwardStopAt reports whether one of the phrases starts at token i.
