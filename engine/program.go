@@ -930,7 +930,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				Reason: it.ConceptKey + ": '" + it.Text + "' states the drug was stopped, so it is read as not taken now"})
 			if f := byID[it.FindingID]; p.listedStop(f) {
 				listStops[e.ConceptKey] = it.Text
-			} else if p.stoppedNow(text, f, p.namesOf(e)) {
+			} else if p.stoppedNow(text, f, p.namesOf(e)) || p.switchOrder(text, f, clause[f.ID], date) {
 				// "Aspirin stopped today": the document's last word on
 				// the drug, as an order to stop it now is (stopSupersede).
 				stops[e.ConceptKey] = it.Text

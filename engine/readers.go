@@ -57,6 +57,9 @@ type reading struct {
 	// switchedFrom: the word right after a switch cue that names the drug
 	// stopped, when no "to" word follows (reading.json switched.from).
 	switchedFrom *regexp.Regexp
+	// switchOrder: a finding opening with an order to switch its drug now
+	// (reading.json switched.orders).
+	switchOrder *regexp.Regexp
 	// notTakenNegated matches the words right before a not-taken cue that
 	// turn it into its opposite ("do not stop").
 	notTakenNegated *regexp.Regexp
@@ -169,6 +172,9 @@ func compileReading(r *rules.Reading, site string) (*reading, error) {
 		out.switched, out.switchedTo = cues(&rules.CueList{Cues: sw.Cues}), cues(&rules.CueList{Cues: sw.To})
 		if len(sw.From) > 0 {
 			out.switchedFrom = regexp.MustCompile(`(?i)^\s*(?:` + rules.WordsPattern(sw.From) + `)\b`)
+		}
+		if len(sw.Orders) > 0 {
+			out.switchOrder = regexp.MustCompile(`(?i)^[\s\-–•*:]*(?:` + rules.WordsPattern(sw.Orders) + `)\b`)
 		}
 		if len(sw.Direct) > 0 {
 			out.switchedDirect = regexp.MustCompile(`(?i)^(?:` + rules.WordsPattern(sw.Direct) + `)$`)

@@ -1,6 +1,11 @@
 package engine
 
-import "strings"
+import (
+	"strings"
+	"time"
+
+	"github.com/executablekg/execkg/engine/extract"
+)
 
 // switchRole reads a done change of drug in a medication finding's words
 // (reading.json switched): -1 when the drug the names locate was the one
@@ -93,4 +98,32 @@ func (p *Program) switchedDirectRole(words string, m []int, names []string) int 
 		}
 	}
 	return role
+}
+
+// switchOrder reports whether a finding that switches away from its drug
+// is the document's order to switch now (reading.json switched: 'Plan:
+// switch warfarin to rivaroxaban'): the switch cue opens the finding, no
+// negation comes right before it, and neither its sentence before it nor
+// its clause names a time to come. The order stops the drug switched
+// from, as a stop order does (stopSupersede), so the list's reading of it
+// is what the patient took until now.
+func (p *Program) switchOrder(text string, f extract.Finding, clause string, date time.Time) bool {
+	r := p.reading
+	if r.switchOrder == nil || !r.switchOrder.MatchString(f.Text) {
+		return false
+	}
+	before := ""
+	if f.Start > 0 && f.Start <= len(text) {
+		before = text[strings.LastIndexAny(text[:f.Start], ".;\n")+1 : f.Start]
+	}
+	if r.stopOrderNegated != nil && r.stopOrderNegated.MatchString(before) || r.notTakenIn(before) {
+		return false
+	}
+	if laterOrder.MatchString(before) || laterOrder.MatchString(clause) {
+		return false
+	}
+	if w := p.whenOf(clause, date); w != nil && w.From.After(noon(date)) {
+		return false
+	}
+	return true
 }

@@ -343,6 +343,10 @@ type SwitchCues struct {
 	// before the cue is the one taken now ("amlodipine (replaced
 	// diltiazem 2024)").
 	Direct []string `json:"direct,omitempty"`
+	// Orders: cues that, opening a finding, order the switch now ("switch
+	// warfarin to rivaroxaban"): the drug switched from is stopped as a
+	// stop order stops it, and the list's reading of it is superseded.
+	Orders []string `json:"orders,omitempty"`
 }
 
 // CueList is a list of cue words with the reason they are cues.
