@@ -440,7 +440,13 @@ func (p *Program) conditionalIntolerance(text string, f extract.Finding, cue str
 			for e < len(lower) && isWordByte(lower[e]) {
 				e++
 			}
-			return ct.AnalyzeAt(f.Text, f.Text[j:e]).Hypothetical
+			// A cue written onto the drug ("<drug>-intolerant") is one
+			// token to the context analyser: judge the whole token.
+			b := j
+			for b > 0 && (isWordByte(lower[b-1]) || lower[b-1] == '-') {
+				b--
+			}
+			return ct.AnalyzeAt(f.Text, f.Text[b:e]).Hypothetical
 		}
 		i = j + len(stem)
 	}
