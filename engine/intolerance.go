@@ -284,10 +284,39 @@ func (p *Program) stoppedNext(text string, f extract.Finding) bool {
 	}
 	if insideParenthesis(text, f.Start) {
 		shut := strings.IndexByte(text[f.End:], ')')
-		return shut >= 0 && !strings.ContainsAny(text[f.End:f.End+shut], "(\n") && opens(f.End+shut+1)
+		if shut >= 0 && !strings.ContainsAny(text[f.End:f.End+shut], "(\n") && opens(f.End+shut+1) {
+			return true
+		}
+		return shut >= 0 && !strings.ContainsAny(text[f.End:f.End+shut], "(\n") && p.stoppedBeforeGloss(text, strings.LastIndexByte(text[:f.Start], '('), f.End+shut)
 	}
 	_, hi := parenthesisAfter(text, f.End)
 	return hi >= 0 && opens(hi+1)
+}
+
+// stoppedBeforeGloss: the parenthesis from open to shut glosses a course
+// its clause before it says is over ("Completed 12 months of DAPT
+// (aspirin + ticagrelor)", "finished DAPT (aspirin/prasugrel)"): what it
+// names is what the course was made of, stopped with it. Not where the
+// parenthesis or that clause says what is taken now ("stopped aspirin
+// (now on clopidogrel)"): a now cue, or a current order, in either.
+func (p *Program) stoppedBeforeGloss(text string, open, shut int) bool {
+	if open <= 0 || shut <= open || shut > len(text) {
+		return false
+	}
+	clause := sentenceBefore(text, open)
+	if i := strings.LastIndexByte(clause, ','); i >= 0 {
+		clause = clause[i+1:]
+	}
+	gloss := text[open+1 : shut]
+	if clause == "" || !p.stopped(clause) {
+		return false
+	}
+	for _, s := range []string{clause, gloss} {
+		if p.reading.now != nil && p.reading.now.MatchString(s) || p.doc.Cue(rules.CueStart, s) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // sentenceBefore returns the sentence text on the line of pos up to pos.
@@ -411,7 +440,13 @@ func (p *Program) conditionalIntolerance(text string, f extract.Finding, cue str
 			for e < len(lower) && isWordByte(lower[e]) {
 				e++
 			}
-			return ct.AnalyzeAt(f.Text, f.Text[j:e]).Hypothetical
+			// A cue written onto the drug ("<drug>-intolerant") is one
+			// token to the context analyser: judge the whole token.
+			b := j
+			for b > 0 && (isWordByte(lower[b-1]) || lower[b-1] == '-') {
+				b--
+			}
+			return ct.AnalyzeAt(f.Text, f.Text[b:e]).Hypothetical
 		}
 		i = j + len(stem)
 	}

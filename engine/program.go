@@ -912,7 +912,9 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		if f, ok := byID[it.FindingID]; ok && e.When == nil && !nowValue {
 			// "Operation 09/09/2025: CABG x2": the line's label dates it.
 			if e.When = p.labelWhen(text, f, p.kindOf(e), findings, procedural, date); e.When == nil && e.Present && !e.Secondary {
-				e.When = p.titleWhen(text, f, e.ConceptKey, date)
+				if e.When = p.titleWhen(text, f, e.ConceptKey, date); e.When == nil {
+					e.When = p.reportProcedureWhen(text, f, e.ConceptKey, findings, procedural, date)
+				}
 			}
 		}
 		if e.When != nil && sinceStart(it.Text, e.When.Text, p.namesOf(e)) {

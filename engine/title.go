@@ -541,3 +541,32 @@ func clockless(line string) string {
 	}
 	return string(b)
 }
+
+// reportProcedureWhen dates an undated done procedure of a procedure
+// report on the report's day: a report whose title names a procedure
+// (doneReport, procedureReport) and whose date line writes one day
+// (dateLine) reports what was done that day, so a procedure of a title
+// role it names in its body without a label ("Post-<procedure> result
+// ...", a conclusion's "successful <procedure> of ...") is that day's.
+// Only outside the sections of another time (history, consent, plan): a
+// finding there, an intended or planned one, or one whose lead words
+// place it earlier (labelPast, the past cues) is not. nil otherwise.
+func (p *Program) reportProcedureWhen(text string, f extract.Finding, conceptKey string, findings []extract.Finding, procedural map[string]bool, now time.Time) *eval.When {
+	if p.pack.Sections == nil || f.Start < 0 || f.Intended || !p.titleRole(conceptKey) || p.doc.PlannedConcept(f.Text) {
+		return nil
+	}
+	if f.Section != "" && !containsFold(p.pack.Sections.Frame.ReportSections, f.Section) {
+		return nil
+	}
+	if p.labelPast(f.Text) || p.reading.past != nil && p.reading.past.MatchString(f.Text) {
+		return nil
+	}
+	if !p.doneReport(text) && !p.procedureReport(text, findings, procedural) {
+		return nil
+	}
+	w := p.dateLine(text, now)
+	if w == nil {
+		return nil
+	}
+	return &eval.When{From: w.From, To: w.To, Text: w.Text + ", the procedure report's own procedure"}
+}

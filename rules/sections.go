@@ -95,6 +95,10 @@ type Frame struct {
 	// a procedure, not its report ("Clinic - post-PCI review"); such a
 	// title dates nothing.
 	TitleNotDone []string `json:"title_not_done,omitempty"`
+	// ReportSections: the section kinds of a procedure report where an
+	// undated done procedure is the report's own, done on its date (the
+	// body of what was done and found, not history, consent or plan).
+	ReportSections []string `json:"report_sections,omitempty"`
 	// DoneLabels: words of a dated line label that head what was done on
 	// that date ("Operation 09/09/2025: ..."), as a label naming a concept
 	// of a title role does ("ICA 14/01/2026: ...").
