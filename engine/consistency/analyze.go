@@ -345,7 +345,14 @@ func (t *Text) AnalyzeAt(mention, phrase string) Context {
 	if len(l) == 0 {
 		return a.context(mention, []int{a.head()})
 	}
-	lo, hi := l[0], l[len(l)-1]
+	// A cue inside the phrase's words is the phrase's own wording; where
+	// the phrase stands together apart from a stray word of it, its own
+	// words are that run's.
+	l, run := statedRunFirst(a.toks, l)
+	lo, hi := l[0], l[run-1]
+	if run == 1 {
+		lo, hi = slices.Min(l), slices.Max(l)
+	}
 	own := false
 	for _, h := range a.hits {
 		if h.first >= lo && h.first <= hi {
@@ -363,6 +370,64 @@ func (t *Text) AnalyzeAt(mention, phrase string) Context {
 		a.hits = kept
 	}
 	return a.context(mention, l)
+}
+
+// statedRunFirst puts first the longest run of linked words (l, in text
+// order) standing together, the phrase stated word for word, so the cues
+// judged at the first focus word are judged there: in 'asked for a heart
+// check-up after a friend died of a heart attack' the phrase 'heart
+// attack' is the second 'heart', which the friend's cue reaches, not the
+// first. Only where the words before the run are the run's own again
+// (repeats); a lone word anywhere, or a first run as long as any, leaves
+// l as it is (run 1: lo and hi stay the bounds of all of l).
+func statedRunFirst(toks []token, l []int) (out []int, run int) {
+	best, bestLen, start := 0, 1, 0
+	for k := 1; k <= len(l); k++ {
+		if k < len(l) && together(toks, l[k-1], l[k]) {
+			continue
+		}
+		if n := k - start; n > bestLen {
+			best, bestLen = start, n
+		}
+		start = k
+	}
+	if best == 0 || !repeats(toks, l[:best], l[best:best+bestLen]) {
+		return l, 1
+	}
+	out = make([]int, 0, len(l))
+	out = append(out, l[best:best+bestLen]...)
+	out = append(out, l[:best]...)
+	return append(out, l[best+bestLen:]...), bestLen
+}
+
+// repeats: every word of stray is a word of run again, so the run states
+// the phrase stray only began ('heart' of 'heart check-up' before 'heart
+// attack'). A phrase whose words stand on both sides of a cue ('PCI would
+// not achieve complete revascularisation') is one phrase, cue and all.
+func repeats(toks []token, stray, run []int) bool {
+	for _, i := range stray {
+		found := false
+		for _, j := range run {
+			if similar(&toks[i], &toks[j]) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// together: linked words i < j with no other content word between them.
+func together(toks []token, i, j int) bool {
+	for k := i + 1; k < j; k++ {
+		if toks[k].content() {
+			return false
+		}
+	}
+	return true
 }
 
 // analysis is a tokenised text with its cues and a located mention.
