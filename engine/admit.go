@@ -365,6 +365,17 @@ func (a *admitter) derivedPass(c eval.Cond, e eval.Evidence, v consistency.Verdi
 		v.Pass, v.Check, v.Reason = true, "", "certainty: the definition of '"+e.Concept+"' states the doubt"
 		return v
 	}
+	// A definition of the condition's own concept whose name holds its
+	// doubt on a part of it ("CAD of unclear functional significance on
+	// CCTA", made of a CCTA and an intermediate stenosis) states that
+	// doubt: the definition reads what is unclear, the mentions it is made
+	// of need not say so.
+	if v.Check == consistency.CheckCertainty && e.DerivedBy == eval.ReaderDefinition &&
+		strings.HasPrefix(v.Reason, consistency.CheckCertainty+": the condition is uncertain") &&
+		rules.NormalizeName(e.Concept) == rules.NormalizeName(c.Concept) && a.p.doubtInName(e.Concept) {
+		v.Pass, v.Check, v.Reason = true, "", "certainty: the definition of '"+e.Concept+"' states the doubt its name holds"
+		return v
+	}
 	// A definition whose member asks for the doubt in its own wording
 	// ("angina pectoris" worded "suspected angina pectoris" makes symptoms
 	// suggestive of ischaemia) has read the case's doubt as what the

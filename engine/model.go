@@ -283,6 +283,13 @@ func (p *Program) coded(f patient.Fact) consistency.Coded {
 // doubtfulName reports whether a concept's own name states a doubt (read
 // by the cue data), cached per Program: concept names are few and asked
 // of in every case.
+// doubtInName reports whether an uncertainty cue lies anywhere among
+// name's words, over its head or over a part of it ("of unclear
+// functional significance").
+func (p *Program) doubtInName(name string) bool {
+	return consistency.Shared(name).UncertaintyIn(name)
+}
+
 func (p *Program) doubtfulName(name string) bool {
 	if v, ok := p.doubtful.Load(name); ok {
 		return v.(bool)
