@@ -163,7 +163,9 @@ func TestValidateCatchesProblems(t *testing.T) {
 			return vs
 		}, "operator ABSENT needs present false"},
 		{"duplicate concept", func(vs []Vignette) []Vignette { vs[4].Intended[1] = vs[4].Intended[0]; return vs }, "concept already stated by intended[0]"},
-		{"lost coverage and count", func(vs []Vignette) []Vignette { return vs[1:] }, "coverage"},
+		// Ten vignettes cannot cover every rule (dropping only the first no
+		// longer loses one: its rows are covered again by others).
+		{"lost coverage and count", func(vs []Vignette) []Vignette { return vs[:10] }, "coverage"},
 		{"synonym beyond its term", func(vs []Vignette) []Vignette {
 			for i := range vs {
 				if vs[i].Category == Synonym {
