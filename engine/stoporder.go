@@ -32,6 +32,10 @@ func (p *Program) stopOrder(text string, f extract.Finding, clause string, date 
 	before := ""
 	if f.Start > 0 && f.Start <= len(text) {
 		before = text[strings.LastIndexAny(text[:f.Start], ".;\n")+1 : f.Start]
+		before = afterArrow(before)
+	}
+	if i := strings.Index(clause, f.Text); i > 0 {
+		clause = afterArrow(clause[:i]) + clause[i:]
 	}
 	if r.stopOrderNegated != nil && r.stopOrderNegated.MatchString(before) {
 		return false
@@ -47,6 +51,18 @@ func (p *Program) stopOrder(text string, f extract.Finding, clause string, date 
 		return false
 	}
 	return true
+}
+
+// afterArrow: an arrow opens the order's own clause ("ASA not indicated
+// this far out from PCI -> STOP aspirin"); what precedes it is the reason,
+// whose words ("from PCI") date nothing to come.
+func afterArrow(s string) string {
+	for _, arrow := range []string{"->", "\u2192", "=>"} {
+		if i := strings.LastIndex(s, arrow); i >= 0 {
+			s = s[i+len(arrow):]
+		}
+	}
+	return s
 }
 
 // stopReferred: later in the drug's sentence an order stops "both",
