@@ -573,6 +573,19 @@ func (p *Program) withoutOptionProcedures(anchors []grounding.Anchor) []groundin
 	return kept
 }
 
+// withoutProcedures drops every procedure anchor, planned forms among
+// them: an option set aside is neither done nor planned.
+func (p *Program) withoutProcedures(anchors []grounding.Anchor) []grounding.Anchor {
+	kept := anchors[:0:0]
+	for _, a := range anchors {
+		if p.roles[a.ConceptKey] == rules.RoleProcedure || p.procedureClass(a.Concept) {
+			continue
+		}
+		kept = append(kept, a)
+	}
+	return kept
+}
+
 // procedureClass reports whether a concept no rule condition gives a
 // role is a class of procedures: the hierarchy names a procedure as a kind
 // of it ("myocardial revascularization", the class of PCI and CABG). A

@@ -567,6 +567,18 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 				}
 			}
 		}
+		if c.checks.Certainty && f.Intended {
+			if m := p.doc.Cue(rules.CueUnchosen, f.Text); m != "" {
+				// "Recommendation: CABG. ... went over the PCI
+				// alternative": in a plan, the option its own words set
+				// aside is not the one planned.
+				if kept := p.withoutProcedures(anchors); len(kept) < len(anchors) {
+					tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty, BeforeMatching: true,
+						Reason: "certainty: its words '" + m + "' set the procedure aside as the option not chosen, so the plan does not plan it"})
+					anchors = kept
+				}
+			}
+		}
 		procOnly := false // only the finding's procedures are intended ("Heart Team recommends CABG")
 		if c.checks.Certainty && !f.Intended && (p.recommended(f, anchors) || p.bareProcedure(text, f, anchors, clause[f.ID], date)) {
 			f.Intended, procOnly = true, true

@@ -225,11 +225,12 @@ const (
 	CueRecommendation      = "recommendation"
 	CueOption              = "option"
 	CueRegimen             = "regimen"
+	CueUnchosen            = "unchosen"
 	FormPlaceholderDrug    = "{drug}"
 	FormPlaceholderConcept = "{concept}"
 )
 
-var knownCues = map[string]bool{CueIntention: true, CuePlan: true, CueDone: true, CueStart: true, CueNotTolerated: true, CueNotTaken: true, CueAlternatives: true, CueCondition: true, CueRecommendation: true, CueOption: true, CueRegimen: true}
+var knownCues = map[string]bool{CueIntention: true, CuePlan: true, CueDone: true, CueStart: true, CueNotTolerated: true, CueNotTaken: true, CueAlternatives: true, CueCondition: true, CueRecommendation: true, CueOption: true, CueRegimen: true, CueUnchosen: true}
 
 // Kind returns the section kind named k, or nil.
 func (s *Sections) Kind(k string) *SectionKind {
@@ -328,7 +329,7 @@ func ParseSections(name string, data []byte) (*Sections, error) {
 	}
 	for c, ws := range s.Cues {
 		if !knownCues[c] {
-			return nil, fmt.Errorf("%s: cues.%s: unknown cue kind; use %s, %s, %s, %s, %s, %s, %s, %s, %s, %s or %s (a drug's stopped words are meta/reading.json's)", name, c, CueIntention, CuePlan, CueDone, CueStart, CueNotTolerated, CueNotTaken, CueAlternatives, CueCondition, CueRecommendation, CueOption, CueRegimen)
+			return nil, fmt.Errorf("%s: cues.%s: unknown cue kind; use %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s or %s (a drug's stopped words are meta/reading.json's)", name, c, CueIntention, CuePlan, CueDone, CueStart, CueNotTolerated, CueNotTaken, CueAlternatives, CueCondition, CueRecommendation, CueOption, CueRegimen, CueUnchosen)
 		}
 		for j, w := range ws {
 			if len(CueWords(strings.TrimPrefix(w, "^"))) == 0 {
