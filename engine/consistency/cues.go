@@ -219,7 +219,23 @@ func pseudoInside(ts []token, from, to int) bool {
 // clause: the text or clause ends there, or only a count follows
 // ("troponin negative x2").
 func closesClause(ts []token, j int) bool {
-	return j >= len(ts) || ts[j].boundary || arrows[ts[j].low] || ts[j].word && (hasDigit(ts[j].low) && !percentAt(ts, j) || scopeRules.tails[ts[j].low])
+	return j >= len(ts) || ts[j].boundary || arrows[ts[j].low] || ts[j].word && (countLike(ts[j].low) && !percentAt(ts, j) || scopeRules.tails[ts[j].low])
+}
+
+// countLike: a token of digits, with at most the "x" of a count ("x2",
+// "3x", "2/52"), is a count or a date after a cue; a name that only
+// holds a digit ("No T2DM", "no PDE5i use", "no 3VD") is a finding the
+// cue looks forward to.
+func countLike(s string) bool {
+	if !hasDigit(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsLetter(r) && r != 'x' && r != '\u00d7' {
+			return false
+		}
+	}
+	return true
 }
 
 // arrows are the tokens of a chain's arrows (tokenize).
