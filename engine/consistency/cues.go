@@ -117,7 +117,10 @@ func findCues(ts []token) []cueHit {
 			if !ok {
 				continue
 			}
-			if d.opener && !opensSentence(ts, i) {
+			if d.opener && !opensSentence(ts, i) && !(d.final && (i+n >= len(ts) || ts[i+n].boundary)) {
+				// An opener that also ends its clause is a value
+				// looking back ("CABG declined."), not a fall ("eGFR
+				// declined to 38", "pain declined in frequency").
 				continue
 			}
 			if d.kind != kindPseudo && pseudoInside(ts, i+1, i+n) {
