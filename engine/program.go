@@ -484,6 +484,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 	var reports *anatomyReports     // the case's stenosis reports, read once
 	procedural := map[string]bool{} // findings that name a procedure first (labelWhen)
 	prevF, prevAnchors := extract.Finding{Start: -1}, []grounding.Anchor(nil)
+	var siteOf [][2]string // a finding's words and the clause that set it aside as another site's
 	for _, f := range findings {
 		if err := ctx.Err(); err != nil {
 			return nil, deadlineError(caseID, "step (ii) grounding", err)
@@ -516,6 +517,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		}
 		anchors = p.withoutGradedSense(f.Text, anchors)
 		anchors = p.withoutOtherSite(f.Text, anchors)
+		anchors = p.withoutSiteBefore(text, f, anchors, &siteOf)
 		anchors = p.withoutSymptomlessRefractory(f.Text, anchors)
 		anchors = p.withoutScoreSubject(leadIn(text, f.Start, f.End), anchors)
 		anchors = p.withoutGlossedState(text, f.Start, f.End, anchors)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/executablekg/execkg/engine/extract"
 	"regexp"
 	"strings"
 	"unicode"
@@ -101,6 +102,41 @@ func (p *Program) withoutOtherSite(mention string, anchors []grounding.Anchor) [
 		anchors = kept
 	}
 	return anchors
+}
+
+// withoutSiteBefore reads a finding with the words before it in its
+// clause ("PAD: L SFA stenosis, angioplasty + stent"): a procedure or
+// lesion named after another site's word, with no vessel of the pack's
+// anatomy and no word of its own site in between, is that site's
+// (withoutOtherSite), not a coronary one. The clause stops at a full stop,
+// a semicolon or a line break. A later "the <words>" ("quit at the time of
+// the angioplasty") refers back to a finding so set aside (siteOf holds
+// its words and clause) and is read with that clause.
+func (p *Program) withoutSiteBefore(text string, f extract.Finding, anchors []grounding.Anchor, siteOf *[][2]string) []grounding.Anchor {
+	if len(anchors) == 0 || f.Start <= 0 || f.End > len(text) || f.Start > f.End {
+		return anchors
+	}
+	lower := strings.ToLower(f.Text)
+	for _, wc := range *siteOf {
+		words, clause := wc[0], wc[1]
+		if i := strings.Index(lower, "the "+words); i >= 0 && (i+4+len(words) == len(lower) || !unicode.IsLetter(rune(lower[i+4+len(words)]))) {
+			return p.withoutOtherSite(clause+" "+f.Text, anchors)
+		}
+	}
+	lo := strings.LastIndexAny(text[:f.Start], ".;\n") + 1
+	if lo >= f.Start {
+		return anchors
+	}
+	if r := p.anatomy; r != nil && r.vesselRE != nil && r.vesselRE.MatchString(text[lo:f.End]) {
+		return anchors // "SFA angioplasty 2019, LAD stent 2020"
+	}
+	kept := p.withoutOtherSite(text[lo:f.End], anchors)
+	if len(kept) < len(anchors) {
+		if w := strings.TrimSpace(strings.Trim(lower, " ,;:()+-")); w != "" {
+			*siteOf = append(*siteOf, [2]string{w, text[lo:f.End]})
+		}
+	}
+	return kept
 }
 
 // otherSite: a is a concept of site s, and the mention, which names the

@@ -381,6 +381,11 @@ func forwardEnd(ts []token, hits []cueHit, k int) int {
 			return e // "risks explained (death/MI/stroke <1%, bleeding)"
 		}
 	}
+	if start < len(ts) && ts[start].low == "\n" && wrapsLine(ts, start) {
+		// "She has never had\nan angiogram": the writer's line
+		// wrap ends no clause.
+		start++
+	}
 	if start >= len(ts) || ts[start].boundary {
 		return start
 	}
