@@ -57,11 +57,63 @@ func covers(mention string, phrases []string, all bool, key string, names *Names
 		vocab = append(vocab, phraseOf(p).words...)
 	}
 	for _, p := range phrases {
-		if pi := phraseOf(p); mayCover(mk, pi) && coversPhrase(m, mk.title, pi, all, mention, key, names, vocab) && sidesAgree(mention, pi) {
+		if pi := phraseOf(p); mayCover(mk, pi) && coversPhrase(m, mk.title, pi, all, mention, key, names, vocab) && sidesAgree(mention, pi) && !deniedModifier(mention, pi) {
 			return true, p
 		}
 	}
 	return false, ""
+}
+
+// denials are the words that deny the modifier right after them.
+var denials = map[string]bool{"not": true, "non": true, "no": true}
+
+// deniedModifier: the mention states a modifier of the phrase only as
+// denied, where the phrase itself does not deny it ("non-obstructive"):
+// bound to "non" ("non-proximal LAD" for "proximal LAD stenosis",
+// "non-ST elevation MI" for "ST-elevation MI"), or after "not" or "no"
+// that follows other words of the phrase and ends it ("surgical risk not
+// high" for "high surgical risk"). Then the mention says the other thing.
+// A "not" or "no" before the phrase's words ("not high bleeding risk",
+// "No DM", "Bleeding risk: not high bleeding risk") denies the whole
+// phrase, which the negation check reads.
+func deniedModifier(mention string, pi phraseInfo) bool {
+	ws := strings.FieldsFunc(strings.ToLower(mention), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	inPhrase := func(x string) bool {
+		for _, w := range pi.words {
+			if !denials[w] && sameWord(x, w) {
+				return true
+			}
+		}
+		return false
+	}
+	for j := 1; j < len(ws); j++ {
+		neg := ws[j-1]
+		if !denials[neg] {
+			continue
+		}
+		if neg != "non" {
+			before, after := false, false
+			for k := 0; k < j-1; k++ {
+				before = before || inPhrase(ws[k])
+			}
+			for k := j + 1; k < len(ws); k++ {
+				after = after || inPhrase(ws[k])
+			}
+			if !before || after {
+				continue
+			}
+		}
+		for i, w := range pi.words {
+			if !pi.critical[i] || denials[w] || isNum(w) || !sameWord(ws[j], w) {
+				continue
+			}
+			if i > 0 && denials[pi.words[i-1]] {
+				continue // the phrase denies it too
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // Phrases are phrases read once for Covers: a concept's names, tested
@@ -177,7 +229,7 @@ func (ps *Phrases) covers(mention string, all bool, key string, names *Names) (b
 	var buf [64]bool
 	may := ps.candidates(mk, buf[:0])
 	for i := range ps.infos {
-		if may[i] && coversPhrase(m, mk.title, ps.infos[i], all, mention, key, names, ps.vocab) && sidesAgree(mention, ps.infos[i]) {
+		if may[i] && coversPhrase(m, mk.title, ps.infos[i], all, mention, key, names, ps.vocab) && sidesAgree(mention, ps.infos[i]) && !deniedModifier(mention, ps.infos[i]) {
 			return true, ps.texts[i]
 		}
 	}
