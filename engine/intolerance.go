@@ -264,7 +264,8 @@ func (p *Program) stoppedItem(text string, f extract.Finding) bool {
 }
 
 // stoppedNext: the words right after a drug's mention open with a
-// stopped cue, past a parenthesis that glosses the mention and a "then":
+// stopped cue, past a comma, a parenthesis that glosses the mention and a
+// "then":
 // "DAPT (aspirin + prasugrel) finished 05/2024", "warfarin then stopped
 // 2019". A mention inside such a parenthesis shares the cue after it:
 // the parenthesis names what the course was made of.
@@ -274,6 +275,11 @@ func (p *Program) stoppedNext(text string, f extract.Finding) bool {
 	}
 	opens := func(at int) bool {
 		rest := strings.TrimLeft(text[at:], " ")
+		if strings.HasPrefix(rest, ", ") {
+			// "clarithromycin for chest infection, FINISHED 2/52 ago":
+			// the cue right after the comma is the item's status.
+			rest = strings.TrimLeft(rest[1:], " ")
+		}
 		if len(rest) > 5 && strings.EqualFold(rest[:5], "then ") {
 			rest = strings.TrimLeft(rest[5:], " ")
 		}
