@@ -565,7 +565,7 @@ func joinedAfter(text string, f extract.Finding, findings []extract.Finding) *ex
 func (p *Program) withoutOptionProcedures(anchors []grounding.Anchor) []grounding.Anchor {
 	kept := anchors[:0:0]
 	for _, a := range anchors {
-		if !p.doc.PlannedConcept(a.Concept) && (p.roles[a.ConceptKey] == rules.RoleProcedure || p.procedureClass(a.Concept)) {
+		if !p.doc.PlannedConcept(a.Concept) && (p.roles[a.ConceptKey] == rules.RoleProcedure || p.procedureClass(a.Concept) || p.procedureKind(a.Concept)) {
 			continue
 		}
 		kept = append(kept, a)
@@ -578,12 +578,29 @@ func (p *Program) withoutOptionProcedures(anchors []grounding.Anchor) []groundin
 func (p *Program) withoutProcedures(anchors []grounding.Anchor) []grounding.Anchor {
 	kept := anchors[:0:0]
 	for _, a := range anchors {
-		if p.roles[a.ConceptKey] == rules.RoleProcedure || p.procedureClass(a.Concept) {
+		if p.roles[a.ConceptKey] == rules.RoleProcedure || p.procedureClass(a.Concept) || p.procedureKind(a.Concept) {
 			continue
 		}
 		kept = append(kept, a)
 	}
 	return kept
+}
+
+// procedureKind reports whether a concept no rule condition gives a role
+// is a kind of a procedure: the hierarchy names a procedure broader than it
+// ("CTO PCI", a kind of PCI), so an option weighed drops it with the
+// procedure it derives.
+func (p *Program) procedureKind(concept string) bool {
+	key, ok := p.keys[rules.NormalizeName(concept)]
+	if !ok || p.roles[key] != "" {
+		return false
+	}
+	for _, c := range p.hierarchy.Broader(concept) {
+		if k, ok := p.keys[rules.NormalizeName(c)]; ok && p.roles[k] == rules.RoleProcedure && !p.doc.PlannedConcept(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // procedureClass reports whether a concept no rule condition gives a
@@ -627,6 +644,10 @@ func listHeading(text string, f extract.Finding) string {
 		switch {
 		case strings.TrimSpace(line) == "":
 			return ""
+		case strings.HasSuffix(strings.TrimSpace(line), ":") && leading(line) < leading(text[ls:le]):
+			// "- Options considered:" over "  a) CTO PCI": an item
+			// ending in a colon heads the items indented under it.
+			return strings.TrimLeft(strings.TrimSuffix(strings.TrimSpace(line), ":"), "-*•· ")
 		case extract.ListItem(line) || indented(line):
 			h = ps
 			continue
@@ -636,6 +657,11 @@ func listHeading(text string, f extract.Finding) string {
 		return ""
 	}
 	return ""
+}
+
+// leading is the number of spaces and tabs a line opens with.
+func leading(line string) int {
+	return len(line) - len(strings.TrimLeft(line, " \t"))
 }
 
 // regimenOrder reports whether a finding under a plan heading names a drug

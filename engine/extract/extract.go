@@ -71,6 +71,18 @@ func (Clauses) Name() string { return "clauses-v1" }
 // "documented or suspected ANOCA" is one finding.
 var joiners = []string{" and ", " with ", " w/ ", " but ", " plus ", " + ", " then ", " who ", " whose ", " which ", " whereas ", " while ", " as well as ", " in addition to ", " along with ", " together with "}
 
+// withObject are the verbs whose object "with" introduces ("agrees with",
+// "proceed with", "go ahead with"): the joiner does not cut them from it.
+// Plain English.
+var withObject = map[string]bool{"agree": true, "agrees": true, "agreed": true, "proceed": true, "proceeds": true, "proceeding": true, "ahead": true}
+
+// lastWord is the last run of letters of s, lower-cased input assumed.
+func lastWord(s string) string {
+	s = strings.TrimRight(s, " ")
+	i := strings.LastIndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
+	return s[i+1:]
+}
+
 // runOn are words no clause ends in: articles, prepositions,
 // conjunctions, possessives and approximators. A line that ends in one
 // was wrapped by the writer's editor, and its clause runs on into the
@@ -474,8 +486,11 @@ func splitSpans(text string, layout [][2]int, keep [][2]int) [][2]int {
 				break
 			}
 			k += from
-			cuts = append(cuts, [2]int{k, k + len(j)})
 			from = k + len(j)
+			if j == " with " && withObject[lastWord(lower[:k])] {
+				continue // "he agrees with PCI": the verb's object, one finding
+			}
+			cuts = append(cuts, [2]int{k, k + len(j)})
 		}
 	}
 	for _, a := range arrows {
