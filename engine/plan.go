@@ -8,6 +8,7 @@ import (
 	"github.com/executablekg/execkg/engine/eval"
 	"github.com/executablekg/execkg/engine/evidence"
 	"github.com/executablekg/execkg/engine/extract"
+	"github.com/executablekg/execkg/engine/patient"
 	"github.com/executablekg/execkg/grounding"
 	"github.com/executablekg/execkg/rules"
 	"github.com/executablekg/execkg/rules/units"
@@ -513,6 +514,14 @@ func (p *Program) optionCue(text string, f extract.Finding, findings []extract.F
 		if m := p.doc.Cue(rules.CueOption, h); m != "" {
 			return m
 		}
+		// "Options discussed:" over "1. CABG (LIMA-LAD): best
+		// durability for the LAD": the item's own label names the
+		// option, the list's heading weighs it.
+		if h := parentHeading(text, f); h != "" {
+			if m := p.doc.Cue(rules.CueOption, h); m != "" {
+				return m
+			}
+		}
 	}
 	if ph := recentPhrase(f.Text, 1<<30); ph != "" && strings.TrimSpace(strings.Trim(f.Text, " ,;()")) == ph {
 		// "PCI discussed with the patient yesterday": a fragment that is
@@ -571,6 +580,45 @@ func (p *Program) withoutOptionProcedures(anchors []grounding.Anchor) []groundin
 		kept = append(kept, a)
 	}
 	return kept
+}
+
+// plannedNotDone drops the undated readings of a procedure as done when
+// the document both plans it and states it absent from the history ("no
+// previous cardiac surgery" ... "Proposes CABG x3" ... "reassess LVEF 3
+// months post CABG", "SVG-OM"): the bare mentions are of the operation to
+// come, which is all the document knows of. A dated or stated-done
+// reading (Done: "CABG performed 20/11") stays.
+func (p *Program) plannedNotDone(ev, listed []eval.Evidence, tr *Trace, dropped *[]patient.Dropped) ([]eval.Evidence, []eval.Evidence) {
+	absent, planned := map[string]bool{}, map[string]bool{}
+	for _, e := range ev {
+		if e.Secondary || e.Value != nil || p.roles[e.ConceptKey] != rules.RoleProcedure {
+			continue
+		}
+		if !e.Present {
+			absent[e.ConceptKey] = true
+		} else if p.doc.PlannedConcept(e.Concept) {
+			planned[e.ConceptKey] = true
+		}
+	}
+	if len(absent) == 0 || len(planned) == 0 {
+		return ev, listed
+	}
+	base := map[string]bool{} // procedures both planned and stated absent
+	for k := range absent {
+		if pf, ok := p.plannedForm(grounding.Anchor{ConceptKey: k, Concept: p.names[k]}); ok && planned[pf.ConceptKey] {
+			base[k] = true
+		}
+	}
+	if len(base) == 0 {
+		return ev, listed
+	}
+	superseded := func(e eval.Evidence) bool {
+		return base[e.ConceptKey] && e.Present && !e.Done && e.When == nil && e.Value == nil && e.Via == ""
+	}
+	why := func(e eval.Evidence) string {
+		return "the document plans it and states none done before: an undated mention is of the one to come"
+	}
+	return dropSuperseded(ev, superseded, why, tr, dropped), dropSuperseded(listed, superseded, nil, nil, nil)
 }
 
 // withoutProcedures drops every procedure anchor, planned forms among
@@ -634,6 +682,16 @@ func listHeading(text string, f extract.Finding) string {
 	if c := strings.IndexByte(text[ls:f.Start], ':'); c >= 0 {
 		return text[ls : ls+c]
 	}
+	return parentHeading(text, f)
+}
+
+// parentHeading is the line ending in a colon that the list item holding
+// f hangs from (listHeading without the item's own label), or "".
+func parentHeading(text string, f extract.Finding) string {
+	if f.Start < 0 || f.Start > len(text) {
+		return ""
+	}
+	ls := strings.LastIndexByte(text[:f.Start], '\n') + 1
 	_, le := extract.LineAt(text, f.Start)
 	if !extract.ListItem(text[ls:le]) && !indented(text[ls:le]) {
 		return ""

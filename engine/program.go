@@ -979,6 +979,7 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 		ev = append(ev, a)
 		res.Evidence = append(res.Evidence, a)
 	}
+	ev, res.Evidence = p.plannedNotDone(ev, res.Evidence, tr, &dropped)
 	for _, f := range p.readRounds(&read.Case{Text: text, Findings: findings, Date: date}, ev) {
 		ev = append(ev, f.Evidence)
 		keys[f.ConceptKey] = true
