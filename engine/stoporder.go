@@ -215,8 +215,11 @@ func (p *Program) historySupersede(ev, listed []eval.Evidence, listStops map[str
 		if !ok {
 			return false
 		}
+		// So is a stay's own account of the presentation (the pack's
+		// stay_sections: "Diagnosis: ... angina despite bisoprolol +
+		// ISMN" over a discharge list's "ISMN - STOPPED").
 		k := p.doc.Kind(f)
-		return k != nil && k.Status == rules.SectionPast
+		return k != nil && (k.Status == rules.SectionPast || k.Status == "" && p.pack.Sections != nil && containsFold(p.pack.Sections.Frame.StaySections, k.Kind))
 	}
 	why := func(e eval.Evidence) string {
 		return "the medication list states it stopped ('" + listStops[e.ConceptKey] + "'); the history tells what was taken then"
