@@ -570,13 +570,19 @@ func (p *Program) ask(ctx context.Context, c *call, text string) (*Result, error
 			}
 		}
 		if c.checks.Certainty && f.Intended {
-			if m := p.doc.Cue(rules.CueUnchosen, f.Text); m != "" {
+			m, why := p.doc.Cue(rules.CueUnchosen, f.Text), "set the procedure aside as the option not chosen"
+			if m == "" && p.underPlan(f) {
+				// "if CABG: stop clopidogrel; if PCI: DAPT": a plan's
+				// branch names the procedure as a condition, not a plan.
+				m, why = p.doc.Cue(rules.CueCondition, f.Text), "make the procedure a branch of the plan, a condition"
+			}
+			if m != "" {
 				// "Recommendation: CABG. ... went over the PCI
 				// alternative": in a plan, the option its own words set
 				// aside is not the one planned.
 				if kept := p.withoutProcedures(anchors); len(kept) < len(anchors) {
 					tr.Rejected = append(tr.Rejected, Rejection{FindingID: f.ID, Check: consistency.CheckCertainty, BeforeMatching: true,
-						Reason: "certainty: its words '" + m + "' set the procedure aside as the option not chosen, so the plan does not plan it"})
+						Reason: "certainty: its words '" + m + "' " + why + ", so the plan does not plan it"})
 					anchors = kept
 				}
 			}
