@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"regexp"
 	"strings"
 	"time"
 
@@ -600,26 +601,35 @@ func (p *Program) plannedNotDone(ev, listed []eval.Evidence, tr *Trace, dropped 
 			planned[e.ConceptKey] = true
 		}
 	}
-	if len(absent) == 0 || len(planned) == 0 {
+	if len(planned) == 0 {
 		return ev, listed
 	}
-	base := map[string]bool{} // procedures both planned and stated absent
-	for k := range absent {
-		if pf, ok := p.plannedForm(grounding.Anchor{ConceptKey: k, Concept: p.names[k]}); ok && planned[pf.ConceptKey] {
-			base[k] = true
-		}
-	}
-	if len(base) == 0 {
-		return ev, listed
+	plannedBase := func(k string) bool {
+		pf, ok := p.plannedForm(grounding.Anchor{ConceptKey: k, Concept: p.names[k]})
+		return ok && planned[pf.ConceptKey]
 	}
 	superseded := func(e eval.Evidence) bool {
-		return base[e.ConceptKey] && e.Present && !e.Done && e.When == nil && e.Value == nil && e.Via == ""
+		if !e.Present || e.Done || e.Value != nil || e.Via != "" || p.roles[e.ConceptKey] != rules.RoleProcedure || !plannedBase(e.ConceptKey) {
+			return false
+		}
+		// None done before, or the mention times something by it
+		// ("cardiac rehab after PCI", "post-CABG review"): the one to
+		// come. A date the mention states ("rehab after PCI on 12/03")
+		// is of one done; one the document lends it is not.
+		return absent[e.ConceptKey] && e.When == nil || afterProcedure.MatchString(e.Text) && !strings.ContainsAny(e.Text, "0123456789")
 	}
 	why := func(e eval.Evidence) string {
-		return "the document plans it and states none done before: an undated mention is of the one to come"
+		if absent[e.ConceptKey] {
+			return "the document plans it and states none done before: an undated mention is of the one to come"
+		}
+		return "the document plans it, and the mention times something after it: the one to come"
 	}
 	return dropSuperseded(ev, superseded, why, tr, dropped), dropSuperseded(listed, superseded, nil, nil, nil)
 }
+
+// afterProcedure: a mention that times something after a procedure
+// ("rehab after PCI", "post-CABG", "post PCI"). Plain English.
+var afterProcedure = regexp.MustCompile(`(?i)\b(?:after|post|following)[\s-]+\S`)
 
 // withoutProcedures drops every procedure anchor, planned forms among
 // them: an option set aside is neither done nor planned.
