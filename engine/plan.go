@@ -649,16 +649,7 @@ func (p *Program) withoutProcedures(anchors []grounding.Anchor) []grounding.Anch
 // ("CTO PCI", a kind of PCI), so an option weighed drops it with the
 // procedure it derives.
 func (p *Program) procedureKind(concept string) bool {
-	key, ok := p.keys[rules.NormalizeName(concept)]
-	if !ok || p.roles[key] != "" {
-		return false
-	}
-	for _, c := range p.hierarchy.Broader(concept) {
-		if k, ok := p.keys[rules.NormalizeName(c)]; ok && p.roles[k] == rules.RoleProcedure && !p.doc.PlannedConcept(c) {
-			return true
-		}
-	}
-	return false
+	return p.unroledBy(concept, p.hierarchy.Broader, true)
 }
 
 // procedureClass reports whether a concept no rule condition gives a
@@ -667,12 +658,19 @@ func (p *Program) procedureKind(concept string) bool {
 // finding's class that a procedure also implies ("atherosclerotic
 // coronary artery disease") is a condition's concept, with its own role.
 func (p *Program) procedureClass(concept string) bool {
+	return p.unroledBy(concept, p.hierarchy.Narrower, false)
+}
+
+// unroledBy: the concept has no role of its own, and one of the concepts
+// related gives it (broader or narrower ones) is a procedure (not a
+// planned form, where unplanned).
+func (p *Program) unroledBy(concept string, related func(string) []string, unplanned bool) bool {
 	key, ok := p.keys[rules.NormalizeName(concept)]
 	if !ok || p.roles[key] != "" {
 		return false
 	}
-	for _, c := range p.hierarchy.Narrower(concept) {
-		if k, ok := p.keys[rules.NormalizeName(c)]; ok && p.roles[k] == rules.RoleProcedure {
+	for _, c := range related(concept) {
+		if k, ok := p.keys[rules.NormalizeName(c)]; ok && p.roles[k] == rules.RoleProcedure && !(unplanned && p.doc.PlannedConcept(c)) {
 			return true
 		}
 	}
