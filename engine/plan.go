@@ -573,9 +573,21 @@ func joinedAfter(text string, f extract.Finding, findings []extract.Finding) *ex
 // for myocardial revascularization") and the finding's other concepts
 // ("complete revascularization achievable with PCI") are kept.
 func (p *Program) withoutOptionProcedures(anchors []grounding.Anchor) []grounding.Anchor {
+	return p.procedureFree(anchors, true)
+}
+
+// withoutProcedures drops every procedure anchor, planned forms among
+// them: an option set aside is neither done nor planned.
+func (p *Program) withoutProcedures(anchors []grounding.Anchor) []grounding.Anchor {
+	return p.procedureFree(anchors, false)
+}
+
+// procedureFree keeps the anchors that name no procedure (by role, or as
+// a class or a kind of one), and with keepPlanned the planned forms too.
+func (p *Program) procedureFree(anchors []grounding.Anchor, keepPlanned bool) []grounding.Anchor {
 	kept := anchors[:0:0]
 	for _, a := range anchors {
-		if !p.doc.PlannedConcept(a.Concept) && (p.roles[a.ConceptKey] == rules.RoleProcedure || p.procedureClass(a.Concept) || p.procedureKind(a.Concept)) {
+		if !(keepPlanned && p.doc.PlannedConcept(a.Concept)) && (p.roles[a.ConceptKey] == rules.RoleProcedure || p.procedureClass(a.Concept) || p.procedureKind(a.Concept)) {
 			continue
 		}
 		kept = append(kept, a)
@@ -604,9 +616,15 @@ func (p *Program) plannedNotDone(ev, listed []eval.Evidence, tr *Trace, dropped 
 	if len(planned) == 0 {
 		return ev, listed
 	}
+	base := map[string]bool{} // procedure key → whether its planned form is planned, once per key
 	plannedBase := func(k string) bool {
-		pf, ok := p.plannedForm(grounding.Anchor{ConceptKey: k, Concept: p.names[k]})
-		return ok && planned[pf.ConceptKey]
+		b, seen := base[k]
+		if !seen {
+			pf, ok := p.plannedForm(grounding.Anchor{ConceptKey: k, Concept: p.names[k]})
+			b = ok && planned[pf.ConceptKey]
+			base[k] = b
+		}
+		return b
 	}
 	superseded := func(e eval.Evidence) bool {
 		if !e.Present || e.Done || e.Value != nil || e.Via != "" || p.roles[e.ConceptKey] != rules.RoleProcedure || !plannedBase(e.ConceptKey) {
@@ -630,19 +648,6 @@ func (p *Program) plannedNotDone(ev, listed []eval.Evidence, tr *Trace, dropped 
 // afterProcedure: a mention that times something after a procedure
 // ("rehab after PCI", "post-CABG", "post PCI"). Plain English.
 var afterProcedure = regexp.MustCompile(`(?i)\b(?:after|post|following)[\s-]+\S`)
-
-// withoutProcedures drops every procedure anchor, planned forms among
-// them: an option set aside is neither done nor planned.
-func (p *Program) withoutProcedures(anchors []grounding.Anchor) []grounding.Anchor {
-	kept := anchors[:0:0]
-	for _, a := range anchors {
-		if p.roles[a.ConceptKey] == rules.RoleProcedure || p.procedureClass(a.Concept) || p.procedureKind(a.Concept) {
-			continue
-		}
-		kept = append(kept, a)
-	}
-	return kept
-}
 
 // procedureKind reports whether a concept no rule condition gives a role
 // is a kind of a procedure: the hierarchy names a procedure broader than it

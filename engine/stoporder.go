@@ -57,7 +57,7 @@ func (p *Program) stopOrder(text string, f extract.Finding, clause string, date 
 // this far out from PCI -> STOP aspirin"); what precedes it is the reason,
 // whose words ("from PCI") date nothing to come.
 func afterArrow(s string) string {
-	for _, arrow := range []string{"->", "\u2192", "=>"} {
+	for _, arrow := range trendArrows {
 		if i := strings.LastIndex(s, arrow); i >= 0 {
 			s = s[i+len(arrow):]
 		}
